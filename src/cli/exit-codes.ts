@@ -1,0 +1,26 @@
+/** Exit codes, for schedulers (README: "Exit codes"). */
+export const ExitCode = {
+  /** Every window asked for was loaded. */
+  ok: 0,
+  /** At least one window failed (source down, too many rejects, …); the others were loaded. */
+  windowsFailed: 1,
+  /** Bad command line or configuration: nothing was attempted. */
+  usage: 2,
+  /** The warehouse or the job is held by another process: nothing was attempted. */
+  busy: 3,
+  /** `verify` found windows whose counts differ from the source's. */
+  gaps: 4,
+  /** Anything unexpected (a bug, the warehouse failing). */
+  internal: 70,
+} as const;
+
+/** An error that ends the command with a given exit code and one clear line. */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError } from '../config/config-error.js';
+import { redact } from '../log/redact.js';
+import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
+import { SourceError } from '../source/source-errors.js';
+import { backfillCommand } from '../commands/backfill.js';
+import { checkCommand } from '../commands/check.js';
+import { demoCommand } from '../commands/demo.js';
+import { emulatorCommand } from '../commands/emulator.js';
+import { runCommand } from '../commands/run.js';
+import { statusCommand } from '../commands/status.js';
+import { CommandError, ExitCode } from './exit-codes.js';
+
+/** The `loyalty-etl` command line. */
+export function buildProgram(): Command {
+  const program = new Command('loyalty-etl')
+    .description('Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.')
+    .showHelpAfterError()
+    .exitOverride();
+  const common = (cmd: Command) =>
+    cmd.option('-c, --config <file>', 'the jobs file', 'jobs.yaml').option('-j, --job <name>', 'the job to work on (default: the first in the file)');
+
+  common(program.command('run').description('incremental load: every stream of the job from its watermark (less the look-back) to the last closed day'))
+    .option('--until <day>', 'last day to load instead of the last closed day')
+    .action(runCommand);
+  common(program.command('backfill').description('re-extract a historical range in windows'))
+    .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
+    .requiredOption('--to <day>', 'last day (YYYY-MM-DD)')
+    .option('--stream <name>', 'only this stream')
+    .option('--concurrency <n>', 'windows at once (default: source.concurrency)')
+    .action(backfillCommand);
+  common(program.command('status').description('per stream: watermark, lag, windows, rejects; the last runs'))
+    .option('--json', 'machine-readable output')
+    .action(statusCommand);
+  common(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
+  program
+    .command('emulator')
+    .description('serve the emulated source (auth: --auth-header with the secret in LOYALTY_API_TOKEN)')
+    .option('--port <n>', 'port (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--seed <n>', 'seed of the generated data', '1')
+    .option('--accounts <n>', 'number of customers', '300')
+    .option('--start <day>', 'first day with data (default: 89 days before --end)')
+    .option('--end <day>', 'last day with data (default: yesterday)')
+    .option('--timezone <zone>', 'business time zone', 'Europe/Athens')
+    .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
+    .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
+    .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
+    .action(emulatorCommand);
+  program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
+  return program;
+}
+
+/** Runs the command line and exits with the command's code; failures end with one clear line on stderr. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    const [code, message] = classify(error);
+    process.stderr.write(`loyalty-etl: ${redact(message)}\n`);
+    if (code === ExitCode.internal && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
+    return code;
+  }
+}
+
+function classify(error: unknown): [number, string] {
+  if (error instanceof CommandError) return [error.exitCode, error.message];
+  if (error instanceof ConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
+  if (error instanceof SourceError) return [ExitCode.windowsFailed, `source: ${error.message}`];
+  return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
+}

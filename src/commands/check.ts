@@ -1,0 +1,20 @@
+import { lastClosedDay } from '../plan/days.js';
+import { resolveJob, commandLogger, createApi, usingDestination, type CommonOptions } from './job-session.js';
+
+/**
+ * `loyalty-etl check`: the config is valid (loading it proves that), the source answers one cheap call with
+ * the configured credentials, and the warehouse opens and is migrated.
+ */
+export async function checkCommand(options: CommonOptions): Promise<void> {
+  const { config, job, jobConfig } = resolveJob(options);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`config ok: ${config.file}, job ${job} (${jobConfig.streams.join(', ')}; ${jobConfig.window_days}-day windows from ${jobConfig.first_day})`);
+  const api = createApi({ ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } }, commandLogger());
+  const profiles = await api.profiles();
+  out(`source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}`);
+  const description = await usingDestination(config, async (destination) => {
+    await destination.withConnection((conn) => conn.all('SELECT 1 AS ok'));
+    return destination.describe();
+  });
+  out(`warehouse ok: ${description}`);
+}

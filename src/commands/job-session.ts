@@ -1,0 +1,56 @@
+import type { ResolvedConfig } from '../config/load-config.js';
+import { loadConfig } from '../config/load-config.js';
+import type { JobConfig } from '../config/config-schema.js';
+import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import type { Destination } from '../load/destination.js';
+import { openDestination } from '../load/open-destination.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { registerSecret } from '../log/redact.js';
+import { HttpClient } from '../source/http-client.js';
+import { LoyaltyApi } from '../source/loyalty-api.js';
+
+/** Options every command shares. */
+export interface CommonOptions {
+  config?: string;
+  job?: string;
+}
+
+/** Loads the config, registers its secrets with the log redactor and names the job to work on. */
+export function resolveJob(options: CommonOptions): { config: ResolvedConfig; job: string; jobConfig: JobConfig } {
+  const config = loadConfig(options.config ?? 'jobs.yaml');
+  for (const secret of config.secrets) registerSecret(secret);
+  const names = Object.keys(config.jobs);
+  const job = options.job ?? names[0]!;
+  const jobConfig = config.jobs[job];
+  if (!jobConfig) throw new CommandError(`${config.file}: jobs: no job named '${job}' (jobs: ${names.join(', ')})`, ExitCode.usage);
+  return { config, job, jobConfig };
+}
+
+/** The source client configured for `config`. */
+export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
+  const { source } = config;
+  const http = new HttpClient({
+    baseUrl: source.base_url,
+    auth: source.auth.token ? { header: source.auth.header, value: `${source.auth.prefix}${source.auth.token}` } : undefined,
+    timeoutMs: source.timeout_ms,
+    retries: source.retries,
+    requestsPerSecond: source.requests_per_second,
+    concurrency: source.concurrency,
+    logger,
+  });
+  return new LoyaltyApi(http);
+}
+
+/** Opens the warehouse for the length of `fn`, and closes it whatever happens. */
+export async function usingDestination<T>(config: ResolvedConfig, fn: (destination: Destination) => Promise<T>): Promise<T> {
+  const destination = await openDestination(config.destination);
+  try {
+    return await fn(destination);
+  } finally {
+    await destination.close();
+  }
+}
+
+export function commandLogger(): Logger {
+  return createLogger();
+}

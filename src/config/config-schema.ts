@@ -1,0 +1,86 @@
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+
+/** Calendar day written as `YYYY-MM-DD`. */
+export const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day written YYYY-MM-DD')
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a real calendar day');
+
+const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an IANA time zone such as Europe/Athens or UTC');
+
+/** The streams this tool knows how to extract. */
+export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
+export type StreamName = (typeof STREAM_NAMES)[number];
+
+/** Which customers the loyalty_postings stream asks about in a window. */
+export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
+export type PostingsSelection = (typeof POSTINGS_SELECTIONS)[number];
+
+const sourceSchema = z
+  .object({
+    base_url: z.url({ message: 'must be an http(s) URL' }),
+    auth: z
+      .object({
+        header: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('Authorization'),
+        prefix: z.string().default(''),
+        token: z.string().default(''),
+      })
+      .strict()
+      .default({ header: 'Authorization', prefix: '', token: '' }),
+    timezone: ianaZone.default('UTC'),
+    page_size: z.int().min(1).max(1000).default(500),
+    concurrency: z.int().min(1).max(64).default(4),
+    requests_per_second: z.number().positive().max(10_000).default(20),
+    retries: z.int().min(0).max(20).default(5),
+    timeout_ms: z.int().min(100).max(600_000).default(30_000),
+  })
+  .strict();
+
+const destinationSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('duckdb'),
+      path: z.string().min(1).default('./warehouse.duckdb'),
+      schema: z.string().min(1).default('main'),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('postgres'),
+      url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+      schema: z.string().min(1).default('public'),
+    })
+    .strict(),
+]);
+
+const jobSchema = z
+  .object({
+    streams: z.array(z.enum(STREAM_NAMES)).min(1).default([...STREAM_NAMES]),
+    window_days: z.int().min(1).max(366).default(1),
+    lookback_days: z.int().min(0).max(366).default(2),
+    first_day: isoDay,
+    reject_threshold: z.number().min(0).max(1).default(0.05),
+    postings: z
+      .object({
+        customers: z.enum(POSTINGS_SELECTIONS).default('all'),
+        max_span_days: z.int().min(1).max(3660).default(31),
+      })
+      .strict()
+      .default({ customers: 'all', max_span_days: 31 }),
+  })
+  .strict();
+
+/** What a user writes in `jobs.yaml`, after `${VAR}` substitution. */
+export const configFileSchema = z
+  .object({
+    source: sourceSchema,
+    destination: destinationSchema.default({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' }),
+    jobs: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'job names use letters, digits, _ . -'), jobSchema).refine((j) => Object.keys(j).length > 0, 'at least one job is needed'),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type SourceConfig = ConfigFile['source'];
+export type DestinationConfig = ConfigFile['destination'];
+export type JobConfig = ConfigFile['jobs'][string];

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from './config-error.js';
+import { configFileSchema, type ConfigFile, type DestinationConfig, type JobConfig, type SourceConfig } from './config-schema.js';
+
+/** The configuration with defaults filled in, environment overrides applied and secrets collected. */
+export interface ResolvedConfig {
+  /** Path of the file it came from. */
+  file: string;
+  source: SourceConfig;
+  destination: DestinationConfig;
+  jobs: Record<string, JobConfig>;
+  /** Values that must never reach logs, errors or tables (the auth token, database passwords). */
+  secrets: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads `jobs.yaml`, substitutes `${VAR}` and `${VAR:-default}` from the environment, validates it and
+ * applies the `LOYALTY_*` overrides.
+ *
+ * @example
+ * const config = loadConfig('jobs.yaml');
+ * config.jobs.nightly.window_days // 1
+ */
+export function loadConfig(file = 'jobs.yaml', env: Env = process.env): ResolvedConfig {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(file, '', code === 'ENOENT' ? 'file not found' : `cannot be read (${code ?? String(error)})`);
+  }
+  return parseConfig(text, file, env);
+}
+
+/** Same as {@link loadConfig}, from text already read; `file` only names it in errors. */
+export function parseConfig(text: string, file: string, env: Env = process.env): ResolvedConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const { line } = lineCounter.linePos(first.pos[0]);
+    throw new ConfigError(file, `line ${line}`, `is not valid YAML: ${first.message.split('\n')[0]}`);
+  }
+  const raw = substituteEnv(doc.toJS() ?? {}, file, [], env);
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) throw toConfigError(file, parsed.error);
+  return applyOverrides(parsed.data, file, env);
+}
+
+function toConfigError(file: string, error: z.ZodError): ConfigError {
+  const issue = error.issues[0]!;
+  const key = issue.path.map(String).join('.');
+  let problem = issue.message;
+  if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) problem = 'is required';
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+  return new ConfigError(file, key, problem + more);
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+function substituteEnv(value: unknown, file: string, path: string[], env: Env): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(file, path.join('.'), `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, file, [...path, String(i)], env));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, file, [...path, k], env)]));
+  }
+  return value;
+}
+
+function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedConfig {
+  const source = { ...config.source, auth: { ...config.source.auth } };
+  let destination: DestinationConfig = config.destination;
+  if (env.LOYALTY_API_URL) {
+    if (!/^https?:\/\//.test(env.LOYALTY_API_URL)) throw new ConfigError('LOYALTY_API_URL', '', 'must be an http(s) URL');
+    source.base_url = env.LOYALTY_API_URL;
+  }
+  if (env.LOYALTY_API_TOKEN) source.auth.token = env.LOYALTY_API_TOKEN;
+  if (env.LOYALTY_TIMEZONE) {
+    const check = configFileSchema.shape.source.shape.timezone.safeParse(env.LOYALTY_TIMEZONE);
+    if (!check.success) throw new ConfigError('LOYALTY_TIMEZONE', '', check.error.issues[0]!.message);
+    source.timezone = env.LOYALTY_TIMEZONE;
+  }
+  if (env.LOYALTY_WAREHOUSE) destination = warehouseFromEnv(env.LOYALTY_WAREHOUSE, destination);
+  source.base_url = source.base_url.replace(/\/+$/, '');
+  const secrets = [source.auth.token, destination.type === 'postgres' ? passwordOf(destination.url) : ''].filter((s) => s.length >= 3);
+  return { file, source, destination, jobs: config.jobs, secrets };
+}
+
+function warehouseFromEnv(value: string, current: DestinationConfig): DestinationConfig {
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    return { type: 'postgres', url: value, schema: current.type === 'postgres' ? current.schema : 'public' };
+  }
+  if (/^[a-z]+:\/\//i.test(value)) throw new ConfigError('LOYALTY_WAREHOUSE', '', 'must be a .duckdb file path or a postgres:// URL');
+  return { type: 'duckdb', path: value, schema: current.type === 'duckdb' ? current.schema : 'main' };
+}
+
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,68 @@
+import type { Day } from '../plan/days.js';
+import type { Window } from '../plan/windows.js';
+import { advanceWatermark, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import { qualified, quoteIdent } from './identifiers.js';
+import { mergeStatements } from './merge-statements.js';
+import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
+import type { SqlConnection } from './sql-connection.js';
+import { REJECTS_STAGING, stagingName } from './staging.js';
+import type { TableSpec } from './table-spec.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
+
+/** Everything the transaction of a span (one or more consecutive windows of one stream) needs. */
+export interface SpanCommit {
+  job: string;
+  stream: string;
+  runId: string;
+  loadedAt: string;
+  firstDay: Day;
+  windows: Window[];
+  /** The stream's tables; the first is its main table, whose rows count as "loaded". */
+  tables: TableSpec[];
+  /** Source records received per window start. */
+  extracted: Map<Day, number>;
+  /** Source requests the span took; recorded on its first window. */
+  requests: number;
+}
+
+/**
+ * Moves a span's staged rows into the warehouse and records it, all inside the caller's transaction:
+ * new pivot columns, the merges, the span's rejects (replacing those of an earlier load of the same windows),
+ * `_etl_windows` and the watermark. Either all of it commits or none of it.
+ */
+export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanCommit): Promise<WindowCounts[]> {
+  const pivots = new Map<string, PivotColumn[]>();
+  for (const spec of span.tables) {
+    if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.runId, span.loadedAt));
+  }
+  for (const statement of mergeStatements(span.tables, { schema, runId: span.runId, loadedAt: span.loadedAt, pivots })) {
+    await conn.run(statement.sql, statement.params);
+  }
+  const starts = span.windows.map((w) => w.start);
+  const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
+  await conn.run(`DELETE FROM ${qualified(schema, '_etl_rejects')} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [span.job, span.stream, ...starts]);
+  await conn.run(
+    `INSERT INTO ${qualified(schema, '_etl_rejects')} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
+      `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
+    [span.job, span.runId, span.stream, span.loadedAt],
+  );
+  const main = span.tables[0]!;
+  const key = main.key.map(quoteIdent).join(', ');
+  const loaded = await countByWindow(conn, `SELECT DISTINCT "_window_start", ${key} FROM ${quoteIdent(stagingName(main.name))}`);
+  const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
+  const counts: WindowCounts[] = span.windows.map((window, i) => ({
+    window,
+    extracted: span.extracted.get(window.start) ?? 0,
+    loaded: loaded.get(window.start) ?? 0,
+    rejected: rejected.get(window.start) ?? 0,
+    requests: i === 0 ? span.requests : 0,
+  }));
+  await recordWindowsDone(conn, span.job, span.stream, span.runId, span.loadedAt, counts);
+  await advanceWatermark(conn, span.job, span.stream, span.firstDay, span.runId, span.loadedAt);
+  return counts;
+}
+
+async function countByWindow(conn: SqlConnection, rowsSql: string): Promise<Map<Day, number>> {
+  const rows = await conn.all<{ w: string; n: number | string }>(`SELECT CAST("_window_start" AS VARCHAR) AS w, COUNT(*) AS n FROM (${rowsSql}) x GROUP BY 1`);
+  return new Map(rows.map((r) => [r.w, Number(r.n)]));
+}

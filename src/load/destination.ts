@@ -1,0 +1,58 @@
+import type { Day } from '../plan/days.js';
+import type { Window } from '../plan/windows.js';
+import type { WindowCounts } from '../state/ledger.js';
+import type { SqlConnection } from './sql-connection.js';
+import type { Row, TableSpec } from './table-spec.js';
+
+/** What a destination can do; the pipeline reads these instead of asking which database it is. */
+export interface DestinationCapabilities {
+  /** Several processes may load into it at once (PostgreSQL); a DuckDB file belongs to one process. */
+  readonly multiProcess: boolean;
+  /** Window claims can use row locks (`FOR UPDATE SKIP LOCKED`). */
+  readonly rowLocks: boolean;
+}
+
+/** Describes the span about to be loaded. */
+export interface SpanLoadRequest {
+  job: string;
+  stream: string;
+  runId: string;
+  firstDay: Day;
+  windows: Window[];
+  tables: TableSpec[];
+}
+
+/**
+ * The staging of one span (one or more windows of one stream). Rows are appended in bounded batches as pages
+ * arrive; `commit` merges them and records the windows in one transaction; `abort` drops everything staged.
+ */
+export interface SpanLoad {
+  /** Appends rows of `table` for the window starting `windowStart`; `seq` is the source record's occurrence number. */
+  append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void>;
+  /** Stages rejected records. */
+  reject(rows: ReadonlyArray<{ windowStart: Day; payload: string; error: string }>): Promise<void>;
+  /** Drops what was staged so far (the source changed while it was read, and it is read again). */
+  reset(): Promise<void>;
+  /** Merges the staged rows, records rejects, windows and watermark — one transaction. */
+  commit(extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]>;
+  /** Releases the staging without loading anything. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A warehouse: DuckDB or PostgreSQL. One interface, one implementation per database under `load/<name>/`.
+ */
+export interface Destination {
+  readonly name: 'duckdb' | 'postgres';
+  readonly schema: string;
+  readonly capabilities: DestinationCapabilities;
+  /** Creates or upgrades the warehouse tables (`sql/<name>/*.sql`), recording what it applied. */
+  migrate(): Promise<void>;
+  /** Opens the staging of one span. */
+  openSpan(request: SpanLoadRequest): Promise<SpanLoad>;
+  /** Runs `fn` with a connection of its own (ledger reads and writes, status, verify). */
+  withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
+  /** A short description for logs and `check`, without credentials. */
+  describe(): string;
+  close(): Promise<void>;
+}

@@ -1,0 +1,99 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { migrate } from '../migrate.js';
+import { Mutex } from '../mutex.js';
+import { quoteIdent } from '../identifiers.js';
+import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
+import type { SqlConnection } from '../sql-connection.js';
+import { DuckDbSqlConnection } from './duckdb-connection.js';
+import { DuckDbSpanLoad } from './duckdb-span-load.js';
+
+/** The warehouse file is open in another process; DuckDB allows one writer process per file. */
+export class WarehouseBusyError extends Error {
+  override readonly name = 'WarehouseBusyError';
+}
+
+/** DuckDB: a single file, one process, parallel windows whose commits take turns. */
+export class DuckDbDestination implements Destination {
+  readonly name = 'duckdb';
+  readonly capabilities = { multiProcess: false, rowLocks: false };
+  private readonly commitLock = new Mutex();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly path: string,
+    readonly schema: string,
+  ) {}
+
+  /** Opens (or creates) the warehouse file. */
+  static async open(path: string, schema = 'main'): Promise<DuckDbDestination> {
+    const file = path === ':memory:' ? path : resolve(path);
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    try {
+      const instance = await DuckDBInstance.create(file);
+      return new DuckDbDestination(instance, file, schema);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/lock/i.test(message)) {
+        const pid = /PID (\d+)/.exec(message)?.[1];
+        throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
+      }
+      throw error;
+    }
+  }
+
+  describe(): string {
+    return `duckdb ${this.path} (schema ${this.schema})`;
+  }
+
+  async migrate(): Promise<void> {
+    await this.withConnection(async (conn) => {
+      await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
+      await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
+      await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+    });
+  }
+
+  async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {
+    const raw = await this.instance.connect();
+    await raw.run(`SET TimeZone = 'UTC'`);
+    const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock);
+    const release = () => load.release();
+    return {
+      append: (t, rows) => load.append(t, rows),
+      reject: (rows) => load.reject(rows),
+      reset: () => load.reset(),
+      commit: async (extracted, requests) => {
+        try {
+          return await load.commit(extracted, requests);
+        } finally {
+          await release();
+        }
+      },
+      abort: async () => {
+        await load.abort();
+        await release();
+      },
+    };
+  }
+
+  async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    const raw = await this.instance.connect();
+    try {
+      await raw.run(`SET TimeZone = 'UTC'`);
+      return await fn(new DuckDbSqlConnection(raw, this.schema));
+    } finally {
+      raw.closeSync();
+    }
+  }
+
+  /** Serializes ledger writes that must not interleave with a window's commit (run start and end). */
+  withCommitLock<T>(fn: () => Promise<T>): Promise<T> {
+    return this.commitLock.run(fn);
+  }
+
+  async close(): Promise<void> {
+    this.instance.closeSync();
+  }
+}

@@ -1,0 +1,109 @@
+import { qualified, quoteIdent } from './identifiers.js';
+import type { PivotColumn } from './pivot-columns.js';
+import { stagingName } from './staging.js';
+import type { TableSpec } from './table-spec.js';
+
+/** An SQL statement with its `$n` parameters. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const q = quoteIdent;
+
+/** The staged rows of `spec`, one per key: the last occurrence wins (a record seen twice in a window). */
+function latestStaged(spec: TableSpec): string {
+  const key = spec.key.map(q).join(', ');
+  return `(SELECT DISTINCT ON (${key}) * FROM ${q(stagingName(spec.name))} ORDER BY ${key}, "_seq" DESC)`;
+}
+
+/** Staged parent rows that win: no row of the target comes from a later window. */
+function winners(schema: string, spec: TableSpec): string {
+  const match = spec.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
+  return `(SELECT s.* FROM ${latestStaged(spec)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start"))`;
+}
+
+export interface MergeContext {
+  schema: string;
+  runId: string;
+  loadedAt: string;
+  /** Pivot columns of each table that has a pivot, as returned by ensurePivotColumns. */
+  pivots: Map<string, PivotColumn[]>;
+}
+
+/**
+ * Statements that move one stream's staged rows into its target tables, in an order that is correct inside
+ * one transaction: children of a `latest-wins` parent first (they read the parent's current versions), then
+ * the parents, then plain upserts.
+ */
+export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Statement[] {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const children = tables.filter((t) => t.merge.kind === 'children');
+  const others = tables.filter((t) => t.merge.kind !== 'children');
+  const out: Statement[] = [];
+  for (const child of children) {
+    const rule = child.merge as { kind: 'children'; parent: string; parentKey: string[] };
+    const parent = byName.get(rule.parent);
+    if (!parent) throw new Error(`table ${child.name}: parent ${rule.parent} is not loaded by the same stream`);
+    out.push(...childStatements(child, parent, rule.parentKey, ctx));
+  }
+  for (const spec of others) out.push(upsertStatement(spec, ctx, byName));
+  return out;
+}
+
+function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[], ctx: MergeContext): Statement[] {
+  const target = qualified(ctx.schema, child.name);
+  const w = winners(ctx.schema, parent);
+  const onKey = parentKey.map((k, i) => `w.${q(parent.key[i]!)} = c.${q(k)}`).join(' AND ');
+  const del = `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${w} w WHERE ${parentKey.map((k, i) => `w.${q(parent.key[i]!)} = ${target}.${q(k)}`).join(' AND ')})`;
+  const p = new Params();
+  const cols = child.columns.map((c) => q(c.name));
+  const ins =
+    `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) ` +
+    `SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), 'w."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`].join(', ')} ` +
+    `FROM ${q(stagingName(child.name))} c JOIN ${w} w ON ${onKey} AND w."_seq" = c."_seq"`;
+  return [
+    { sql: del, params: [] },
+    { sql: ins, params: p.values },
+  ];
+}
+
+function upsertStatement(spec: TableSpec, ctx: MergeContext, byName: Map<string, TableSpec>): Statement {
+  const p = new Params();
+  const target = qualified(ctx.schema, spec.name);
+  const source = spec.merge.kind === 'latest-wins' ? winners(ctx.schema, spec) : latestStaged(spec);
+  const pivotCols = spec.pivot ? (ctx.pivots.get(spec.name) ?? []) : [];
+  const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), '_window_start', '_run_id', '_loaded_at'];
+  const selectCols = [
+    ...spec.columns.map((c) => `s.${q(c.name)}`),
+    ...pivotCols.map((c) => `pv.${q(c.column)}`),
+    's."_window_start"',
+    p.add(ctx.runId),
+    `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`,
+  ];
+  let from = `${source} s`;
+  if (spec.pivot && pivotCols.length > 0) {
+    const pv = spec.pivot;
+    const child = byName.get(pv.child)!;
+    const rule = child.merge as { kind: 'children'; parentKey: string[] };
+    const childKey = rule.parentKey.map(q);
+    const aggregates = pivotCols.map((c) => `MAX(CASE WHEN ${q(pv.nameColumn)} = ${p.add(c.key)} THEN ${q(pv.valueColumn)} END) AS ${q(c.column)}`);
+    const pivotSql = `(SELECT ${[...childKey, '"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY ${[...childKey, '"_seq"'].join(', ')})`;
+    const on = rule.parentKey.map((k, i) => `pv.${q(k)} = s.${q(spec.key[i]!)}`).join(' AND ');
+    from += ` LEFT JOIN ${pivotSql} pv ON ${on} AND pv."_seq" = s."_seq"`;
+  }
+  const updates = insertCols.filter((c) => !spec.key.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
+  const guard = spec.merge.kind === 'latest-wins' ? ` WHERE ${target}."_window_start" <= excluded."_window_start"` : '';
+  const sql =
+    `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from} ` +
+    `ON CONFLICT (${spec.key.map(q).join(', ')}) DO UPDATE SET ${updates.join(', ')}${guard}`;
+  return { sql, params: p.values };
+}

@@ -1,0 +1,109 @@
+import type { Destination } from '../load/destination.js';
+import type { Row } from '../load/table-spec.js';
+import type { Logger } from '../log/logger.js';
+import type { Day } from '../plan/days.js';
+import { formatWindow, type Window } from '../plan/windows.js';
+import type { WindowCounts } from '../state/ledger.js';
+import type { StreamContext, StreamDefinition } from '../streams/stream.js';
+import { RecordError } from '../transform/record-error.js';
+
+/** Settings of one span's load that do not come from the stream. */
+export interface SpanSettings {
+  job: string;
+  runId: string;
+  firstDay: Day;
+  /** A window fails when more than this share of its records is rejected (and at least `MIN_REJECTS_TO_FAIL`). */
+  rejectThreshold: number;
+}
+
+/** A window whose share of rejected records passed the threshold. */
+export class RejectThresholdError extends Error {
+  override readonly name = 'RejectThresholdError';
+}
+
+/** Windows with fewer rejects than this never fail on the threshold: one bad record in a tiny window is noise. */
+export const MIN_REJECTS_TO_FAIL = 10;
+
+/**
+ * The path data takes, for one span (one or more consecutive windows) of one stream:
+ *
+ *   extract pages ─► validate + normalize each record (a bad one goes to the rejects) ─► stage in batches
+ *   ─► one transaction: merge into the targets, rejects, window ledger, watermark.
+ *
+ * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables. Any error before
+ * the commit leaves the warehouse untouched.
+ */
+export async function loadSpan(
+  stream: StreamDefinition,
+  span: Window[],
+  ctx: StreamContext,
+  destination: Destination,
+  settings: SpanSettings,
+  logger: Logger,
+): Promise<WindowCounts[]> {
+  const started = performance.now();
+  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, windows: span, tables: stream.tables });
+  try {
+    const normalize = stream.normalizer(ctx);
+    const extracted = new Map<Day, number>();
+    const rejected = new Map<Day, number>();
+    let seq = 0;
+
+    for await (const batch of stream.extract(ctx, span)) {
+      if (batch.restart) {
+        logger.warn({ stream: stream.name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }) }, 'source changed while it was read; reading the window again');
+        await load.reset();
+        extracted.clear();
+        rejected.clear();
+      }
+      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
+      const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
+      for (const raw of batch.records) {
+        seq++;
+        try {
+          const normalized = normalize(raw, batch.windowStart);
+          for (const [table, tableRows] of Object.entries(normalized)) {
+            let list = rows.get(table);
+            if (!list) rows.set(table, (list = []));
+            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
+          }
+        } catch (error) {
+          if (!(error instanceof RecordError)) throw error;
+          rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: error.message });
+        }
+      }
+      extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
+      rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length);
+      for (const [table, list] of rows) await load.append(table, list);
+      await load.reject(rejects);
+    }
+
+    for (const window of span) {
+      const bad = rejected.get(window.start) ?? 0;
+      const total = extracted.get(window.start) ?? 0;
+      if (bad >= MIN_REJECTS_TO_FAIL && bad > total * settings.rejectThreshold) {
+        throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${settings.rejectThreshold * 100}%`);
+      }
+    }
+
+    const counts = await load.commit(extracted, ctx.api.counter.requests);
+    for (const c of counts) {
+      logger.info(
+        { stream: stream.name, window: formatWindow(c.window), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
+        'window loaded',
+      );
+    }
+    return counts;
+  } catch (error) {
+    await load.abort();
+    throw error;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}

@@ -1,0 +1,35 @@
+/** Something went wrong talking to the source. `endpoint` names the call, never its credentials. */
+export class SourceError extends Error {
+  override readonly name: string = 'SourceError';
+  constructor(
+    message: string,
+    readonly endpoint: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Worth trying again: 5xx, 429, time-outs, dropped connections, cut-off or unparsable bodies. */
+export class RetriableSourceError extends SourceError {
+  override readonly name = 'RetriableSourceError';
+  constructor(
+    message: string,
+    endpoint: string,
+    status?: number,
+    /** Seconds the source asked us to wait (`Retry-After`), when it did. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message, endpoint, status);
+  }
+}
+
+/** The request itself is wrong (4xx other than 429, a response of the wrong shape): retrying cannot help. */
+export class FatalSourceError extends SourceError {
+  override readonly name = 'FatalSourceError';
+}
+
+/** The source's `1005 Data Not Found`: for postings it means "no postings", not a failure. */
+export class DataNotFoundError extends SourceError {
+  override readonly name = 'DataNotFoundError';
+}

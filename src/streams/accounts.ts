@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { readAllPages } from '../extract/paged-window.js';
+import type { TableSpec } from '../load/table-spec.js';
+import { RecordError } from '../transform/record-error.js';
+import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
+import { cleanText } from '../transform/values.js';
+import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { zodProblem } from './zod-problem.js';
+
+const text = z.union([z.string(), z.number(), z.null()]).optional();
+
+/** A business account record of `GET /business-data/accounts` (spec: "Business account record"). */
+export const accountRecordSchema = z.looseObject({
+  customerId: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+  phone: text,
+  email: text,
+  first: text,
+  last: text,
+  birthdate: text,
+  source: text,
+  profileSet: text,
+  country: text,
+  customerSince: text,
+  memberSince: text,
+  nationality: text,
+  gender: text,
+  city: text,
+  language: text,
+  customFieldMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
+});
+
+export const accountsTable: TableSpec = {
+  name: 'accounts',
+  key: ['customer_id'],
+  merge: { kind: 'latest-wins' },
+  pivot: { prefix: 'cf_', child: 'account_custom_fields', nameColumn: 'field_name', valueColumn: 'value' },
+  columns: [
+    { name: 'customer_id', type: 'text' },
+    { name: 'phone', type: 'text' },
+    { name: 'email', type: 'text' },
+    { name: 'first_name', type: 'text' },
+    { name: 'last_name', type: 'text' },
+    { name: 'birthdate', type: 'date' },
+    { name: 'source', type: 'text' },
+    { name: 'profile_set_at', type: 'timestamptz' },
+    { name: 'country', type: 'text' },
+    { name: 'customer_since', type: 'timestamptz' },
+    { name: 'member_since', type: 'timestamptz' },
+    { name: 'nationality', type: 'text' },
+    { name: 'gender', type: 'text' },
+    { name: 'city', type: 'text' },
+    { name: 'language', type: 'text' },
+  ],
+};
+
+export const accountCustomFieldsTable: TableSpec = {
+  name: 'account_custom_fields',
+  key: ['customer_id', 'field_name'],
+  merge: { kind: 'children', parent: 'accounts', parentKey: ['customer_id'] },
+  columns: [
+    { name: 'customer_id', type: 'text' },
+    { name: 'field_name', type: 'text' },
+    { name: 'value', type: 'text' },
+  ],
+};
+
+/**
+ * Turns one account export record into an `accounts` row and its `account_custom_fields` rows.
+ * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
+ */
+export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
+  const parsed = accountRecordSchema.safeParse(raw);
+  if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
+  const r = parsed.data;
+  const ts = (field: keyof typeof r) => {
+    const v = cleanText(r[field], field);
+    return v === null ? null : parseSourceTimestamp(v, timezone, field);
+  };
+  const birthdate = cleanText(r.birthdate, 'birthdate');
+  const customerId = r.customerId.trim();
+  const account = {
+    customer_id: customerId,
+    phone: cleanText(r.phone, 'phone'),
+    email: cleanText(r.email, 'email'),
+    first_name: cleanText(r.first, 'first'),
+    last_name: cleanText(r.last, 'last'),
+    birthdate: birthdate === null ? null : parseSourceDate(birthdate, 'birthdate'),
+    source: cleanText(r.source, 'source'),
+    profile_set_at: ts('profileSet'),
+    country: cleanText(r.country, 'country'),
+    customer_since: ts('customerSince'),
+    member_since: ts('memberSince'),
+    nationality: cleanText(r.nationality, 'nationality'),
+    gender: cleanText(r.gender, 'gender'),
+    city: cleanText(r.city, 'city'),
+    language: cleanText(r.language, 'language'),
+  };
+  const fields = Object.entries(r.customFieldMap ?? {}).map(([name, value]) => ({
+    customer_id: customerId,
+    field_name: name,
+    value: cleanText(value, `customFieldMap.${name}`),
+  }));
+  return { accounts: [account], account_custom_fields: fields };
+}
+
+/** The accounts stream: one window per span, every page of the export, the latest window's version wins. */
+export const accountsStream: StreamDefinition = {
+  name: 'accounts',
+  tables: [accountsTable, accountCustomFieldsTable],
+  maxWindowsPerSpan: () => 1,
+  async *extract(ctx: StreamContext, span) {
+    for (const window of span) {
+      const pages = readAllPages((n) => ctx.api.accountsPage(window, n, ctx.pageSize), ctx.pageSize, `accounts ${window.start}..${window.end}`);
+      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart };
+    }
+  },
+  normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),
+};

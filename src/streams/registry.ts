@@ -1,0 +1,17 @@
+import type { StreamName } from '../config/config-schema.js';
+import { accountsStream } from './accounts.js';
+import type { StreamDefinition } from './stream.js';
+
+const streams: Partial<Record<StreamName, StreamDefinition>> = {
+  accounts: accountsStream,
+};
+
+/** Every stream this build can load, in the order a job runs them (accounts first: postings read its customers). */
+export const STREAM_ORDER: StreamName[] = ['accounts', 'surveys', 'loyalty_postings'];
+
+/** The definition of a stream, or a clear error for one this build does not have. */
+export function streamDefinition(name: StreamName): StreamDefinition {
+  const stream = streams[name];
+  if (!stream) throw new Error(`stream ${name} is not available in this version`);
+  return stream;
+}

@@ -1,0 +1,45 @@
+import type { JobConfig, StreamName } from '../config/config-schema.js';
+import type { Destination } from '../load/destination.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
+import type { Logger } from '../log/logger.js';
+import type { Day } from '../plan/days.js';
+import type { Window } from '../plan/windows.js';
+import type { LoyaltyApi } from '../source/loyalty-api.js';
+
+/** What a stream may use while it extracts and normalizes. It knows nothing of the command line. */
+export interface StreamContext {
+  api: LoyaltyApi;
+  pageSize: number;
+  /** Zone of zone-less source timestamps and of window days. */
+  timezone: string;
+  job: string;
+  jobConfig: JobConfig;
+  /** The warehouse, for streams that read what is already loaded (the customer list of postings). */
+  destination: Destination;
+  logger: Logger;
+}
+
+/** Raw records of one window as they came from the source. */
+export interface ExtractedBatch {
+  windowStart: Day;
+  records: unknown[];
+  /** Everything extracted for the span before this batch is to be dropped: the listing is being read again. */
+  restart: boolean;
+}
+
+/** A record turned into warehouse rows: table name → rows. */
+export type NormalizedRecord = Record<string, Row[]>;
+
+/**
+ * A stream, declared: its tables (the first is its main table), how it extracts a span of windows, and how
+ * it turns one raw record into rows. Normalizing is pure: record in, rows out, or a RecordError.
+ */
+export interface StreamDefinition {
+  readonly name: StreamName;
+  readonly tables: TableSpec[];
+  /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
+  maxWindowsPerSpan(job: JobConfig): number;
+  extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
+  /** A normalizer for one span; it may count occurrences across the span's records. */
+  normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;
+}

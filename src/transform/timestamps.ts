@@ -1,0 +1,55 @@
+import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
+import { RecordError } from './record-error.js';
+
+// `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
+const SHAPE =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+-]*)?$/;
+
+const ZONE_LABELS: Record<string, string> = { Z: 'UTC', UTC: 'UTC', GMT: 'UTC', UT: 'UTC' };
+
+/**
+ * Parses any timestamp shape the source sends and returns the instant in UTC, ISO 8601 with milliseconds.
+ * Zone-less timestamps are read in `zone` (the source's business zone). A zone label may be `UTC`/`GMT`/`Z`,
+ * a numeric offset (`+0000`, `+02:00`) or an IANA name. Anything else is a {@link RecordError}.
+ *
+ * @example
+ * parseSourceTimestamp('2024-03-01 12:15:00', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
+ * parseSourceTimestamp('2024-03-01T10:15:00.000+0000', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
+ */
+export function parseSourceTimestamp(text: string, zone: string, field = ''): string {
+  const m = SHAPE.exec(text.trim());
+  if (!m) throw new RecordError(field, `not a timestamp: ${JSON.stringify(text.slice(0, 60))}`);
+  const [, y, mo, d, h, mi, s, frac, label] = m;
+  const dtZone = label ? zoneOfLabel(label, field) : zone;
+  const millis = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
+  const parts = { year: +y!, month: +mo!, day: +d!, hour: +h!, minute: +mi!, second: s ? +s : 0, millisecond: millis };
+  const dt = DateTime.fromObject(parts, { zone: dtZone });
+  if (!dt.isValid || dt.day !== parts.day || dt.month !== parts.month) {
+    throw new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
+  }
+  const iso = dt.toUTC().toISO({ includeOffset: false });
+  return `${iso}Z`;
+}
+
+function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
+  const known = ZONE_LABELS[label.toUpperCase()];
+  if (known) return known;
+  if (/^[+-]/.test(label)) {
+    const sign = label[0] === '-' ? -1 : 1;
+    const digits = label.slice(1).replace(':', '');
+    const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
+    if (minutes > 18 * 60) throw new RecordError(field, `offset out of range: ${label}`);
+    return FixedOffsetZone.instance(sign * minutes);
+  }
+  if (label.includes('/') && IANAZone.isValidZone(label)) return label;
+  throw new RecordError(field, `unknown time zone label ${JSON.stringify(label)}`);
+}
+
+/** Validates a `YYYY-MM-DD` date and returns it unchanged. */
+export function parseSourceDate(text: string, field = ''): string {
+  const t = text.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  const dt = m ? DateTime.fromObject({ year: +m[1]!, month: +m[2]!, day: +m[3]! }, { zone: 'UTC' }) : undefined;
+  if (!dt || !dt.isValid || dt.toISODate() !== t) throw new RecordError(field, `not a date YYYY-MM-DD: ${JSON.stringify(text.slice(0, 60))}`);
+  return t;
+}

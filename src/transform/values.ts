@@ -1,0 +1,50 @@
+import { RecordError } from './record-error.js';
+
+/**
+ * The source writes a missing value as JSON null, the text `NULL` or an empty string; all three are SQL NULL.
+ * Numbers are accepted where text is expected (the spec shows a phone as a number) and kept as their text.
+ */
+export function cleanText(value: unknown, field = ''): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value !== 'string') throw new RecordError(field, `expected text, got ${describe(value)}`);
+  const t = value.trim();
+  if (t === '' || t === 'NULL') return null;
+  return value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+}
+
+/** Largest magnitude a DECIMAL(18,4) column holds. */
+const DECIMAL_LIMIT = 1e14;
+
+/** A number for a DECIMAL(18,4) column, as exact decimal text with at most 4 fraction digits. */
+export function cleanDecimal(value: unknown, field = ''): string | null {
+  if (value === null || value === undefined) return null;
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string') {
+    const t = value.trim();
+    if (t === '' || t === 'NULL') return null;
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) throw new RecordError(field, `not a number: ${JSON.stringify(t.slice(0, 40))}`);
+    n = Number(t);
+  } else throw new RecordError(field, `expected a number, got ${describe(value)}`);
+  if (!Number.isFinite(n) || Math.abs(n) >= DECIMAL_LIMIT) throw new RecordError(field, `number out of range: ${String(value).slice(0, 40)}`);
+  const fixed = n.toFixed(4);
+  return fixed === '-0.0000' ? '0.0000' : fixed;
+}
+
+/** A whole number for an INTEGER column. */
+export function cleanInteger(value: unknown, field = ''): number | null {
+  if (value === null || value === undefined) return null;
+  const n = typeof value === 'string' ? (value.trim() === '' || value.trim() === 'NULL' ? NaN : Number(value)) : value;
+  if (typeof value === 'string' && (value.trim() === '' || value.trim() === 'NULL')) return null;
+  if (typeof n !== 'number' || !Number.isInteger(n) || Math.abs(n) > 2_147_483_647) {
+    throw new RecordError(field, `expected a whole number, got ${JSON.stringify(value)?.slice(0, 40)}`);
+  }
+  return n;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}

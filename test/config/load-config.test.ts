@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+
+const minimal = `
+source:
+  base_url: http://127.0.0.1:8787
+jobs:
+  nightly:
+    first_day: 2024-01-01
+`;
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('jobs.yaml', () => {
+  it('fills defaults', () => {
+    const config = parseConfig(minimal, 'jobs.yaml', {});
+    expect(config.destination).toEqual({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' });
+    expect(config.jobs.nightly).toMatchObject({ window_days: 1, lookback_days: 2, streams: ['accounts', 'surveys', 'loyalty_postings'] });
+    expect(config.source.page_size).toBe(500);
+  });
+
+  it('the shipped jobs.yaml is valid', () => {
+    const config = loadConfig('jobs.yaml', {});
+    expect(Object.keys(config.jobs)).toContain('nightly');
+  });
+
+  it('names the file, the key and the problem', () => {
+    const bad = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-02-31');
+    expect(errorOf(() => parseConfig(bad, 'my.yaml', {})).message).toBe('my.yaml: jobs.nightly.first_day: is not a real calendar day');
+    const unknown = `${minimal}    window_dayz: 3\n`;
+    expect(errorOf(() => parseConfig(unknown, 'my.yaml', {})).message).toMatch(/^my\.yaml: jobs\.nightly: unknown key 'window_dayz'/);
+    const zone = minimal.replace('jobs:', '  timezone: Mars/Base\njobs:');
+    expect(errorOf(() => parseConfig(zone, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.timezone: must be an IANA time zone/);
+    expect(errorOf(() => parseConfig('source: [', 'my.yaml', {})).message).toMatch(/^my\.yaml: line \d+: is not valid YAML/);
+    expect(errorOf(() => loadConfig('does-not-exist.yaml', {})).message).toBe('does-not-exist.yaml: file not found');
+  });
+
+  it('substitutes ${VAR} and fails clearly on a missing one', () => {
+    const text = minimal.replace('http://127.0.0.1:8787', '${API}');
+    expect(parseConfig(text, 'j.yaml', { API: 'http://example.test' }).source.base_url).toBe('http://example.test');
+    expect(errorOf(() => parseConfig(text, 'j.yaml', {})).message).toBe('j.yaml: source.base_url: environment variable API is not set (write ${API:-default} for a default)');
+  });
+
+  it('lets LOYALTY_* variables override the file and collects secrets', () => {
+    const config = parseConfig(minimal, 'jobs.yaml', {
+      LOYALTY_API_URL: 'http://other:1/',
+      LOYALTY_API_TOKEN: 's3cret-token',
+      LOYALTY_TIMEZONE: 'Asia/Tokyo',
+      LOYALTY_WAREHOUSE: 'postgres://etl:pw-secret@db:5432/wh',
+    });
+    expect(config.source.base_url).toBe('http://other:1');
+    expect(config.source.auth.token).toBe('s3cret-token');
+    expect(config.source.timezone).toBe('Asia/Tokyo');
+    expect(config.destination).toEqual({ type: 'postgres', url: 'postgres://etl:pw-secret@db:5432/wh', schema: 'public' });
+    expect(config.secrets).toEqual(['s3cret-token', 'pw-secret']);
+    expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_WAREHOUSE: '/tmp/x.duckdb' }).destination).toMatchObject({ type: 'duckdb', path: '/tmp/x.duckdb' });
+    expect(errorOf(() => parseConfig(minimal, 'jobs.yaml', { LOYALTY_TIMEZONE: 'Nowhere' })).message).toMatch(/^LOYALTY_TIMEZONE: /);
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Destination } from '../../src/load/destination.js';
+import { DuckDbDestination } from '../../src/load/duckdb/duckdb-destination.js';
+import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
+import type { Row } from '../../src/load/table-spec.js';
+
+const HOSTILE_KEYS = [
+  'Favourite Store',
+  'favourite-store',
+  'favourite_store',
+  "Robert'); DROP TABLE accounts;--",
+  'he said "hi"',
+  'Ünïcödé naam',
+  '日本語フィールド',
+  '⭐ tier',
+  'select',
+  ' padded ',
+  '',
+  'x'.repeat(300),
+];
+const HOSTILE_VALUES = ["it's", 'back\\slash', 'tab\there', 'new\nline', 'cr\rhere', '"quoted"', 'ünï ⭐', 'v'.repeat(10_000), 'NULLish'];
+
+function account(id: string, city: string | null): Row {
+  return { customer_id: id, phone: null, email: `${id}@x.test`, first_name: 'A', last_name: 'B', birthdate: '1990-01-02', source: 'pos', profile_set_at: '2024-01-01T10:00:00.000Z', country: 'GR', customer_since: null, member_since: null, nationality: null, gender: 'F', city, language: 'el' };
+}
+
+async function loadAccounts(destination: Destination, windowStart: string, accounts: Array<{ row: Row; fields: Record<string, string | null> }>) {
+  const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: `run-${windowStart}`, firstDay: '2024-01-01', windows: [{ start: windowStart, end: windowStart }], tables: [accountsTable, accountCustomFieldsTable] });
+  let seq = 0;
+  for (const a of accounts) {
+    seq++;
+    await span.append('accounts', [{ seq, windowStart, row: a.row }]);
+    await span.append('account_custom_fields', Object.entries(a.fields).map(([field_name, value]) => ({ seq, windowStart, row: { customer_id: a.row.customer_id!, field_name, value } })));
+  }
+  return span.commit(new Map([[windowStart, accounts.length]]), 1);
+}
+
+describe('DuckDB span load', () => {
+  let destination: DuckDbDestination;
+  beforeEach(async () => {
+    destination = await DuckDbDestination.open(join(mkdtempSync(join(tmpdir(), 'etl-load-')), 'w.duckdb'));
+    await destination.migrate();
+  });
+  afterEach(async () => destination.close());
+
+  it('gives every hostile key its own column and round-trips hostile values exactly', async () => {
+    const fields = Object.fromEntries(HOSTILE_KEYS.map((k, i) => [k, HOSTILE_VALUES[i % HOSTILE_VALUES.length]!]));
+    await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'Athens'), fields }]);
+    await destination.withConnection(async (conn) => {
+      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', ['accounts']);
+      expect(map.map((m) => m.source_key).sort()).toEqual([...HOSTILE_KEYS].sort());
+      expect(new Set(map.map((m) => m.column_name)).size).toBe(HOSTILE_KEYS.length);
+      const [row] = await conn.all<Record<string, string>>('SELECT * FROM accounts');
+      for (const m of map) expect(row![m.column_name]).toBe(fields[m.source_key]);
+      const long = await conn.all<{ field_name: string; value: string }>('SELECT field_name, value FROM account_custom_fields');
+      expect(Object.fromEntries(long.map((r) => [r.field_name, r.value]))).toEqual(fields);
+      expect((await conn.all('SELECT * FROM accounts')).length).toBe(1);
+    });
+  });
+
+  it('keeps the latest window of a customer whatever the order windows commit in', async () => {
+    await loadAccounts(destination, '2024-01-05', [{ row: account('C1', 'new'), fields: { tier: 'gold' } }]);
+    await loadAccounts(destination, '2024-01-02', [{ row: account('C1', 'old'), fields: { tier: 'silver', legacy: 'x' } }]);
+    await destination.withConnection(async (conn) => {
+      const rows = await conn.all<{ city: string; cf_tier: string; cf_legacy: string | null }>('SELECT city, cf_tier, cf_legacy FROM accounts');
+      expect(rows).toEqual([{ city: 'new', cf_tier: 'gold', cf_legacy: null }]);
+      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([{ field_name: 'tier', value: 'gold' }]);
+    });
+    // a newer version drops a field: its long row goes, its wide column empties
+    await loadAccounts(destination, '2024-01-07', [{ row: account('C1', 'newer'), fields: { legacy: 'y' } }]);
+    await destination.withConnection(async (conn) => {
+      expect(await conn.all('SELECT city, cf_tier, cf_legacy FROM accounts')).toEqual([{ city: 'newer', cf_tier: null, cf_legacy: 'y' }]);
+      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([{ field_name: 'legacy', value: 'y' }]);
+    });
+  });
+
+  it('keeps the last occurrence when a record is staged twice in one window', async () => {
+    await loadAccounts(destination, '2024-01-01', [
+      { row: account('C1', 'first'), fields: { a: '1' } },
+      { row: account('C1', 'second'), fields: { b: '2' } },
+    ]);
+    await destination.withConnection(async (conn) => {
+      expect(await conn.all('SELECT city, cf_a, cf_b FROM accounts')).toEqual([{ city: 'second', cf_a: null, cf_b: '2' }]);
+      expect(await conn.all('SELECT field_name FROM account_custom_fields')).toEqual([{ field_name: 'b' }]);
+    });
+  });
+
+  it('commits nothing when the commit fails, and the window can be loaded again', async () => {
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    // a row the target refuses (no key) fails the merge after the new pivot column was added
+    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: { ...account('C1', 'x'), customer_id: null } }]);
+    await span.append('account_custom_fields', [{ seq: 1, windowStart: '2024-01-01', row: { customer_id: 'C1', field_name: 'brand new', value: 'v' } }]);
+    await expect(span.commit(new Map(), 0)).rejects.toThrow();
+    await destination.withConnection(async (conn) => {
+      expect(await conn.all('SELECT * FROM accounts')).toEqual([]);
+      expect(await conn.all('SELECT * FROM _etl_windows')).toEqual([]);
+      expect(await conn.all('SELECT * FROM _etl_watermarks')).toEqual([]);
+      expect(await conn.all('SELECT * FROM _etl_columns')).toEqual([]);
+      const cols = await conn.all<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'accounts'");
+      expect(cols.map((c) => c.column_name)).not.toContain('cf_brand_new');
+    });
+    await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'ok'), fields: {} }]);
+    await destination.withConnection(async (conn) => {
+      expect(await conn.all('SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks')).toEqual([{ d: '2024-01-01' }]);
+    });
+  });
+});

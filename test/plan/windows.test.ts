@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { JobConfig } from '../../src/config/config-schema.js';
+import { planIncrementalWindows, planRange } from '../../src/plan/plan-windows.js';
+import { groupWindows, planWindows } from '../../src/plan/windows.js';
+
+const job = (overrides: Partial<JobConfig> = {}): JobConfig => ({
+  streams: ['accounts'],
+  window_days: 1,
+  lookback_days: 2,
+  first_day: '2024-01-01',
+  reject_threshold: 0.1,
+  postings: { customers: 'all', max_span_days: 31 },
+  ...overrides,
+});
+
+describe('windows', () => {
+  it('splits a range into whole-day windows, the last one shorter', () => {
+    expect(planWindows('2024-02-27', '2024-03-02', 2)).toEqual([
+      { start: '2024-02-27', end: '2024-02-28' },
+      { start: '2024-02-29', end: '2024-03-01' },
+      { start: '2024-03-02', end: '2024-03-02' },
+    ]);
+  });
+
+  it('starts an incremental run at the watermark less the look-back, never before the first day', () => {
+    expect(planIncrementalWindows(job(), undefined, '2024-01-03').map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
+    expect(planIncrementalWindows(job(), '2024-01-10', '2024-01-11').map((w) => w.start)).toEqual(['2024-01-09', '2024-01-10', '2024-01-11']);
+    expect(planIncrementalWindows(job({ lookback_days: 0 }), '2024-01-11', '2024-01-11')).toEqual([]);
+    expect(planIncrementalWindows(job(), '2024-01-01', '2024-01-02').map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02']);
+  });
+
+  it('keeps windows on the grid that starts at the first day', () => {
+    expect(planRange(job({ window_days: 7 }), '2024-01-10', '2024-01-20')).toEqual([
+      { start: '2024-01-08', end: '2024-01-14' },
+      { start: '2024-01-15', end: '2024-01-21' },
+    ].map((w) => (w.end > '2024-01-20' ? { ...w, end: '2024-01-20' } : w)));
+  });
+
+  it('groups consecutive windows into spans of bounded days', () => {
+    const spans = groupWindows(planWindows('2024-01-01', '2024-01-10', 1), 4);
+    expect(spans.map((s) => s.length)).toEqual([4, 4, 2]);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { parseSourceDate, parseSourceTimestamp } from '../../src/transform/timestamps.js';
+import { RecordError } from '../../src/transform/record-error.js';
+
+describe('parseSourceTimestamp', () => {
+  it('reads zone-less timestamps in the source zone, across DST', () => {
+    expect(parseSourceTimestamp('2024-03-01 12:15:00', 'Europe/Athens')).toBe('2024-03-01T10:15:00.000Z');
+    expect(parseSourceTimestamp('2024-07-01 12:15:00', 'Europe/Athens')).toBe('2024-07-01T09:15:00.000Z');
+    expect(parseSourceTimestamp('2024-07-01 12:15:00', 'UTC')).toBe('2024-07-01T12:15:00.000Z');
+  });
+
+  it('honours zone labels and offsets', () => {
+    expect(parseSourceTimestamp('2024-03-01 12:15:00 UTC', 'Europe/Athens')).toBe('2024-03-01T12:15:00.000Z');
+    expect(parseSourceTimestamp('2024-03-01T10:15:00.123+0000', 'Europe/Athens')).toBe('2024-03-01T10:15:00.123Z');
+    expect(parseSourceTimestamp('2024-03-01T12:15:00+02:00', 'UTC')).toBe('2024-03-01T10:15:00.000Z');
+    expect(parseSourceTimestamp('2024-03-01 12:15:00 Europe/Athens', 'UTC')).toBe('2024-03-01T10:15:00.000Z');
+    expect(parseSourceTimestamp('2024-03-01T10:15:00Z', 'Asia/Tokyo')).toBe('2024-03-01T10:15:00.000Z');
+  });
+
+  it.each(['yesterday', '2024-02-30 10:00:00', '2024-13-01 10:00:00', '2024-03-01 10:00:00 XYZ', '2024-03-01 25:00:00', '2024-03-01 10:00:00 +2500'])(
+    'rejects %s with a RecordError naming the field',
+    (text) => {
+      expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(RecordError);
+      expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(/^profileSet: /);
+    },
+  );
+});
+
+describe('parseSourceDate', () => {
+  it('accepts real days and rejects the rest', () => {
+    expect(parseSourceDate('1990-02-28')).toBe('1990-02-28');
+    expect(() => parseSourceDate('1990-02-31')).toThrowError(RecordError);
+    expect(() => parseSourceDate('31/02/1990')).toThrowError(RecordError);
+  });
+});
