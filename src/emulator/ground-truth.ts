@@ -1,0 +1,101 @@
+import type { TruthAccount } from './model/account-export.js';
+import type { ExportWindow } from './model/export-window.js';
+import { EMPTY_WINDOW } from './model/export-window.js';
+import { truthPosting, type TruthPosting } from './model/posting-ledger.js';
+import type { SourceData } from './model/source-data.js';
+import { SURVEYS, questionMap } from './model/survey-catalog.js';
+import type { TruthSurveyResponse } from './model/survey-export.js';
+import { parseDay } from './model/calendar.js';
+
+export type { TruthAccount, TruthPosting, TruthSurveyResponse };
+
+/** A malformed record an export served, and why it must be rejected. */
+export interface TruthReject {
+  /** The record exactly as served (parse of its JSON). */
+  payload: unknown;
+  reason: string;
+}
+
+/** Identity of a customer, as postings lookups need it. */
+export interface TruthCustomer {
+  customer_id: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/**
+ * What a correct warehouse must hold, independent of how the source rendered it: "NULL", "" and null are
+ * all null, timestamps are ISO UTC. Windows are inclusive `YYYY-MM-DD` days in the source's zone; each
+ * method throws a RangeError on a malformed day and streams its rows lazily.
+ */
+export interface GroundTruth {
+  /** Latest version (as of the last change in [start, end]) of every customer created or modified in [start, end]. */
+  accounts(start: string, end: string): Iterable<TruthAccount>;
+  /** Every answer record dated in [start, end]. */
+  surveyResponses(start: string, end: string): Iterable<TruthSurveyResponse>;
+  /** Every posting whose postingDate falls on a day in [start, end], of every customer; duplicates included. */
+  postings(start: string, end: string): Iterable<TruthPosting>;
+  /** Malformed records served by the exports for [start, end]. */
+  rejects(stream: 'accounts' | 'surveys', start: string, end: string): Iterable<TruthReject>;
+  /** All customers created on or before `throughDay`. */
+  customers(throughDay: string): Iterable<TruthCustomer>;
+  /** The surveys' question sets (question text -> code). */
+  surveys(): Array<{ questions: Record<string, string> }>;
+}
+
+/** The ground truth of a dataset. */
+export function groundTruthOf(data: SourceData): GroundTruth {
+  const span = (start: string, end: string) => {
+    if (parseDay(start) === null || parseDay(end) === null) throw new RangeError(`not a day range: ${start}..${end}`);
+    return data.calendar.span(start, end);
+  };
+  const windowOf = <T>(source: { window(first: number, last: number): ExportWindow<T> }, start: string, end: string): ExportWindow<T> => {
+    const days = span(start, end);
+    return days ? source.window(days.first, days.last) : EMPTY_WINDOW;
+  };
+  return {
+    accounts: (start, end) => validRows(windowOf(data.accounts, start, end)),
+    surveyResponses: (start, end) => validRows(windowOf(data.surveys, start, end)),
+    rejects: (stream, start, end) => rejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
+    postings: (start, end) => postingsIn(data, span(start, end)),
+    customers: (throughDay) => customersThrough(data, throughDay),
+    surveys: () => SURVEYS.map((survey) => ({ questions: questionMap(survey) })),
+  };
+}
+
+function* validRows<T>(window: ExportWindow<T>): Generator<T> {
+  for (let p = 0; p < window.totalCount; p++) {
+    const entry = window.canonical(p);
+    if ('rows' in entry) yield* entry.rows;
+  }
+}
+
+function* rejectsOf(window: ExportWindow<unknown>): Generator<TruthReject> {
+  for (let p = 0; p < window.totalCount; p++) {
+    const entry = window.canonical(p);
+    if ('reason' in entry) yield { payload: window.served(p), reason: entry.reason };
+  }
+}
+
+function* postingsIn(data: SourceData, days: { first: number; last: number } | null): Generator<TruthPosting> {
+  if (!days) return;
+  const through = data.timeline.firstCreatedOn(days.last + 1);
+  for (let i = 0; i < through; i++) {
+    const customerId = data.directory.customerId(i);
+    for (const posting of data.postings.generate(i)) {
+      const day = data.calendar.indexAt(posting.postedMs);
+      if (day >= days.first && day <= days.last) yield truthPosting(customerId, posting);
+    }
+  }
+}
+
+function customersThrough(data: SourceData, throughDay: string): Generator<TruthCustomer> {
+  if (parseDay(throughDay) === null) throw new RangeError(`not a day: ${throughDay}`);
+  const through = data.timeline.firstCreatedOn(data.calendar.indexOf(throughDay) + 1);
+  return (function* () {
+    for (let i = 0; i < through; i++) {
+      const { customerId, phone, email } = data.directory.base(i);
+      yield { customer_id: customerId, phone, email };
+    }
+  })();
+}

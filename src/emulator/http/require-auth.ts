@@ -1,0 +1,9 @@
+import type { Middleware } from './request-pipeline.js';
+import { SourceError, errorResponse } from './responses.js';
+
+/** Middleware answering 401 to every request without exactly `value` in header `header`. */
+export function requireAuth(auth: { header: string; value: string }): Middleware {
+  const name = auth.header.toLowerCase();
+  return async (request, next) =>
+    request.headers[name] === auth.value ? next(request) : errorResponse(SourceError.notAuthorized());
+}

@@ -1,0 +1,32 @@
+import { renderPosting } from '../../model/posting-ledger.js';
+import { identityParams, intParam } from '../query-params.js';
+import { SourceError, json } from '../responses.js';
+import type { Route } from '../router.js';
+import type { RouteContext } from './route-context.js';
+
+/** Endpoint 5: a customer's loyalty postings, found by phone or e-mail, newest first unless configured. */
+export function postingRoutes(context: RouteContext): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/accounts/loyalty/postings',
+      handle: (request) => {
+        const { data } = context;
+        const { phone, email } = identityParams(request.query);
+        if (!phone && !email) throw SourceError.badRequest('phone or email is required');
+        const pageSize = intParam(request.query, 'pageSize', 1, data.options.maxPageSize);
+        const pageNumber = intParam(request.query, 'pageNumber', 1);
+        const customer = data.findCustomer(phone, email);
+        const postings = customer < 0 ? [] : data.postings.postingsOf(customer);
+        if (postings.length === 0) throw SourceError.dataNotFound();
+        const newestFirst = data.options.postingsOrder === 'newest-first';
+        const from = (pageNumber - 1) * pageSize;
+        const page = [];
+        for (let n = from; n < Math.min(postings.length, from + pageSize); n++) {
+          page.push(renderPosting(postings[newestFirst ? postings.length - 1 - n : n]!));
+        }
+        return json(200, { pageNumber, pageSize, totalCount: postings.length, data: page });
+      },
+    },
+  ];
+}

@@ -1,0 +1,12 @@
+import type { GroundTruth } from '../../ground-truth.js';
+import type { SourceData } from '../../model/source-data.js';
+import type { DataViewHook } from '../export-page-view.js';
+import type { RequestStats } from '../request-stats.js';
+
+/** What route handlers serve from. */
+export interface RouteContext {
+  data: SourceData;
+  truth: GroundTruth;
+  stats: RequestStats;
+  dataView: DataViewHook | null;
+}

@@ -1,0 +1,38 @@
+import { dayParam, dayRangeParams } from '../query-params.js';
+import type { EmulatorRequest } from '../request-pipeline.js';
+import { json, ndjson } from '../responses.js';
+import type { Route } from '../router.js';
+import type { RouteContext } from './route-context.js';
+
+/**
+ * The emulator's own endpoints under `/_emulator/`: the ground truth as NDJSON (streamed while
+ * generated), request statistics, and the resolved options (without the auth secret).
+ */
+export function truthRoutes({ data, truth, stats }: RouteContext): Route[] {
+  const ranged = (rows: (start: string, end: string) => Iterable<unknown>) => (request: EmulatorRequest) => {
+    const { start, end } = dayRangeParams(request.query);
+    return ndjson(rows(start, end));
+  };
+  return [
+    { method: 'GET', path: '/_emulator/truth/accounts', handle: ranged(truth.accounts) },
+    { method: 'GET', path: '/_emulator/truth/survey-responses', handle: ranged(truth.surveyResponses) },
+    { method: 'GET', path: '/_emulator/truth/postings', handle: ranged(truth.postings) },
+    { method: 'GET', path: '/_emulator/truth/rejects-accounts', handle: ranged((s, e) => truth.rejects('accounts', s, e)) },
+    { method: 'GET', path: '/_emulator/truth/rejects-surveys', handle: ranged((s, e) => truth.rejects('surveys', s, e)) },
+    {
+      method: 'GET',
+      path: '/_emulator/truth/customers',
+      handle: (request) => ndjson(truth.customers(dayParam(request.query, 'through'))),
+    },
+    { method: 'GET', path: '/_emulator/truth/surveys', handle: () => json(200, truth.surveys()) },
+    { method: 'GET', path: '/_emulator/stats', handle: () => json(200, { requests: stats.requests(), byPath: stats.snapshot() }) },
+    {
+      method: 'GET',
+      path: '/_emulator/info',
+      handle: () => {
+        const { auth, ...options } = data.options;
+        return json(200, { ...options, auth: auth ? { header: auth.header } : null });
+      },
+    },
+  ];
+}

@@ -1,0 +1,24 @@
+export { type EmulatorOptions, type ResolvedEmulatorOptions, MAX_ACCOUNTS, resolveEmulatorOptions } from './emulator-options.js';
+export {
+  type GroundTruth,
+  type TruthAccount,
+  type TruthCustomer,
+  type TruthPosting,
+  type TruthReject,
+  type TruthSurveyResponse,
+  groundTruthOf,
+} from './ground-truth.js';
+export type { DataViewContext, DataViewHook, ExportPageView } from './http/export-page-view.js';
+export type { EmulatorRequest, EmulatorResponse, Middleware, RequestHandler } from './http/request-pipeline.js';
+export { ApiError, SourceError } from './http/responses.js';
+export { CUSTOM_FIELD_NAMES, CUSTOM_FIELD_POOL, type CustomFieldDefinition } from './model/custom-field-pool.js';
+export { LOYALTY_TIERS } from './model/loyalty-tiers.js';
+export { SourceData } from './model/source-data.js';
+export { SURVEYS, type SurveyDefinition, type SurveyQuestion } from './model/survey-catalog.js';
+export {
+  type Emulator,
+  type EmulatorHooks,
+  type StartEmulatorOptions,
+  createEmulatorHandler,
+  startEmulator,
+} from './start-emulator.js';

@@ -1,0 +1,181 @@
+import { badCountFor, badSlotsBefore, badSurveyElement } from './bad-records.js';
+import type { CustomerDirectory } from './customer-directory.js';
+import type { CanonicalEntry, ExportWindow, WindowedExport } from './export-window.js';
+import { LOYALTY_TIERS } from './loyalty-tiers.js';
+import { BRANDS, OPERATORS, STAFF } from './name-pools.js';
+import { type Random, Stream, randomFor } from './random.js';
+import { canonicalText, renderText, renderTimestamp } from './rendering.js';
+import { SURVEYS, answerOf, questionMap } from './survey-catalog.js';
+import { isoUtc } from './zone-clock.js';
+
+/** One answer record as a correct warehouse must hold it. */
+export interface TruthSurveyResponse {
+  customer_id: string;
+  /** ISO UTC */
+  answered_at: string;
+  brand: string | null;
+  branch: string | null;
+  staff: string | null;
+  operator: string | null;
+  receipt: string | null;
+  tier_name: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  email: string | null;
+  /** Question text -> code, of the answer's survey. */
+  questions: Record<string, string>;
+  /** Code -> answer, only for codes present in `questAnsMap`; "NULL" and "" are null. */
+  answers: Record<string, string | null>;
+}
+
+interface Element {
+  served: Record<string, unknown>;
+  rows: TruthSurveyResponse[];
+}
+
+const ANSWERS_PER_ELEMENT = 2.5; // mean of 1..4
+const MISSING_ANSWERS = ['', 'NULL'] as const;
+
+function maybe<T>(random: Random, pNull: number, value: T): T | null {
+  return random.chance(pNull) ? null : value;
+}
+
+function ascending(a: number, b: number): number {
+  return a - b;
+}
+
+/**
+ * `GET /business-data/surveys`. Each day holds a fixed number of `data[]` elements, each one survey's
+ * questions with 1–4 answer records of that day. Elements occupy equal time slots of their day, so the
+ * served order is also time order, and any position maps to (day, slot) with one binary search.
+ * Answers only name customers created on an earlier day, so the first day of data has no answers.
+ */
+export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
+  private readonly goodOffsets: Uint32Array;
+  private readonly badOffsets: Uint32Array;
+  private readonly totals: Uint32Array;
+
+  constructor(
+    private readonly directory: CustomerDirectory,
+    answersPerDay: number,
+    badRecordRate: number,
+  ) {
+    const { seed, calendar } = directory.timeline;
+    const days = calendar.dayCount;
+    this.goodOffsets = new Uint32Array(days + 1);
+    this.badOffsets = new Uint32Array(days + 1);
+    this.totals = new Uint32Array(days + 1);
+    for (let d = 0; d < days; d++) {
+      const jitter = 0.5 + randomFor(seed, Stream.surveysPerDay, d).next();
+      const good = directory.timeline.firstCreatedOn(d) === 0 ? 0 : Math.round((answersPerDay / ANSWERS_PER_ELEMENT) * jitter);
+      const bad = badCountFor(seed, Stream.badSurveysPerDay, d, good, badRecordRate);
+      this.goodOffsets[d + 1] = this.goodOffsets[d]! + good;
+      this.badOffsets[d + 1] = this.badOffsets[d]! + bad;
+      this.totals[d + 1] = this.totals[d]! + good + bad;
+    }
+  }
+
+  window(first: number, last: number): ExportWindow<TruthSurveyResponse> {
+    const base = this.totals[first]!;
+    return {
+      totalCount: this.totals[last + 1]! - base,
+      served: (position) => this.entry(base + position, (e) => e.served, (bad) => bad.payload),
+      canonical: (position) =>
+        this.entry<CanonicalEntry<TruthSurveyResponse>>(base + position, (e) => ({ rows: e.rows }), (bad) => ({ reason: bad.reason })),
+    };
+  }
+
+  private entry<R>(
+    position: number,
+    onGood: (element: Element) => R,
+    onBad: (bad: ReturnType<typeof badSurveyElement>) => R,
+  ): R {
+    const day = this.dayOf(position);
+    const slot = position - this.totals[day]!;
+    const bad = this.badOffsets[day + 1]! - this.badOffsets[day]!;
+    const total = this.totals[day + 1]! - this.totals[day]!;
+    const before = badSlotsBefore(slot, bad, total);
+    const dayStart = this.directory.timeline.calendar.dayStart(day);
+    if (badSlotsBefore(slot + 1, bad, total) > before) {
+      const index = this.badOffsets[day]! + before;
+      return onBad(badSurveyElement(this.directory.timeline.seed, index, dayStart, questionMap(SURVEYS[index % SURVEYS.length]!)));
+    }
+    return onGood(this.element(this.goodOffsets[day]! + slot - before, day, slot, total));
+  }
+
+  /** Element `index` (global), in slot `slot` of the `total` slots of `day`. */
+  private element(index: number, day: number, slot: number, total: number): Element {
+    const { seed, calendar } = this.directory.timeline;
+    const random = randomFor(seed, Stream.surveyElement, index);
+    const look = randomFor(seed, Stream.surveyElement, index, 1);
+    const survey = random.pick(SURVEYS);
+    const questions = questionMap(survey);
+    const daySeconds = calendar.daySeconds(day);
+    const slotStart = calendar.dayStart(day) + Math.floor((slot * daySeconds) / total) * 1000;
+    const slotSeconds = Math.max(1, Math.floor(daySeconds / total));
+    const times: number[] = [];
+    for (let n = random.int(1, 4); n > 0; n--) times.push(slotStart + random.int(0, slotSeconds - 1) * 1000);
+    times.sort(ascending);
+    const customersBefore = this.directory.timeline.firstCreatedOn(day);
+    const answers: Record<string, unknown>[] = [];
+    const rows: TruthSurveyResponse[] = [];
+    for (let n = 0; n < times.length; n++) {
+      const ms = times[n]!;
+      const customer = this.directory.base(random.int(0, customersBefore - 1));
+      const brand = random.pick(BRANDS);
+      const row: TruthSurveyResponse = {
+        customer_id: customer.customerId,
+        answered_at: isoUtc(ms),
+        brand: brand.name,
+        branch: random.pick(brand.branches),
+        staff: maybe(random, 0.3, random.pick(STAFF)),
+        operator: maybe(random, 0.3, random.pick(OPERATORS)),
+        receipt: maybe(random, 0.05, `RCP-${index + 1}-${n + 1}`),
+        tier_name: maybe(random, 0.05, random.pick(LOYALTY_TIERS).name),
+        first_name: maybe(random, 0.1, customer.first),
+        last_name: maybe(random, 0.1, customer.last),
+        phone: maybe(random, 0.1, customer.phone),
+        email: maybe(random, 0.1, customer.email),
+        questions,
+        answers: {},
+      };
+      const questAnsMap: Record<string, string> = {};
+      for (const question of survey.questions) {
+        if (random.chance(0.15)) continue; // unanswered questions are left out of the map
+        const answer = random.chance(0.08) ? random.pick(MISSING_ANSWERS) : answerOf(question.kind, random.next());
+        questAnsMap[question.code] = answer;
+        row.answers[question.code] = canonicalText(answer);
+      }
+      answers.push({
+        first: renderText(row.first_name, look),
+        last: renderText(row.last_name, look),
+        phone: renderText(row.phone, look),
+        email: renderText(row.email, look),
+        brand: row.brand,
+        branch: row.branch,
+        staff: renderText(row.staff, look),
+        operator: renderText(row.operator, look),
+        date: renderTimestamp(ms, look, calendar.clock),
+        customerId: row.customer_id,
+        questAnsMap,
+        receipt: renderText(row.receipt, look),
+        tierName: renderText(row.tier_name, look),
+      });
+      rows.push(row);
+    }
+    return { served: { answers, questions }, rows };
+  }
+
+  /** Day holding global position `position` (the last day whose first position is <= it). */
+  private dayOf(position: number): number {
+    let lo = 0;
+    let hi = this.totals.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.totals[mid]! <= position) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}

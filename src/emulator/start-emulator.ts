@@ -1,0 +1,92 @@
+import { type EmulatorOptions, type ResolvedEmulatorOptions, resolveEmulatorOptions } from './emulator-options.js';
+import { type GroundTruth, groundTruthOf } from './ground-truth.js';
+import type { DataViewHook } from './http/export-page-view.js';
+import { listen } from './http/http-server.js';
+import { type Middleware, type RequestHandler, composePipeline } from './http/request-pipeline.js';
+import { RequestStats } from './http/request-stats.js';
+import { requireAuth } from './http/require-auth.js';
+import { createRouter } from './http/router.js';
+import { customerRoutes } from './http/routes/customer-routes.js';
+import { exportRoutes } from './http/routes/export-routes.js';
+import { postingRoutes } from './http/routes/posting-routes.js';
+import type { RouteContext } from './http/routes/route-context.js';
+import { setupRoutes } from './http/routes/setup-routes.js';
+import { truthRoutes } from './http/routes/truth-routes.js';
+import { SourceData } from './model/source-data.js';
+
+/** Seams for behaviour layered on top of the faithful source (faults, drift). */
+export interface EmulatorHooks {
+  /** Run after request counting and auth, before the routes; first = outermost. */
+  middleware?: readonly Middleware[];
+  /** Replaces the view of an export window per request. */
+  dataView?: DataViewHook;
+}
+
+/** Options of {@link startEmulator}: the dataset, where to listen, and optional hooks. */
+export interface StartEmulatorOptions extends EmulatorOptions {
+  /** Port to listen on; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  hooks?: EmulatorHooks;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  port: number;
+  options: ResolvedEmulatorOptions;
+  /** What a correct warehouse must hold. */
+  truth: GroundTruth;
+  /** Requests served so far. */
+  stats: {
+    /** Requests whose path starts with `pathPrefix` (all when omitted). */
+    requests(pathPrefix?: string): number;
+    reset(): void;
+  };
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The request handler of an emulator without a socket: counting, auth, hooks, then the routes.
+ * Useful to embed the emulator in another server.
+ */
+export function createEmulatorHandler(data: SourceData, stats: RequestStats, truth: GroundTruth, hooks: EmulatorHooks = {}): RequestHandler {
+  const context: RouteContext = { data, truth, stats, dataView: hooks.dataView ?? null };
+  const router = createRouter([
+    ...exportRoutes(context),
+    ...postingRoutes(context),
+    ...customerRoutes(context),
+    ...setupRoutes(),
+    ...truthRoutes(context),
+  ]);
+  const auth = data.options.auth;
+  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), ...(hooks.middleware ?? [])], router);
+}
+
+/**
+ * Builds the dataset and serves it over HTTP.
+ *
+ * @example
+ * const emulator = await startEmulator({ accounts: 1000, endDate: '2024-06-30' });
+ * await fetch(`${emulator.url}/business-data/accounts?start=2024-06-01&end=2024-06-30&page=1&size=100`);
+ * await emulator.close();
+ */
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
+  const { port = 0, host = '127.0.0.1', hooks, ...dataset } = options;
+  const data = new SourceData(resolveEmulatorOptions(dataset));
+  const truth = groundTruthOf(data);
+  const stats = new RequestStats();
+  const server = await listen(createEmulatorHandler(data, stats, truth, hooks), host, port);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${server.port}`,
+    port: server.port,
+    options: data.options,
+    truth,
+    stats: { requests: (prefix) => stats.requests(prefix), reset: () => stats.reset() },
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { DestinationConfig } from '../../src/config/config-schema.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const ENTRY = join(ROOT, 'src/cli/bin.ts');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `loyalty-etl …` from the sources as a real process (the way a scheduler runs it). */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): { child: ChildProcess; done: Promise<CliResult>; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+    cwd,
+    env: { ...process.env, LOYALTY_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolveDone) => child.on('close', (code, signal) => resolveDone({ code, signal, stdout, stderr })));
+  return { child, done, output: () => stdout + stderr };
+}
+
+/** Runs `loyalty-etl …` to the end. */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): Promise<CliResult> {
+  return startCli(args, env, cwd).done;
+}
+
+/** Writes a jobs file into a fresh temp directory and returns its path. */
+export function writeJobsFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'loyalty-jobs-')), 'jobs.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A jobs file for the emulator: one job `nightly` over `streams`. */
+export function emulatorJobs(options: {
+  url: string;
+  timezone: string;
+  firstDay: string;
+  destination?: DestinationConfig;
+  streams?: string[];
+  windowDays?: number;
+  lookbackDays?: number;
+  pageSize?: number;
+  extraSource?: string;
+  postings?: string;
+}): string {
+  const d = options.destination;
+  const destination = !d ? '' : d.type === 'duckdb' ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n` : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
+  return writeJobsFile(`
+source:
+  base_url: ${options.url}
+  timezone: ${options.timezone}
+  page_size: ${options.pageSize ?? 50}
+  concurrency: 4
+  requests_per_second: 1000
+  retries: 2
+  timeout_ms: 10000
+${options.extraSource ?? ''}
+${destination}
+jobs:
+  nightly:
+    streams: [${(options.streams ?? ['accounts']).join(', ')}]
+    window_days: ${options.windowDays ?? 1}
+    lookback_days: ${options.lookbackDays ?? 0}
+    first_day: ${options.firstDay}
+${options.postings ?? ''}
+`);
+}
