@@ -64,7 +64,7 @@ function demoConfig(url: string): ResolvedConfig {
       timezone: DEMO.timezone,
       page_size: base?.source.page_size ?? 500,
       concurrency: 4,
-      requests_per_second: 500,
+      requests_per_second: 5000,
       retries: 3,
       timeout_ms: 30_000,
     },
@@ -76,7 +76,8 @@ function demoConfig(url: string): ResolvedConfig {
         lookback_days: 0,
         first_day: DEMO.startDate,
         reject_threshold: 0.1,
-        postings: { customers: 'all', max_span_days: 31 },
+        // one pass over every customer for the whole history
+        postings: { customers: 'all', max_span_days: 92 },
       },
     },
     secrets: [],

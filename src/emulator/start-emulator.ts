@@ -12,6 +12,7 @@ import { postingRoutes } from './http/routes/posting-routes.js';
 import type { RouteContext } from './http/routes/route-context.js';
 import { setupRoutes } from './http/routes/setup-routes.js';
 import { truthRoutes } from './http/routes/truth-routes.js';
+import { writeRoutes } from './http/routes/write-routes.js';
 import { SourceData } from './model/source-data.js';
 
 /** Seams for behaviour layered on top of the faithful source (faults, drift). */
@@ -60,6 +61,7 @@ export function createEmulatorHandler(data: SourceData, stats: RequestStats, tru
     ...postingRoutes(context),
     ...customerRoutes(context),
     ...setupRoutes(),
+    ...writeRoutes(),
     ...truthRoutes(context),
   ]);
   const auth = data.options.auth;

@@ -33,6 +33,9 @@ function winners(schema: string, spec: TableSpec): string {
 
 export interface MergeContext {
   schema: string;
+  /** First and last day of the span, for `replace-window` tables. */
+  spanStart: string;
+  spanEnd: string;
   runId: string;
   loadedAt: string;
   /** Pivot columns of each table that has a pivot, as returned by ensurePivotColumns. */
@@ -55,7 +58,15 @@ export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Stateme
     if (!parent) throw new Error(`table ${child.name}: parent ${rule.parent} is not loaded by the same stream`);
     out.push(...childStatements(child, parent, rule.parentKey, ctx));
   }
-  for (const spec of others) out.push(upsertStatement(spec, ctx, byName));
+  for (const spec of others) {
+    if (spec.merge.kind === 'replace-window') {
+      out.push({
+        sql: `DELETE FROM ${qualified(ctx.schema, spec.name)} WHERE "_window_start" BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`,
+        params: [ctx.spanStart, ctx.spanEnd],
+      });
+    }
+    out.push(upsertStatement(spec, ctx, byName));
+  }
   return out;
 }
 
@@ -76,6 +87,11 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   ];
 }
 
+/** Columns of a pivot's child that hold its parent's key: the declared parent key, or the same names. */
+function pivotChildKey(child: TableSpec, parent: TableSpec): string[] {
+  return child.merge.kind === 'children' ? child.merge.parentKey : parent.key;
+}
+
 function upsertStatement(spec: TableSpec, ctx: MergeContext, byName: Map<string, TableSpec>): Statement {
   const p = new Params();
   const target = qualified(ctx.schema, spec.name);
@@ -93,11 +109,10 @@ function upsertStatement(spec: TableSpec, ctx: MergeContext, byName: Map<string,
   if (spec.pivot && pivotCols.length > 0) {
     const pv = spec.pivot;
     const child = byName.get(pv.child)!;
-    const rule = child.merge as { kind: 'children'; parentKey: string[] };
-    const childKey = rule.parentKey.map(q);
+    const childKey = pivotChildKey(child, spec).map(q);
     const aggregates = pivotCols.map((c) => `MAX(CASE WHEN ${q(pv.nameColumn)} = ${p.add(c.key)} THEN ${q(pv.valueColumn)} END) AS ${q(c.column)}`);
     const pivotSql = `(SELECT ${[...childKey, '"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY ${[...childKey, '"_seq"'].join(', ')})`;
-    const on = rule.parentKey.map((k, i) => `pv.${q(k)} = s.${q(spec.key[i]!)}`).join(' AND ');
+    const on = pivotChildKey(child, spec).map((k, i) => `pv.${q(k)} = s.${q(spec.key[i]!)}`).join(' AND ');
     from += ` LEFT JOIN ${pivotSql} pv ON ${on} AND pv."_seq" = s."_seq"`;
   }
   const updates = insertCols.filter((c) => !spec.key.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);

@@ -1,5 +1,5 @@
 /** Column types both warehouses share; each destination maps them to its own type names. */
-export type ColumnType = 'text' | 'date' | 'timestamptz' | 'decimal' | 'integer' | 'json';
+export type ColumnType = 'text' | 'date' | 'timestamptz' | 'decimal' | 'integer' | 'boolean' | 'json';
 
 export interface ColumnSpec {
   name: string;
@@ -10,10 +10,16 @@ export interface ColumnSpec {
  * How a staged table reaches its target inside the window's transaction.
  * - `latest-wins`: upsert on the key, but never over a row loaded from a later window (`_window_start`).
  * - `upsert`: plain upsert on the key.
+ * - `replace-window`: the span's windows hold exactly what was staged: rows loaded earlier from the same
+ *   windows are deleted first (a listing filtered by window is the whole truth of that window).
  * - `children`: rows owned by a `latest-wins` parent; for every parent row the window wins, the old
  *   children are deleted and the staged ones inserted (so a removed custom field disappears).
  */
-export type MergeRule = { kind: 'latest-wins' } | { kind: 'upsert' } | { kind: 'children'; parent: string; parentKey: string[] };
+export type MergeRule =
+  | { kind: 'latest-wins' }
+  | { kind: 'upsert' }
+  | { kind: 'replace-window' }
+  | { kind: 'children'; parent: string; parentKey: string[] };
 
 /** One column per distinct value of a child's `nameColumn`, named `prefix + sanitized name`, text-typed. */
 export interface PivotSpec {

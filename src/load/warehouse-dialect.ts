@@ -11,12 +11,12 @@ export interface WarehouseDialect {
 
 export const duckdbDialect: WarehouseDialect = {
   name: 'duckdb',
-  typeName: (type) => ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', json: 'JSON' })[type],
+  typeName: (type) => ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
   tempTableSuffix: '',
 };
 
 export const postgresDialect: WarehouseDialect = {
   name: 'postgres',
-  typeName: (type) => ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', json: 'jsonb' })[type],
+  typeName: (type) => ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
   tempTableSuffix: '',
 };

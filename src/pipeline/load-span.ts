@@ -44,7 +44,7 @@ export async function loadSpan(
   const started = performance.now();
   const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, windows: span, tables: stream.tables });
   try {
-    const normalize = stream.normalizer(ctx);
+    let normalize = stream.normalizer(ctx);
     const extracted = new Map<Day, number>();
     const rejected = new Map<Day, number>();
     let seq = 0;
@@ -53,6 +53,7 @@ export async function loadSpan(
       if (batch.restart) {
         logger.warn({ stream: stream.name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }) }, 'source changed while it was read; reading the window again');
         await load.reset();
+        normalize = stream.normalizer(ctx);
         extracted.clear();
         rejected.clear();
       }

@@ -9,6 +9,7 @@ import { formatWindow, groupWindows, type Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { finishRun, recordWindowFailed, startRun, type WindowCounts } from '../state/ledger.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
+import { refreshProfiles } from '../streams/profiles.js';
 import { loadSpan } from './load-span.js';
 
 /** A window that could not be loaded, and why. */
@@ -36,8 +37,23 @@ export interface JobRunRequest {
   api: LoyaltyApi;
   destination: Destination;
   logger: Logger;
+  /** Refresh `profiles` and `profile_fields` first (default true). */
+  refreshReferenceData?: boolean;
   /** Called after every span, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
+}
+
+/**
+ * Postings ask the customers `accounts` knows; where accounts failed in this run, the postings of that range
+ * and later would miss customers, so those windows fail too instead of loading incomplete.
+ */
+function withoutUnloadedAccounts(windows: Window[], result: JobRunResult, job: string): Window[] {
+  const failed = result.failed.filter((f) => f.stream === 'accounts').map((f) => f.window.start).sort()[0];
+  if (failed === undefined) return windows;
+  for (const window of windows.filter((w) => w.end >= failed)) {
+    result.failed.push({ stream: 'loyalty_postings', window, error: `accounts of ${failed} and later are not loaded for job ${job}, so the customers to ask are not known` });
+  }
+  return windows.filter((w) => w.end < failed);
 }
 
 /**
@@ -54,9 +70,17 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   log.info({ command: request.command, destination: destination.describe() }, 'run started');
 
   try {
+    if (request.refreshReferenceData !== false) {
+      // Reference data is not windowed: a failure is reported but does not fail the windows.
+      await refreshProfiles(request.api, destination, runId).then(
+        (n) => log.info(n, 'profiles refreshed'),
+        (error) => log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+      );
+    }
     for (const name of STREAM_ORDER) {
-      const windows = request.windows.get(name);
+      let windows = request.windows.get(name);
       if (!windows || windows.length === 0) continue;
+      if (name === 'loyalty_postings') windows = withoutUnloadedAccounts(windows, result, request.job);
       const stream = streamDefinition(name);
       const spans = groupWindows(windows, stream.maxWindowsPerSpan(jobConfig) * jobConfig.window_days);
       const limit = pLimit(request.concurrency);
@@ -64,7 +88,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
         spans.map((span) =>
           limit(async () => {
             const api = request.api.scoped();
-            const ctx = { api, pageSize: config.source.page_size, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
+            const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
             try {
               const counts = await loadSpan(stream, span, ctx, destination, { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold }, log);
               result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));

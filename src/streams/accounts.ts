@@ -65,6 +65,17 @@ export const accountCustomFieldsTable: TableSpec = {
 };
 
 /**
+ * Which customers were seen in which window: the change signal of the export, kept after `accounts` has moved
+ * on to a later version. The postings selection `changed` reads it.
+ */
+export const accountWindowsTable: TableSpec = {
+  name: '_etl_account_windows',
+  key: ['customer_id', '_window_start'],
+  merge: { kind: 'replace-window' },
+  columns: [{ name: 'customer_id', type: 'text' }],
+};
+
+/**
  * Turns one account export record into an `accounts` row and its `account_custom_fields` rows.
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
@@ -100,13 +111,13 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     field_name: name,
     value: cleanText(value, `customFieldMap.${name}`),
   }));
-  return { accounts: [account], account_custom_fields: fields };
+  return { accounts: [account], account_custom_fields: fields, _etl_account_windows: [{ customer_id: customerId }] };
 }
 
 /** The accounts stream: one window per span, every page of the export, the latest window's version wins. */
 export const accountsStream: StreamDefinition = {
   name: 'accounts',
-  tables: [accountsTable, accountCustomFieldsTable],
+  tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
   maxWindowsPerSpan: () => 1,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {

@@ -1,9 +1,13 @@
 import type { StreamName } from '../config/config-schema.js';
 import { accountsStream } from './accounts.js';
+import { loyaltyPostingsStream } from './loyalty-postings.js';
+import { surveysStream } from './surveys.js';
 import type { StreamDefinition } from './stream.js';
 
 const streams: Partial<Record<StreamName, StreamDefinition>> = {
   accounts: accountsStream,
+  surveys: surveysStream,
+  loyalty_postings: loyaltyPostingsStream,
 };
 
 /** Every stream this build can load, in the order a job runs them (accounts first: postings read its customers). */

@@ -10,6 +10,8 @@ import type { LoyaltyApi } from '../source/loyalty-api.js';
 export interface StreamContext {
   api: LoyaltyApi;
   pageSize: number;
+  /** Requests a stream may keep in flight (source.concurrency). */
+  concurrency: number;
   /** Zone of zone-less source timestamps and of window days. */
   timezone: string;
   job: string;

@@ -71,3 +71,70 @@ export async function pivotMismatches(conn: SqlConnection): Promise<string[]> {
   }
   return problems;
 }
+
+/** Sorts by canonical JSON, so two multisets compare with toEqual. */
+export function sortedByJson<T>(items: T[]): T[] {
+  return items.map((item) => [JSON.stringify(item), item] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item);
+}
+
+/** `loyalty_postings` in the shape of the emulator's TruthPosting (decimals as numbers). */
+export async function readPostings(conn: SqlConnection): Promise<Array<Record<string, unknown>>> {
+  const rows = await conn.all<Record<string, string | number | null>>(
+    `SELECT customer_id, ${epochMs('posted_at')} AS posted_at, ${epochMs('txn_at')} AS txn_at, CAST(credit AS VARCHAR) AS credit,
+            CAST(credit_value AS VARCHAR) AS credit_value, CAST(debit AS VARCHAR) AS debit, CAST(debit_value AS VARCHAR) AS debit_value,
+            CAST(award_on AS VARCHAR) AS award_on, currency, receipt, branch_name, brand_name, country_iso, country, tier_order, tier_name, type, posting_type
+       FROM loyalty_postings`,
+  );
+  const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return rows.map((r) => ({
+    ...r,
+    posted_at: isoOf(r.posted_at),
+    txn_at: isoOf(r.txn_at),
+    credit: num(r.credit),
+    credit_value: num(r.credit_value),
+    debit: num(r.debit),
+    debit_value: num(r.debit_value),
+    award_on: num(r.award_on),
+    tier_order: num(r.tier_order),
+    type: num(r.type),
+    posting_type: num(r.posting_type),
+  }));
+}
+
+/** Survey responses rebuilt in the shape of the emulator's TruthSurveyResponse, from the three survey tables. */
+export async function readSurveyResponses(conn: SqlConnection): Promise<Array<Record<string, unknown>>> {
+  const responses = await conn.all<Record<string, string | number | null>>(
+    `SELECT response_id, survey_id, customer_id, ${epochMs('answered_at')} AS answered_at, brand, branch, staff, operator, receipt, tier_name,
+            first_name, last_name, phone, email FROM survey_responses`,
+  );
+  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>('SELECT response_id, question_code, answer FROM survey_answers');
+  const questions = await conn.all<{ survey_id: string; question_code: string; question_text: string }>('SELECT survey_id, question_code, question_text FROM survey_questions');
+  const answersOf = new Map<string, Record<string, string | null>>();
+  for (const a of answers) answersOf.set(a.response_id, { ...answersOf.get(a.response_id), [a.question_code]: a.answer });
+  const questionsOf = new Map<string, Record<string, string>>();
+  for (const q of questions) questionsOf.set(q.survey_id, { ...questionsOf.get(q.survey_id), [q.question_text]: q.question_code });
+  return responses.map(({ response_id, survey_id, ...r }) => ({
+    ...r,
+    answered_at: isoOf(r.answered_at),
+    questions: questionsOf.get(String(survey_id)) ?? {},
+    answers: answersOf.get(String(response_id)) ?? {},
+  }));
+}
+
+/** Pivot columns of `table` that disagree with its long-form child, per `_etl_columns`. */
+export async function surveyPivotMismatches(conn: SqlConnection): Promise<string[]> {
+  const map = await conn.all<{ column_name: string; source_key: string }>(`SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'survey_responses'`);
+  const wide = await conn.all<Record<string, string | null>>('SELECT * FROM survey_responses');
+  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>('SELECT response_id, question_code, answer FROM survey_answers');
+  const byResponse = new Map<string, Map<string, string | null>>();
+  for (const a of answers) byResponse.set(a.response_id, (byResponse.get(a.response_id) ?? new Map()).set(a.question_code, a.answer));
+  const problems: string[] = [];
+  for (const row of wide) {
+    const mine = byResponse.get(row.response_id!) ?? new Map();
+    for (const { column_name, source_key } of map) {
+      const expected = mine.has(source_key) ? mine.get(source_key) : null;
+      if ((row[column_name] ?? null) !== expected) problems.push(`${row.response_id} ${column_name}`);
+    }
+  }
+  return problems;
+}

@@ -25,7 +25,7 @@ export interface EmulatorResponse {
   body: string | AsyncIterable<string>;
 }
 
-/** Produces the response of a request. */
+/** Produces the response of a request. A handler that rejects makes the server reset the connection. */
 export type RequestHandler = (request: EmulatorRequest) => Promise<EmulatorResponse>;
 
 /**

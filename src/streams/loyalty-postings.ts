@@ -1,0 +1,144 @@
+import { pMapIterable } from 'p-map';
+import { z } from 'zod';
+import { selectCustomers } from '../extract/customer-selection.js';
+import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
+import type { TableSpec } from '../load/table-spec.js';
+import type { Day } from '../plan/days.js';
+import { contentKey } from '../transform/keys.js';
+import { OccurrenceKeys } from '../transform/occurrences.js';
+import { RecordError } from '../transform/record-error.js';
+import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
+import type { ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { zodProblem } from './zod-problem.js';
+
+const text = z.union([z.string(), z.number(), z.null()]).optional();
+const num = z.union([z.number(), z.string(), z.null()]).optional();
+
+/** A loyalty posting (`data[]` element of Get Loyalty Posting). */
+const postingSchema = z.looseObject({
+  tierOrder: num,
+  tierName: text,
+  credit: num,
+  creditValue: num,
+  debit: num,
+  debitValue: num,
+  awardOn: num,
+  currency: text,
+  postingDate: z.string(),
+  txnDate: z.string().nullish(),
+  receipt: text,
+  branchName: text,
+  brandName: text,
+  countryIso: text,
+  country: text,
+  type: num,
+  postingType: num,
+});
+
+const recordSchema = z.object({ customerId: z.string(), posting: postingSchema });
+
+export const loyaltyPostingsTable: TableSpec = {
+  name: 'loyalty_postings',
+  key: ['posting_id'],
+  merge: { kind: 'upsert' },
+  columns: [
+    { name: 'posting_id', type: 'text' },
+    { name: 'customer_id', type: 'text' },
+    { name: 'posted_at', type: 'timestamptz' },
+    { name: 'txn_at', type: 'timestamptz' },
+    { name: 'credit', type: 'decimal' },
+    { name: 'credit_value', type: 'decimal' },
+    { name: 'debit', type: 'decimal' },
+    { name: 'debit_value', type: 'decimal' },
+    { name: 'award_on', type: 'decimal' },
+    { name: 'currency', type: 'text' },
+    { name: 'receipt', type: 'text' },
+    { name: 'branch_name', type: 'text' },
+    { name: 'brand_name', type: 'text' },
+    { name: 'country_iso', type: 'text' },
+    { name: 'country', type: 'text' },
+    { name: 'tier_order', type: 'integer' },
+    { name: 'tier_name', type: 'text' },
+    { name: 'type', type: 'integer' },
+    { name: 'posting_type', type: 'integer' },
+  ],
+};
+
+/**
+ * A normalizer for one span of postings. `posting_id` is the content key of the customer and every field of
+ * the normalized posting; the n-th exact duplicate gets a key derived from it and n, so two identical
+ * postings stay two rows and keep their ids on every re-run.
+ */
+export function postingNormalizer(timezone: string): (raw: unknown) => NormalizedRecord {
+  const keys = new OccurrenceKeys();
+  return (raw) => {
+    const parsed = recordSchema.safeParse(raw);
+    if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^posting\./, ''));
+    const { customerId, posting: p } = parsed.data;
+    const row = {
+      customer_id: customerId,
+      posted_at: parseSourceTimestamp(p.postingDate, timezone, 'postingDate'),
+      txn_at: p.txnDate == null || cleanText(p.txnDate) === null ? null : parseSourceTimestamp(p.txnDate, timezone, 'txnDate'),
+      credit: cleanDecimal(p.credit, 'credit'),
+      credit_value: cleanDecimal(p.creditValue, 'creditValue'),
+      debit: cleanDecimal(p.debit, 'debit'),
+      debit_value: cleanDecimal(p.debitValue, 'debitValue'),
+      award_on: cleanDecimal(p.awardOn, 'awardOn'),
+      currency: cleanText(p.currency, 'currency'),
+      receipt: cleanText(p.receipt, 'receipt'),
+      branch_name: cleanText(p.branchName, 'branchName'),
+      brand_name: cleanText(p.brandName, 'brandName'),
+      country_iso: cleanText(p.countryIso, 'countryIso'),
+      country: cleanText(p.country, 'country'),
+      tier_order: cleanInteger(p.tierOrder, 'tierOrder'),
+      tier_name: cleanText(p.tierName, 'tierName'),
+      type: cleanInteger(p.type, 'type'),
+      posting_type: cleanInteger(p.postingType, 'postingType'),
+    };
+    const postingId = keys.next(contentKey('posting', ...Object.values(row)));
+    return { loyalty_postings: [{ posting_id: postingId, ...row }] };
+  };
+}
+
+/** Postings are staged in batches of about this many records. */
+const BATCH = 2000;
+
+/**
+ * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each selected
+ * customer once (`jobs.<job>.postings.customers`), keeps the postings dated in the span and files each under
+ * its window. Spans hold up to `postings.max_span_days` days, so a backfill asks each customer once per span.
+ */
+export const loyaltyPostingsStream: StreamDefinition = {
+  name: 'loyalty_postings',
+  tables: [loyaltyPostingsTable],
+  maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
+  async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
+    const days = new SpanDays(span, ctx.timezone);
+    const customers = selectCustomers(ctx.destination, ctx.jobConfig.postings.customers, span);
+    const listings = pMapIterable(customers, (customer) => readCustomerPostings(ctx.api, customer, days, ctx.pageSize), { concurrency: ctx.concurrency });
+    const buffer = new Map<Day, PostingRecord[]>();
+    let buffered = 0;
+    let asked = 0;
+    let stoppedEarly = 0;
+    function* flush(): Generator<ExtractedBatch> {
+      for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
+      buffer.clear();
+      buffered = 0;
+    }
+    for await (const listing of listings) {
+      asked++;
+      if (listing.stoppedEarly) stoppedEarly++;
+      for (const { windowStart, record } of listing.kept) {
+        let list = buffer.get(windowStart);
+        if (!list) buffer.set(windowStart, (list = []));
+        list.push(record);
+        buffered++;
+      }
+      if (buffered >= BATCH) yield* flush();
+    }
+    yield* flush();
+    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, stoppedEarly, requests: ctx.api.counter.requests }, 'postings listed');
+  },
+  normalizer: (ctx) => postingNormalizer(ctx.timezone),
+};

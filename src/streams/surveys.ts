@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { readAllPages } from '../extract/paged-window.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
+import { canonicalJson, contentKey } from '../transform/keys.js';
+import { OccurrenceKeys } from '../transform/occurrences.js';
+import { RecordError } from '../transform/record-error.js';
+import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { cleanText } from '../transform/values.js';
+import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { zodProblem } from './zod-problem.js';
+
+const text = z.union([z.string(), z.number(), z.null()]).optional();
+
+/** One answer record (`answers[]` element of Survey Answers). */
+const answerSchema = z.looseObject({
+  first: text,
+  last: text,
+  phone: text,
+  email: text,
+  brand: text,
+  branch: text,
+  staff: text,
+  operator: text,
+  date: z.string(),
+  customerId: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+  questAnsMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  receipt: text,
+  tierName: text,
+});
+
+/**
+ * What the surveys stream normalizes: one answer record with its survey's questions. The extractor splits
+ * every `data[]` element of the listing into these, so one bad answer is rejected alone.
+ */
+const surveyAnswerRecordSchema = z.looseObject({
+  answers: z.tuple([answerSchema]),
+  questions: z.record(z.string(), z.string()),
+});
+
+export const surveyResponsesTable: TableSpec = {
+  name: 'survey_responses',
+  key: ['response_id'],
+  merge: { kind: 'replace-window' },
+  pivot: { prefix: 'q_', child: 'survey_answers', nameColumn: 'question_code', valueColumn: 'answer' },
+  columns: [
+    { name: 'response_id', type: 'text' },
+    { name: 'survey_id', type: 'text' },
+    { name: 'customer_id', type: 'text' },
+    { name: 'answered_at', type: 'timestamptz' },
+    { name: 'brand', type: 'text' },
+    { name: 'branch', type: 'text' },
+    { name: 'staff', type: 'text' },
+    { name: 'operator', type: 'text' },
+    { name: 'receipt', type: 'text' },
+    { name: 'tier_name', type: 'text' },
+    { name: 'first_name', type: 'text' },
+    { name: 'last_name', type: 'text' },
+    { name: 'phone', type: 'text' },
+    { name: 'email', type: 'text' },
+  ],
+};
+
+export const surveyAnswersTable: TableSpec = {
+  name: 'survey_answers',
+  key: ['response_id', 'question_code'],
+  merge: { kind: 'replace-window' },
+  columns: [
+    { name: 'response_id', type: 'text' },
+    { name: 'question_code', type: 'text' },
+    { name: 'answer', type: 'text' },
+  ],
+};
+
+export const surveyQuestionsTable: TableSpec = {
+  name: 'survey_questions',
+  key: ['survey_id', 'question_code'],
+  merge: { kind: 'upsert' },
+  columns: [
+    { name: 'survey_id', type: 'text' },
+    { name: 'question_code', type: 'text' },
+    { name: 'question_text', type: 'text' },
+  ],
+};
+
+/** A survey is identified by its question set: the content key of its `questions` map. */
+export function surveyIdOf(questions: Record<string, string>): string {
+  return contentKey('survey', canonicalJson(questions));
+}
+
+/**
+ * A normalizer for one span of the surveys stream. `response_id` is the content key of the normalized answer
+ * record (its survey, customer, time, every field and every answer), with an occurrence number for exact
+ * duplicates; the questions of a survey are emitted once per span.
+ */
+export function surveyNormalizer(timezone: string): (raw: unknown) => NormalizedRecord {
+  const keys = new OccurrenceKeys();
+  const surveysEmitted = new Set<string>();
+  return (raw) => {
+    const parsed = surveyAnswerRecordSchema.safeParse(raw);
+    if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
+    const { questions } = parsed.data;
+    const a = parsed.data.answers[0];
+    const surveyId = surveyIdOf(questions);
+    const answers = Object.entries(a.questAnsMap)
+      .map(([code, value]) => ({ code, answer: cleanText(value, `questAnsMap.${code}`) }))
+      .sort((x, y) => (x.code < y.code ? -1 : x.code > y.code ? 1 : 0));
+    const response = {
+      survey_id: surveyId,
+      customer_id: a.customerId.trim(),
+      answered_at: parseSourceTimestamp(a.date, timezone, 'date'),
+      brand: cleanText(a.brand, 'brand'),
+      branch: cleanText(a.branch, 'branch'),
+      staff: cleanText(a.staff, 'staff'),
+      operator: cleanText(a.operator, 'operator'),
+      receipt: cleanText(a.receipt, 'receipt'),
+      tier_name: cleanText(a.tierName, 'tierName'),
+      first_name: cleanText(a.first, 'first'),
+      last_name: cleanText(a.last, 'last'),
+      phone: cleanText(a.phone, 'phone'),
+      email: cleanText(a.email, 'email'),
+    };
+    const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers)));
+    const out: NormalizedRecord = {
+      survey_responses: [{ response_id: responseId, ...response }],
+      survey_answers: answers.map((x): Row => ({ response_id: responseId, question_code: x.code, answer: x.answer })),
+    };
+    if (!surveysEmitted.has(surveyId)) {
+      surveysEmitted.add(surveyId);
+      out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: code, question_text: question }));
+    }
+    return out;
+  };
+}
+
+/** Splits a listing element into one record per answer, each with the element's questions. */
+export function splitSurveyElement(element: unknown): unknown[] {
+  if (element && typeof element === 'object' && !Array.isArray(element)) {
+    const { answers, ...rest } = element as Record<string, unknown>;
+    if (Array.isArray(answers)) return answers.map((answer) => ({ ...rest, answers: [answer] }));
+  }
+  return [element];
+}
+
+/** The surveys stream: one window per span; a window's responses replace what that window held. */
+export const surveysStream: StreamDefinition = {
+  name: 'surveys',
+  tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
+  maxWindowsPerSpan: () => 1,
+  async *extract(ctx: StreamContext, span) {
+    for (const window of span) {
+      const pages = readAllPages((n) => ctx.api.surveysPage(window, n, ctx.pageSize), ctx.pageSize, `surveys ${window.start}..${window.end}`);
+      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart };
+    }
+  },
+  normalizer: (ctx) => surveyNormalizer(ctx.timezone),
+};

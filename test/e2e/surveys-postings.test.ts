@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillCommand } from '../../src/commands/backfill.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { emulatorJobs } from '../helpers/cli.js';
+import { testDestinations } from '../helpers/destinations.js';
+import { readPostings, readSurveyResponses, sortedByJson, surveyPivotMismatches, withWarehouse } from '../helpers/warehouse-reader.js';
+
+const TZ = 'Europe/Athens';
+const START = '2024-03-01';
+const END = '2024-04-10';
+const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
+
+function postingsConfig(customers: string) {
+  return `    postings:\n      customers: ${customers}\n      max_span_days: 14\n`;
+}
+
+describe.each(testDestinations)('surveys and loyalty postings into $name', (target) => {
+  let newest: Emulator;
+  let oldest: Emulator;
+  beforeAll(async () => {
+    const data = { seed: 23, accounts: 120, startDate: START, endDate: END, timezone: TZ, port: 0 };
+    newest = await startEmulator(data);
+    oldest = await startEmulator({ ...data, postingsOrder: 'oldest-first' });
+  });
+  afterAll(async () => {
+    await newest.close();
+    await oldest.close();
+  });
+
+  async function backfill(emulator: Emulator, customers = 'all', extra: { windowDays?: number } = {}) {
+    const { config } = await target.fresh();
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, postings: postingsConfig(customers), pageSize: 20, ...extra });
+    emulator.stats.reset();
+    await backfillCommand({ config: file, from: START, to: END, concurrency: '3' });
+    return { config, file };
+  }
+
+  it('loads surveys and postings equal to the ground truth, and re-running changes nothing', async () => {
+    const { config, file } = await backfill(newest);
+    const truthResponses = sortedByJson([...newest.truth.surveyResponses(START, END)].map((r) => ({ ...r })));
+    const truthPostings = sortedByJson([...newest.truth.postings(START, END)].map((p) => ({ ...p })));
+    const snapshot = () =>
+      withWarehouse(config, async (conn) => ({
+        responses: sortedByJson(await readSurveyResponses(conn)),
+        postings: sortedByJson(await readPostings(conn)),
+        ids: await conn.all(`SELECT response_id FROM survey_responses ORDER BY 1`),
+        postingIds: await conn.all(`SELECT posting_id FROM loyalty_postings ORDER BY 1`),
+      }));
+    const first = await snapshot();
+    expect(first.responses.length).toBe(truthResponses.length);
+    expect(first.responses).toEqual(truthResponses);
+    expect(first.postings.length).toBe(truthPostings.length);
+    expect(first.postings).toEqual(truthPostings);
+
+    // the dataset has the quirks that make this hard
+    const json = (x: unknown) => JSON.stringify(x);
+    expect(truthPostings.length - new Set(truthPostings.map(json)).size).toBeGreaterThan(0); // exact duplicates, kept
+    const emailOnly = new Set([...newest.truth.customers(END)].filter((c) => c.phone === null).map((c) => c.customer_id));
+    expect(truthPostings.some((p) => emailOnly.has(p.customer_id as string))).toBe(true);
+    expect(truthResponses.some((r) => Object.values(r.answers as object).includes(null))).toBe(true);
+    expect(new Set(truthResponses.map((r) => json(r.questions))).size).toBeGreaterThan(1);
+
+    await withWarehouse(config, async (conn) => {
+      expect(await surveyPivotMismatches(conn)).toEqual([]);
+      const [sums] = await conn.all<{ credit: string; debit: string }>(`SELECT CAST(SUM(credit) AS VARCHAR) AS credit, CAST(SUM(debit) AS VARCHAR) AS debit FROM loyalty_postings`);
+      const truthCredit = truthPostings.reduce((s, p) => s + (p.credit as number), 0);
+      expect(Number(sums!.credit)).toBeCloseTo(truthCredit, 2);
+      expect(Number(sums!.debit)).toBeCloseTo(truthPostings.reduce((s, p) => s + (p.debit as number), 0), 2);
+      // every custom-field column can be traced to its profile field
+      const unmapped = await conn.all(
+        `SELECT c.source_key FROM _etl_columns c WHERE c.table_name = 'accounts' AND NOT EXISTS (SELECT 1 FROM profile_fields f WHERE f.name = c.source_key)`,
+      );
+      expect(unmapped).toEqual([]);
+      // postings requests are reported per window and per run, and match what the source served
+      const [windows] = await conn.all<{ n: string | number }>(`SELECT SUM(requests) AS n FROM _etl_windows WHERE stream = 'loyalty_postings'`);
+      expect(Number(windows!.n)).toBe(newest.stats.requests('/accounts/loyalty/postings'));
+      const [run] = await conn.all<{ n: string | number }>(`SELECT requests AS n FROM _etl_runs ORDER BY started_at DESC LIMIT 1`);
+      expect(Number(run!.n)).toBeGreaterThanOrEqual(Number(windows!.n));
+    });
+
+    await backfillCommand({ config: file, from: START, to: END, concurrency: '2' });
+    expect(await snapshot()).toEqual(first);
+  });
+
+  it('stays complete when postings are listed oldest first (no early stop), and stops early when proven newest first', async () => {
+    await backfill(newest);
+    const newestRequests = newest.stats.requests('/accounts/loyalty/postings');
+    const { config } = await backfill(oldest);
+    const oldestRequests = oldest.stats.requests('/accounts/loyalty/postings');
+    await withWarehouse(config, async (conn) => {
+      expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...oldest.truth.postings(START, END)].map((p) => ({ ...p }))));
+    });
+    expect(oldestRequests).toBeGreaterThan(newestRequests);
+  });
+
+  it("with customers: changed asks fewer customers and loads only true postings of the customers it asked", async () => {
+    await backfill(newest, 'all');
+    const allRequests = newest.stats.requests('/accounts/loyalty/postings');
+    const { config } = await backfill(newest, 'changed');
+    const changedRequests = newest.stats.requests('/accounts/loyalty/postings');
+    expect(changedRequests).toBeLessThan(allRequests);
+    const truth = [...newest.truth.postings(START, END)].map((p) => JSON.stringify(p));
+    await withWarehouse(config, async (conn) => {
+      const loaded = (await readPostings(conn)).map((p) => JSON.stringify(p));
+      expect(loaded.length).toBeGreaterThan(0);
+      const remaining = new Map<string, number>();
+      for (const t of truth) remaining.set(t, (remaining.get(t) ?? 0) + 1);
+      for (const l of loaded) {
+        expect(remaining.get(l) ?? 0, l).toBeGreaterThan(0);
+        remaining.set(l, remaining.get(l)! - 1);
+      }
+    });
+  });
+});
