@@ -1,12 +1,11 @@
 import type { DestinationConfig } from '../config/config-schema.js';
 import type { Destination } from './destination.js';
 import { DuckDbDestination } from './duckdb/duckdb-destination.js';
+import { PostgresDestination } from './postgres/postgres-destination.js';
 
 /** Opens the configured warehouse and brings its tables up to date. */
 export async function openDestination(config: DestinationConfig): Promise<Destination> {
-  let destination: Destination;
-  if (config.type === 'duckdb') destination = await DuckDbDestination.open(config.path, config.schema);
-  else throw new Error('the postgres destination is not available in this version');
+  const destination: Destination = config.type === 'duckdb' ? await DuckDbDestination.open(config.path, config.schema) : await PostgresDestination.open(config.url, config.schema);
   try {
     await destination.migrate();
   } catch (error) {

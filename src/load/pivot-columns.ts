@@ -28,11 +28,13 @@ export async function ensurePivotColumns(
   const known = await conn.db.selectFrom('_etl_columns').select(['column_name', 'source_key']).where('table_name', '=', spec.name).execute();
   const byKey = new Map(known.map((r) => [r.source_key, r.column_name]));
   const taken = new Set([...known.map((r) => r.column_name), ...spec.columns.map((c) => c.name), '_window_start', '_run_id', '_loaded_at']);
-  const staged = await conn.all<{ k: string }>(
-    `SELECT DISTINCT ${quoteIdent(pivot.nameColumn)} AS k FROM ${quoteIdent(stagingName(pivot.child))} ORDER BY 1`,
-  );
+  const staged = await conn.all<{ k: string }>(`SELECT DISTINCT ${quoteIdent(pivot.nameColumn)} AS k FROM ${quoteIdent(stagingName(pivot.child))}`);
+  // New keys are named in code point order, sorted here rather than by the database: an ORDER BY follows the
+  // database's collation (a PostgreSQL in en_US sorts differently from DuckDB), and which of two colliding keys
+  // gets the plain name must not depend on the warehouse.
+  const keys = staged.map((r) => r.k).sort(byCodePoint);
   const added: PivotColumn[] = [];
-  for (const { k } of staged) {
+  for (const k of keys) {
     if (byKey.has(k)) continue;
     const column = pivotColumnName(pivot.prefix, k, taken);
     taken.add(column);
@@ -43,5 +45,10 @@ export async function ensurePivotColumns(
     await conn.run(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column)} ${dialect.typeName('text')}`);
     await conn.db.insertInto('_etl_columns').values({ table_name: spec.name, column_name: column, source_key: key, added_at: loadedAt, run_id: runId }).execute();
   }
-  return [...byKey].map(([key, column]) => ({ key, column })).sort((a, b) => (a.column < b.column ? -1 : 1));
+  return [...byKey].map(([key, column]) => ({ key, column })).sort((a, b) => byCodePoint(a.column, b.column));
+}
+
+/** Orders text by Unicode code point (the order of its UTF-8 bytes), whatever the locale. */
+function byCodePoint(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -1,7 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
+import { createTestDatabase } from './postgres-server.js';
 
 /**
  * The warehouses every end-to-end suite runs against. Each call of `fresh()` gives an empty warehouse of
@@ -20,5 +22,14 @@ export const duckdbTestDestination: TestDestination = {
   },
 };
 
+/** A new empty database on the session's server (see `global-setup.ts`) for every call. */
+export const postgresTestDestination: TestDestination = {
+  name: 'postgres',
+  async fresh() {
+    const url = await createTestDatabase(inject('pgUrl'), inject('pgDatabasePrefix'));
+    return { config: { type: 'postgres', url, schema: 'public' }, warehouse: url };
+  },
+};
+
 /** Every destination the suites loop over. */
-export const testDestinations: TestDestination[] = [duckdbTestDestination];
+export const testDestinations: TestDestination[] = [duckdbTestDestination, postgresTestDestination];

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import type { TestProject } from 'vitest/node';
+import { dropTestDatabases, startThrowawayServer } from './postgres-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Superuser URL of the PostgreSQL server the suites create their databases on. */
+    pgUrl: string;
+    /** Name prefix of this session's test databases, so teardown can drop exactly them. */
+    pgDatabasePrefix: string;
+  }
+}
+
+/**
+ * Gives the suites a PostgreSQL server with no manual step: `PG_TEST_URL` when set (a role allowed to create
+ * databases), otherwise a throwaway cluster from the system binaries, stopped and deleted at teardown.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const prefix = `t_${randomBytes(4).toString('hex')}_`;
+  const external = process.env.PG_TEST_URL;
+  const server = external ? undefined : await startThrowawayServer();
+  const url = external ?? server!.url;
+  project.provide('pgUrl', url);
+  project.provide('pgDatabasePrefix', prefix);
+  return async () => {
+    if (server) await server.stop();
+    else await dropTestDatabases(url, prefix);
+  };
+}
