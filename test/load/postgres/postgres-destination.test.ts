@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { SQL_DIR } from '../../../src/load/migrate.js';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -219,7 +221,8 @@ describe('PostgreSQL destination', () => {
     const opened = await Promise.all([1, 2, 3, 4].map(() => openDestination({ ...config, schema: 'parallel' })));
     try {
       await opened[0]!.withConnection(async (conn) => {
-        expect(await conn.all(`SELECT version FROM ${conn.schemaSql}._etl_migrations`)).toEqual([{ version: '001_warehouse' }]);
+        const files = readdirSync(`${SQL_DIR}postgres`).filter((f) => f.endsWith('.sql')).sort();
+        expect(await conn.all(`SELECT version FROM ${conn.schemaSql}._etl_migrations ORDER BY version`)).toEqual(files.map((f) => ({ version: f.replace(/\.sql$/, '') })));
       });
     } finally {
       await Promise.all(opened.map((d) => d.close()));
