@@ -3,7 +3,7 @@ import { readAllPages } from '../extract/paged-window.js';
 import type { TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanText } from '../transform/values.js';
+import { cleanKey, cleanText } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -108,7 +108,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   };
   const fields = Object.entries(r.customFieldMap ?? {}).map(([name, value]) => ({
     customer_id: customerId,
-    field_name: name,
+    field_name: cleanKey(name),
     value: cleanText(value, `customFieldMap.${name}`),
   }));
   return { accounts: [account], account_custom_fields: fields, _etl_account_windows: [{ customer_id: customerId }] };

@@ -5,7 +5,7 @@ import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanText } from '../transform/values.js';
+import { cleanKey, cleanText } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -102,7 +102,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const a = parsed.data.answers[0];
     const surveyId = surveyIdOf(questions);
     const answers = Object.entries(a.questAnsMap)
-      .map(([code, value]) => ({ code, answer: cleanText(value, `questAnsMap.${code}`) }))
+      .map(([code, value]) => ({ code: cleanKey(code), answer: cleanText(value, `questAnsMap.${code}`) }))
       .sort((x, y) => (x.code < y.code ? -1 : x.code > y.code ? 1 : 0));
     const response = {
       survey_id: surveyId,
@@ -126,7 +126,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
-      out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: code, question_text: question }));
+      out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));
     }
     return out;
   };

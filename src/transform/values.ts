@@ -14,6 +14,14 @@ export function cleanText(value: unknown, field = ''): string | null {
   return value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
 }
 
+/**
+ * A source key (custom field name, question code or text) as the warehouse can hold it: unchanged, except
+ * that NUL characters, which PostgreSQL text cannot store, are dropped.
+ */
+export function cleanKey(key: string): string {
+  return key.includes('\u0000') ? key.replaceAll('\u0000', '') : key;
+}
+
 /** Largest magnitude a DECIMAL(18,4) column holds. */
 const DECIMAL_LIMIT = 1e14;
 
