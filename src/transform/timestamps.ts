@@ -27,8 +27,9 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   if (!dt.isValid || dt.day !== parts.day || dt.month !== parts.month) {
     throw new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
   }
-  const iso = dt.toUTC().toISO({ includeOffset: false });
-  return `${iso}Z`;
+  const utc = dt.toUTC();
+  if (utc.year < 1 || utc.year > 9999) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
+  return `${utc.toISO({ includeOffset: false })}Z`;
 }
 
 function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
@@ -50,6 +51,6 @@ export function parseSourceDate(text: string, field = ''): string {
   const t = text.trim();
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
   const dt = m ? DateTime.fromObject({ year: +m[1]!, month: +m[2]!, day: +m[3]! }, { zone: 'UTC' }) : undefined;
-  if (!dt || !dt.isValid || dt.toISODate() !== t) throw new RecordError(field, `not a date YYYY-MM-DD: ${JSON.stringify(text.slice(0, 60))}`);
+  if (!dt || !dt.isValid || dt.toISODate() !== t || dt.year < 1) throw new RecordError(field, `not a date YYYY-MM-DD: ${JSON.stringify(text.slice(0, 60))}`);
   return t;
 }
