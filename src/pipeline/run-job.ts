@@ -68,6 +68,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   await destination.withConnection((conn) => startRun(conn, { runId, job: request.job, command: request.command, startedAt: new Date().toISOString() }));
   const log = logger.child({ job: request.job, runId });
   log.info({ command: request.command, destination: destination.describe() }, 'run started');
+  let unexpected: string | undefined;
 
   try {
     if (request.refreshReferenceData !== false) {
@@ -107,9 +108,12 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
         ),
       );
     }
+  } catch (error) {
+    unexpected = redact(error instanceof Error ? error.message : String(error));
+    throw error;
   } finally {
     const first = result.failed[0];
-    const error = first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null;
+    const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
     await destination
       .withConnection((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
       .catch((e) => log.error({ err: e }, 'could not record the end of the run'));

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const ENTRY = join(ROOT, 'src/cli/bin.ts');
 
 export interface CliResult {
   code: number | null;
@@ -14,9 +14,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `loyalty-etl …` from the sources as a real process (the way a scheduler runs it). */
+/** Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources compiled for this test session. */
 export function startCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): { child: ChildProcess; done: Promise<CliResult>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+  const child = spawn(process.execPath, [inject('cliEntry'), ...args], {
     cwd,
     env: { ...process.env, LOYALTY_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

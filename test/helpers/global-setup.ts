@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
+import { buildCliForTests } from './build-cli.js';
 import { dropTestDatabases, startThrowawayServer } from './postgres-server.js';
 
 declare module 'vitest' {
@@ -8,6 +9,8 @@ declare module 'vitest' {
     pgUrl: string;
     /** Name prefix of this session's test databases, so teardown can drop exactly them. */
     pgDatabasePrefix: string;
+    /** The compiled `loyalty-etl` entry point the suites run as a subprocess. */
+    cliEntry: string;
   }
 }
 
@@ -18,7 +21,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const prefix = `t_${randomBytes(4).toString('hex')}_`;
   const external = process.env.PG_TEST_URL;
-  const server = external ? undefined : await startThrowawayServer();
+  const [server, cliEntry] = await Promise.all([external ? undefined : startThrowawayServer(), buildCliForTests()]);
+  project.provide('cliEntry', cliEntry);
   const url = external ?? server!.url;
   project.provide('pgUrl', url);
   project.provide('pgDatabasePrefix', prefix);
