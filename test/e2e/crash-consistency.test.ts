@@ -7,7 +7,7 @@ import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-05-01';
-const END = "2024-05-08";
+const END = '2024-05-08';
 const TRIALS = Number(process.env.CRASH_TRIALS ?? 20);
 
 /** A small deterministic generator, so a failing trial can be replayed from its seed. */
