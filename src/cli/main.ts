@@ -47,6 +47,7 @@ export function buildProgram(): Command {
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
+    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
     .action(emulatorCommand);
   program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
   return program;
