@@ -148,7 +148,8 @@ export function writeRoutes(context: RouteContext): Route[] {
         // Identifiers find the customer and never change; one that belongs to someone else is a conflict.
         const id = data.directory.customerId(customer);
         if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id) throw SourceError.notUnique('accountId');
-        if (email && data.directory.findByEmail(email) >= 0 && data.directory.findByEmail(email) !== customer) throw SourceError.notUnique('email');
+        const byEmail = email ? data.directory.findByEmail(email) : -1;
+        if (byEmail >= 0 && byEmail !== customer) throw SourceError.notUnique('email');
         activity.modify(customer, profileEdit(body), context.now());
         return json(200, SUCCESS);
       },
