@@ -10,6 +10,7 @@ import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
+import { webhookCommand } from '../commands/webhook.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 
 /** The `loyalty-etl` command line. */
@@ -47,7 +48,15 @@ export function buildProgram(): Command {
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
+    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
     .action(emulatorCommand);
+  program
+    .command('webhook')
+    .description('receive the loyalty webhook into the loyalty_events table (for postings.customers: webhook)')
+    .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
+    .option('--port <n>', 'port (0 picks a free one)', '8788')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(webhookCommand);
   program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
   return program;
 }

@@ -13,17 +13,23 @@ export interface EmulatorCommandOptions {
   authHeader?: string;
   badRate?: string;
   postingsOrder?: string;
+  /** Loyalty webhook subscriber URLs (`--webhook`, repeatable). */
+  webhook?: string[];
 }
 
 /** `loyalty-etl emulator`: serves the emulated source until interrupted. */
 export async function emulatorCommand(options: EmulatorCommandOptions): Promise<void> {
   const opts = emulatorOptions(options);
-  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host });
+  for (const url of options.webhook ?? []) {
+    if (!/^https?:\/\/[^/]/.test(url)) throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
+  }
+  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } });
   const o = emulator.options;
   process.stdout.write(
     `emulator listening on ${emulator.url}\n` +
       `  ${o.accounts} accounts, data ${o.startDate}..${o.endDate} (${o.timezone}), seed ${o.seed}${opts.auth ? `, auth header ${opts.auth.header}` : ''}\n` +
-      `  ground truth: ${emulator.url}/_emulator/truth/accounts?start=${o.startDate}&end=${o.endDate}\n`,
+      `  ground truth: ${emulator.url}/_emulator/truth/accounts?start=${o.startDate}&end=${o.endDate}\n` +
+      (options.webhook?.length ? `  loyalty webhook: ${options.webhook.join(', ')}\n` : ''),
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -1,4 +1,5 @@
 import type { TruthAccount } from './model/account-export.js';
+import type { ActivityOverlay } from './model/activity-overlay.js';
 import type { ExportWindow } from './model/export-window.js';
 import { EMPTY_WINDOW } from './model/export-window.js';
 import { truthPosting, type TruthPosting } from './model/posting-ledger.js';
@@ -29,11 +30,14 @@ export interface TruthCustomer {
  * method throws a RangeError on a malformed day and streams its rows lazily.
  */
 export interface GroundTruth {
-  /** Latest version (as of the last change in [start, end]) of every customer created or modified in [start, end]. */
+  /**
+   * Latest version (as of the last change in [start, end]) of every customer created or modified in
+   * [start, end], modifications written by clients included.
+   */
   accounts(start: string, end: string): Iterable<TruthAccount>;
   /** Every answer record dated in [start, end]. */
   surveyResponses(start: string, end: string): Iterable<TruthSurveyResponse>;
-  /** Every posting whose postingDate falls on a day in [start, end], of every customer; duplicates included. */
+  /** Every posting whose postingDate falls on a day in [start, end], of every customer; duplicates and written ones included. */
   postings(start: string, end: string): Iterable<TruthPosting>;
   /** Malformed records served by the exports for [start, end]. */
   rejects(stream: 'accounts' | 'surveys', start: string, end: string): Iterable<TruthReject>;
@@ -43,8 +47,11 @@ export interface GroundTruth {
   surveys(): Array<{ questions: Record<string, string> }>;
 }
 
-/** The ground truth of a dataset. */
-export function groundTruthOf(data: SourceData): GroundTruth {
+/**
+ * The ground truth of a dataset and, when given, of what clients wrote on top of it (`activity`): written
+ * profile changes are in `accounts`, written postings in `postings`. It reads the overlay at each call.
+ */
+export function groundTruthOf(data: SourceData, activity?: ActivityOverlay): GroundTruth {
   const span = (start: string, end: string) => {
     if (parseDay(start) === null || parseDay(end) === null) throw new RangeError(`not a day range: ${start}..${end}`);
     return data.calendar.span(start, end);
@@ -54,13 +61,24 @@ export function groundTruthOf(data: SourceData): GroundTruth {
     return days ? source.window(days.first, days.last) : EMPTY_WINDOW;
   };
   return {
-    accounts: (start, end) => validRows(windowOf(data.accounts, start, end)),
+    accounts: (start, end) => {
+      if (!activity) return validRows(windowOf(data.accounts, start, end));
+      span(start, end);
+      return validRows(activity.accountsWindow(start, end));
+    },
     surveyResponses: (start, end) => validRows(windowOf(data.surveys, start, end)),
     rejects: (stream, start, end) => rejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
-    postings: (start, end) => postingsIn(data, span(start, end)),
+    postings: (start, end) => {
+      const seeded = postingsIn(data, span(start, end));
+      return activity ? concat(seeded, activity.writtenPostings(start, end)) : seeded;
+    },
     customers: (throughDay) => customersThrough(data, throughDay),
     surveys: () => SURVEYS.map((survey) => ({ questions: questionMap(survey) })),
   };
+}
+
+function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
+  for (const part of parts) yield* part;
 }
 
 function* validRows<T>(window: ExportWindow<T>): Generator<T> {

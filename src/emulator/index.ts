@@ -15,8 +15,12 @@ export { CUSTOM_FIELD_NAMES, CUSTOM_FIELD_POOL, type CustomFieldDefinition } fro
 export { LOYALTY_TIERS } from './model/loyalty-tiers.js';
 export { SourceData } from './model/source-data.js';
 export { SURVEYS, type SurveyDefinition, type SurveyQuestion } from './model/survey-catalog.js';
+export { type WebhookOptions, type WebhookStats, WebhookDispatcher } from './webhook/webhook-dispatcher.js';
+export { LOYALTY_POINT_UPDATED, loyaltyUpdatedBody } from './webhook/loyalty-updated-body.js';
+export { ActivityOverlay, type ProfileEdit } from './model/activity-overlay.js';
 export {
   type Emulator,
+  type EmulatorActivity,
   type EmulatorHooks,
   type StartEmulatorOptions,
   createEmulatorHandler,

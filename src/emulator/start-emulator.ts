@@ -13,7 +13,10 @@ import type { RouteContext } from './http/routes/route-context.js';
 import { setupRoutes } from './http/routes/setup-routes.js';
 import { truthRoutes } from './http/routes/truth-routes.js';
 import { writeRoutes } from './http/routes/write-routes.js';
+import { activityRoutes } from './http/routes/activity-routes.js';
+import { ActivityOverlay } from './model/activity-overlay.js';
 import { SourceData } from './model/source-data.js';
+import { WebhookDispatcher, type WebhookOptions, type WebhookStats } from './webhook/webhook-dispatcher.js';
 
 /** Seams for behaviour layered on top of the faithful source (faults, drift). */
 export interface EmulatorHooks {
@@ -30,6 +33,22 @@ export interface StartEmulatorOptions extends EmulatorOptions {
   /** Interface to bind. Default `127.0.0.1`. */
   host?: string;
   hooks?: EmulatorHooks;
+  /** The emulator's clock in ms: the time written activity is booked at. Default `Date.now`. */
+  clock?: () => number;
+  /** Subscribers of the loyalty webhook and how calls to them are retried. */
+  webhooks?: WebhookOptions;
+}
+
+/** What clients wrote, and the loyalty webhook. */
+export interface EmulatorActivity {
+  /** Registers a loyalty webhook subscriber (also `POST /_emulator/webhooks` with `{"url": …}`). */
+  subscribe(url: string): void;
+  unsubscribe(url: string): void;
+  subscribers(): string[];
+  /** Resolves once every webhook call made so far has been delivered or given up. */
+  settled(): Promise<void>;
+  /** Webhook calls delivered, given up, attempted and pending. */
+  webhookStats(): WebhookStats;
 }
 
 /** A running emulator. */
@@ -40,6 +59,8 @@ export interface Emulator {
   options: ResolvedEmulatorOptions;
   /** What a correct warehouse must hold. */
   truth: GroundTruth;
+  /** What clients wrote, and the loyalty webhook. */
+  activity: EmulatorActivity;
   /** Requests served so far. */
   stats: {
     /** Requests whose path starts with `pathPrefix` (all when omitted). */
@@ -52,17 +73,25 @@ export interface Emulator {
 
 /**
  * The request handler of an emulator without a socket: counting, auth, hooks, then the routes.
- * Useful to embed the emulator in another server.
+ * Useful to embed the emulator in another server; `writes` holds what clients write (give `truth` the same
+ * overlay, see {@link groundTruthOf}).
  */
-export function createEmulatorHandler(data: SourceData, stats: RequestStats, truth: GroundTruth, hooks: EmulatorHooks = {}): RequestHandler {
-  const context: RouteContext = { data, truth, stats, dataView: hooks.dataView ?? null };
+export function createEmulatorHandler(
+  data: SourceData,
+  stats: RequestStats,
+  truth: GroundTruth,
+  hooks: EmulatorHooks = {},
+  writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number } = { activity: new ActivityOverlay(data), webhooks: new WebhookDispatcher(), now: Date.now },
+): RequestHandler {
+  const context: RouteContext = { data, truth, stats, dataView: hooks.dataView ?? null, ...writes };
   const router = createRouter([
     ...exportRoutes(context),
     ...postingRoutes(context),
     ...customerRoutes(context),
     ...setupRoutes(),
-    ...writeRoutes(),
+    ...writeRoutes(context),
     ...truthRoutes(context),
+    ...activityRoutes(context),
   ]);
   const auth = data.options.auth;
   return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), ...(hooks.middleware ?? [])], router);
@@ -77,18 +106,30 @@ export function createEmulatorHandler(data: SourceData, stats: RequestStats, tru
  * await emulator.close();
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  const { port = 0, host = '127.0.0.1', hooks, ...dataset } = options;
+  const { port = 0, host = '127.0.0.1', hooks, clock = Date.now, webhooks: webhookOptions, ...dataset } = options;
   const data = new SourceData(resolveEmulatorOptions(dataset));
-  const truth = groundTruthOf(data);
+  const activity = new ActivityOverlay(data);
+  const webhooks = new WebhookDispatcher(webhookOptions);
+  const truth = groundTruthOf(data, activity);
   const stats = new RequestStats();
-  const server = await listen(createEmulatorHandler(data, stats, truth, hooks), host, port);
+  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock }), host, port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${server.port}`,
     port: server.port,
     options: data.options,
     truth,
+    activity: {
+      subscribe: (url) => webhooks.subscribe(url),
+      unsubscribe: (url) => webhooks.unsubscribe(url),
+      subscribers: () => webhooks.subscribers(),
+      settled: () => webhooks.settled(),
+      webhookStats: () => webhooks.stats(),
+    },
     stats: { requests: (prefix) => stats.requests(prefix), reset: () => stats.reset() },
-    close: () => server.close(),
+    close: () => {
+      webhooks.close();
+      return server.close();
+    },
   };
 }

@@ -11,9 +11,9 @@ const PAGE = 5000;
  * - `all`: every customer in `accounts` (complete);
  * - `changed`: customers whose account was seen in one of the span's windows (`_etl_account_windows`) —
  *   cheaper, and misses postings of customers whose profile did not change in the window.
+ * (`webhook` is {@link selectEventCustomers}: it keeps a bookmark.)
  */
-export async function* selectCustomers(destination: Destination, selection: PostingsSelection, span: Window[]): AsyncGenerator<CustomerIdentity> {
-  if (selection === 'webhook') throw new Error('postings.customers: webhook needs the webhook receiver (loyalty_events), which this warehouse does not have');
+export async function* selectCustomers(destination: Destination, selection: Exclude<PostingsSelection, 'webhook'>, span: Window[]): AsyncGenerator<CustomerIdentity> {
   const from = span[0]!.start;
   const to = span.at(-1)!.end;
   let after = '';
@@ -34,4 +34,41 @@ export async function* selectCustomers(destination: Destination, selection: Post
     if (rows.length < PAGE) return;
     after = rows.at(-1)!.customer_id;
   }
+}
+
+/** Customers named by loyalty webhook events numbered in (`after`, `through`], found by `selectEventCustomers`. */
+export interface EventCustomers {
+  customers: AsyncIterable<CustomerIdentity>;
+  /** Customers named by events but neither in `accounts` nor with a phone in the event: they cannot be asked. */
+  unreachable(): number;
+}
+
+/**
+ * The customers of the `loyalty_events` numbered in (`after`, `through`], in key order, each once, with the
+ * phone and e-mail `accounts` holds (the event's phone when the account is not loaded yet).
+ */
+export function eventCustomers(destination: Destination, after: number, through: number): EventCustomers {
+  let unreachable = 0;
+  async function* customers(): AsyncGenerator<CustomerIdentity> {
+    let last = '';
+    for (;;) {
+      const rows = await destination.withConnection((conn) =>
+        conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+          `SELECT e.customer_id, COALESCE(a.phone, e.phone) AS phone, a.email
+             FROM (SELECT customer_id, MAX(phone) AS phone FROM ${conn.schemaSql}.loyalty_events
+                    WHERE seq > $1 AND seq <= $2 AND customer_id > $3 GROUP BY customer_id) e
+             LEFT JOIN ${conn.schemaSql}.accounts a ON a.customer_id = e.customer_id
+            ORDER BY e.customer_id LIMIT ${PAGE}`,
+          [after, through, last],
+        ),
+      );
+      for (const r of rows) {
+        if (r.phone === null && r.email === null) unreachable++;
+        else yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+      }
+      if (rows.length < PAGE) return;
+      last = rows.at(-1)!.customer_id;
+    }
+  }
+  return { customers: customers(), unreachable: () => unreachable };
 }

@@ -1,5 +1,6 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
+import type { SpanCommitInfo } from './destination.js';
 import { advanceWatermark, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
@@ -23,12 +24,14 @@ export interface SpanCommit {
   extracted: Map<Day, number>;
   /** Source requests the span took; recorded on its first window. */
   requests: number;
+  /** Runs last, in the same transaction (a stream's own bookmark). */
+  onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
 }
 
 /**
  * Moves a span's staged rows into the warehouse and records it, all inside the caller's transaction:
  * new pivot columns, the merges, the span's rejects (replacing those of an earlier load of the same windows),
- * `_etl_windows` and the watermark. Either all of it commits or none of it.
+ * `_etl_windows`, the watermark, and the stream's own `onCommit` work. Either all of it commits or none of it.
  */
 export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanCommit): Promise<WindowCounts[]> {
   const pivots = new Map<string, PivotColumn[]>();
@@ -59,6 +62,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   }));
   await recordWindowsDone(conn, span.job, span.stream, span.runId, span.loadedAt, counts);
   await advanceWatermark(conn, span.job, span.stream, span.firstDay, span.runId, span.loadedAt);
+  await span.onCommit?.(conn, { runId: span.runId, loadedAt: span.loadedAt });
   return counts;
 }
 

@@ -20,6 +20,15 @@ export interface SpanLoadRequest {
   firstDay: Day;
   windows: Window[];
   tables: TableSpec[];
+  /** Runs inside the span's transaction after the watermark moved (a stream's own bookmark). */
+  onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
+}
+
+/** The commit a span's `onCommit` work runs in. */
+export interface SpanCommitInfo {
+  runId: string;
+  /** ISO UTC, the `_loaded_at` of the span's rows. */
+  loadedAt: string;
 }
 
 /**

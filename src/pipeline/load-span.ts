@@ -1,4 +1,5 @@
-import type { Destination } from '../load/destination.js';
+import type { Destination, SpanCommitInfo } from '../load/destination.js';
+import type { SqlConnection } from '../load/sql-connection.js';
 import type { Row } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -42,7 +43,13 @@ export async function loadSpan(
   logger: Logger,
 ): Promise<WindowCounts[]> {
   const started = performance.now();
-  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, windows: span, tables: stream.tables });
+  // Work a stream registers (its own bookmark) runs in the span's commit transaction.
+  const commitWork: Array<(conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>> = [];
+  ctx = { ...ctx, onCommit: (work) => commitWork.push(work) };
+  const onCommit = async (conn: SqlConnection, commit: SpanCommitInfo) => {
+    for (const work of commitWork) await work(conn, commit);
+  };
+  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, windows: span, tables: stream.tables, onCommit });
   try {
     let normalize = stream.normalizer(ctx);
     const extracted = new Map<Day, number>();

@@ -1,6 +1,7 @@
 import { pMapIterable } from 'p-map';
 import { z } from 'zod';
 import { selectCustomers } from '../extract/customer-selection.js';
+import { selectWebhookCustomers } from '../extract/webhook-selection.js';
 import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
 import type { TableSpec } from '../load/table-spec.js';
 import type { Day } from '../plan/days.js';
@@ -106,7 +107,7 @@ const BATCH = 2000;
 
 /**
  * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each selected
- * customer once (`jobs.<job>.postings.customers`), keeps the postings dated in the span and files each under
+ * customer once (`jobs.<job>.postings.customers`: all, changed, or those named by webhook events), keeps the postings dated in the span and files each under
  * its window. Spans hold up to `postings.max_span_days` days, so a backfill asks each customer once per span.
  */
 export const loyaltyPostingsStream: StreamDefinition = {
@@ -115,7 +116,9 @@ export const loyaltyPostingsStream: StreamDefinition = {
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
     const days = new SpanDays(span, ctx.timezone);
-    const customers = selectCustomers(ctx.destination, ctx.jobConfig.postings.customers, span);
+    const selection = ctx.jobConfig.postings.customers;
+    const webhook = selection === 'webhook' ? await selectWebhookCustomers(ctx, 'loyalty_postings', span) : undefined;
+    const customers = webhook ? webhook.customers : selectCustomers(ctx.destination, selection === 'changed' ? 'changed' : 'all', span);
     const listings = pMapIterable(customers, (customer) => readCustomerPostings(ctx.api, customer, days, ctx.pageSize), { concurrency: ctx.concurrency });
     const buffer = new Map<Day, PostingRecord[]>();
     let buffered = 0;
@@ -138,7 +141,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (buffered >= BATCH) yield* flush();
     }
     yield* flush();
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, stoppedEarly, requests: ctx.api.counter.requests }, 'postings listed');
+    const events = webhook ? { eventsAfter: webhook.after ?? null, eventsThrough: webhook.through, customersUnreachable: webhook.unreachable() } : {};
+    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, selection, ...events, customersAsked: asked, stoppedEarly, requests: ctx.api.counter.requests }, 'postings listed');
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

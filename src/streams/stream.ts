@@ -1,5 +1,7 @@
 import type { JobConfig, StreamName } from '../config/config-schema.js';
 import type { Destination } from '../load/destination.js';
+import type { SpanCommitInfo } from '../load/destination.js';
+import type { SqlConnection } from '../load/sql-connection.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -19,6 +21,11 @@ export interface StreamContext {
   /** The warehouse, for streams that read what is already loaded (the customer list of postings). */
   destination: Destination;
   logger: Logger;
+  /**
+   * Registers work that must commit with the span: it runs inside the span's transaction, after the merges and
+   * the watermark (a stream's own bookmark). Absent where nothing commits a span.
+   */
+  onCommit?: (work: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>) => void;
 }
 
 /** Raw records of one window as they came from the source. */

@@ -26,3 +26,8 @@ export function tierFor(cumulativeCredit: number): LoyaltyTier {
 export function nextTier(tier: LoyaltyTier): LoyaltyTier | null {
   return LOYALTY_TIERS.find((t) => t.order === tier.order + 1) ?? null;
 }
+
+/** Points credited per unit of money paid in `tier`: 1 in the first tier, a quarter more per tier above it. */
+export function earnMultiplier(tier: LoyaltyTier): number {
+  return 1 + (tier.order - 1) * 0.25;
+}

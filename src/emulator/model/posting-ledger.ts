@@ -1,5 +1,6 @@
 import type { CustomerDirectory } from './customer-directory.js';
-import { tierFor } from './loyalty-tiers.js';
+import { earnMultiplier, tierFor } from './loyalty-tiers.js';
+import { POINT_VALUE } from './loyalty-summary.js';
 import { BRANDS } from './name-pools.js';
 import { type Random, Stream, randomFor, roundTo } from './random.js';
 import { formatPostingTime, isoUtc } from './zone-clock.js';
@@ -56,11 +57,11 @@ const HOMES = [
 ] as const;
 
 /** Posting `type` codes (meaning not given by the source; these are the emulator's). */
-const PURCHASE = 1;
-const REDEMPTION = 2;
-const BONUS = 3;
+export const POSTING_TYPE = { purchase: 1, redemption: 2, bonus: 3, rollback: 4 } as const;
+const PURCHASE = POSTING_TYPE.purchase;
+const REDEMPTION = POSTING_TYPE.redemption;
+const BONUS = POSTING_TYPE.bonus;
 
-const POINT_VALUE = 0.05;
 const CACHED_CUSTOMERS = 64;
 
 /**
@@ -116,7 +117,7 @@ export class PostingLedger {
       const redeem = balance >= 20 && random.chance(0.2);
       const bonus = !redeem && random.chance(0.1);
       const awardOn = redeem || bonus ? null : random.decimal(3, 250, 2);
-      const credit = redeem ? 0 : bonus ? random.pick([25, 50, 100]) : roundTo(awardOn! * (1 + (tier.order - 1) * 0.25), 2);
+      const credit = redeem ? 0 : bonus ? random.pick([25, 50, 100]) : roundTo(awardOn! * earnMultiplier(tier), 2);
       const debit = redeem ? random.decimal(10, Math.min(balance, 500), 2) : 0;
       earned = roundTo(earned + credit, 2);
       balance = roundTo(balance + credit - debit, 2);

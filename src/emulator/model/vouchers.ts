@@ -21,3 +21,22 @@ export function vouchersOf(seed: number, i: number, fromMs: number): Array<Recor
     };
   });
 }
+
+/**
+ * The voucher a customer with written loyalty activity holds on top of the seeded ones: the redeemable
+ * part of their balance as money, expiring with their points, enabled while it is worth something.
+ */
+export function pointsVoucher(customerId: string, redeemableValue: number, expires: string): Record<string, unknown> {
+  return {
+    title: 'Loyalty points',
+    icon: 'https://cdn.example.com/vouchers/points.png',
+    code: `P${customerId.slice(1)}`,
+    value: redeemableValue,
+    valueType: 'fixed',
+    expires,
+    enabled: redeemableValue > 0,
+    status: 'active',
+    redeemed: null,
+    redeemedBranch: null,
+  };
+}

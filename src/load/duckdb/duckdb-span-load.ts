@@ -91,6 +91,7 @@ export class DuckDbSpanLoad implements SpanLoad {
           tables: r.tables,
           extracted,
           requests,
+          onCommit: r.onCommit,
         }),
       ),
     );

@@ -87,6 +87,7 @@ export class PostgresSpanLoad implements SpanLoad {
         tables: r.tables,
         extracted,
         requests,
+        onCommit: r.onCommit,
       });
     });
   }

@@ -1,6 +1,7 @@
 import type { CustomerVersion } from '../../model/customer-directory.js';
-import { loyaltySummary } from '../../model/loyalty-summary.js';
-import { vouchersOf } from '../../model/vouchers.js';
+import { POINT_VALUE, loyaltyState, loyaltySummary, redeemablePoints } from '../../model/loyalty-summary.js';
+import { roundTo } from '../../model/random.js';
+import { pointsVoucher, vouchersOf } from '../../model/vouchers.js';
 import { formatUtcWall } from '../../model/zone-clock.js';
 import { identityParams, intParam } from '../query-params.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
@@ -10,7 +11,7 @@ import type { RouteContext } from './route-context.js';
 
 /** Endpoints 2, 3 and 9: customer search, lookup (with loyalty) and vouchers. */
 export function customerRoutes(context: RouteContext): Route[] {
-  const { data } = context;
+  const { data, activity } = context;
   return [
     { method: 'GET', path: '/accounts/search', handle: (request) => search(context, request) },
     {
@@ -25,7 +26,7 @@ export function customerRoutes(context: RouteContext): Route[] {
         }
         const customer = data.findCustomer(phone, email);
         if (customer < 0) throw SourceError.dataNotFound();
-        const version = data.directory.latest(customer);
+        const version = activity.latest(customer);
         const profile = {
           // The source's sample shows the phone as a JSON number here (and only here).
           phone: version.phone === null ? null : Number(version.phone),
@@ -41,7 +42,7 @@ export function customerRoutes(context: RouteContext): Route[] {
           nationality: version.nationality,
           businessFields: Object.fromEntries(version.customFields),
         };
-        const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(data.postings.postingsOf(customer)) } : { profile };
+        const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(activity.postingsOf(customer)) } : { profile };
         return json(200, body);
       },
     },
@@ -52,15 +53,22 @@ export function customerRoutes(context: RouteContext): Route[] {
         const { phone, email } = identityParams(request.query);
         if (!phone && !email) throw SourceError.atLeastOneRequired('phone, email');
         const customer = data.findCustomer(phone, email);
+        if (customer < 0) return json(200, []);
         const fromMs = data.calendar.dayStart(data.calendar.dayCount);
-        return json(200, customer < 0 ? [] : vouchersOf(data.options.seed, customer, fromMs));
+        const vouchers = vouchersOf(data.options.seed, customer, fromMs);
+        if (activity.hasPostings(customer)) {
+          const state = loyaltyState(activity.postingsOf(customer));
+          const value = roundTo(redeemablePoints(state.balance) * POINT_VALUE, 4);
+          vouchers.push(pointsVoucher(data.directory.customerId(customer), value, formatUtcWall(state.expiresMs).slice(0, 10)));
+        }
+        return json(200, vouchers);
       },
     },
   ];
 }
 
 /** Partial, case-insensitive matching on first, last, phone and e-mail; scans customers in index order. */
-function search({ data }: RouteContext, request: EmulatorRequest) {
+function search({ data, activity }: RouteContext, request: EmulatorRequest) {
   const { query } = request;
   const fieldsParam = query.get('businessFieldsRequired');
   if (fieldsParam === null) throw SourceError.badRequest('businessFieldsRequired is required');
@@ -78,13 +86,13 @@ function search({ data }: RouteContext, request: EmulatorRequest) {
   } else {
     totalCount = 0;
     for (let i = 0; i < data.directory.size; i++) {
-      const base = data.directory.base(i);
+      const base = activity.hasProfileChanges(i) ? activity.latest(i) : data.directory.base(i);
       if (!filters.every(([name, value]) => base[name]?.toLowerCase().includes(value))) continue;
       if (totalCount >= from && totalCount < from + size) hits.push(i);
       totalCount++;
     }
   }
-  const records = hits.map((i) => searchRecord(data.directory.latest(i), wanted));
+  const records = hits.map((i) => searchRecord(activity.latest(i), wanted));
   return json(200, { pageNumber: page, pageSize: size, totalCount, data: records });
 }
 

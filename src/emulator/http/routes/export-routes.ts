@@ -12,8 +12,9 @@ export function exportRoutes(context: RouteContext): Route[] {
     const { data } = context;
     const { start, end, page, size } = windowPageParams(request.query, data.options.maxPageSize);
     const days = data.calendar.span(start, end);
-    const source = stream === 'accounts' ? data.accounts : data.surveys;
-    const window: ExportWindow<unknown> = days ? source.window(days.first, days.last) : EMPTY_WINDOW;
+    // Accounts include what clients modified (the activity overlay); surveys are only ever seeded.
+    const window: ExportWindow<unknown> =
+      stream === 'accounts' ? context.activity.accountsWindow(start, end) : days ? data.surveys.window(days.first, days.last) : EMPTY_WINDOW;
     let view: ExportPageView = {
       totalCount: window.totalCount,
       records: (from, to) => Array.from({ length: to - from }, (_, n) => window.served(from + n)),

@@ -17,7 +17,7 @@ export function postingRoutes(context: RouteContext): Route[] {
         const pageSize = intParam(request.query, 'pageSize', 1, data.options.maxPageSize);
         const pageNumber = intParam(request.query, 'pageNumber', 1);
         const customer = data.findCustomer(phone, email);
-        const postings = customer < 0 ? [] : data.postings.postingsOf(customer);
+        const postings = customer < 0 ? [] : context.activity.postingsOf(customer);
         if (postings.length === 0) throw SourceError.dataNotFound();
         const newestFirst = data.options.postingsOrder === 'newest-first';
         const from = (pageNumber - 1) * pageSize;

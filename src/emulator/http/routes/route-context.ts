@@ -1,5 +1,7 @@
 import type { GroundTruth } from '../../ground-truth.js';
+import type { ActivityOverlay } from '../../model/activity-overlay.js';
 import type { SourceData } from '../../model/source-data.js';
+import type { WebhookDispatcher } from '../../webhook/webhook-dispatcher.js';
 import type { DataViewHook } from '../export-page-view.js';
 import type { RequestStats } from '../request-stats.js';
 
@@ -9,4 +11,10 @@ export interface RouteContext {
   truth: GroundTruth;
   stats: RequestStats;
   dataView: DataViewHook | null;
+  /** What clients wrote, on top of `data`. */
+  activity: ActivityOverlay;
+  /** Calls the loyalty webhook's subscribers. */
+  webhooks: WebhookDispatcher;
+  /** The emulator's clock (ms): the time of every write. */
+  now: () => number;
 }

@@ -1,26 +1,156 @@
+import { DateTime } from 'luxon';
+import type { ProfileEdit } from '../../model/activity-overlay.js';
+import { type SaleChannel, pointsWorth, reversalPostings, salePostings } from '../../model/earn-rule.js';
+import { loyaltyState } from '../../model/loyalty-summary.js';
+import { loyaltyUpdatedBody } from '../../webhook/loyalty-updated-body.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
-import { type Body, checkShapes, checkTransaction, requireFields, valueAt } from '../write-validation.js';
+import {
+  type Body,
+  ECOMMERCE,
+  IDENTITY,
+  type Members,
+  checkBody,
+  checkTransactionRules,
+  isObject,
+  list,
+  object,
+  optional,
+  required,
+  transactionMembers,
+} from '../write-validation.js';
+import type { RouteContext } from './route-context.js';
 
 const SUCCESS = { status: 'success' };
 
+const MODIFY: Members = {
+  accountId: optional('string'),
+  phone: optional('string'),
+  email: optional('string'),
+  first: optional('nullableString'),
+  last: optional('nullableString'),
+  gender: optional('nullableString'),
+  birthdate: optional('day'),
+  nationality: optional('nullableString'),
+  city: optional('nullableString'),
+  country: optional('nullableString'),
+  language: optional('nullableString'),
+  businessFields: optional('textMap'),
+};
+const EDITABLE = ['first', 'last', 'gender', 'birthdate', 'nationality', 'city', 'country', 'language'] as const;
+
+const APPOINTMENT: Members = {
+  account: object(IDENTITY, true),
+  referenceNumber: required('string'),
+  generated: optional('time'),
+  start: required('time'),
+  end: required('time'),
+  operatorId: optional('string'),
+  operatorName: optional('string'),
+  deviceId: optional('string'),
+  deviceName: optional('string'),
+  status: required('number'),
+  receipt: optional('string'),
+  items: list(
+    {
+      sku: required('string'),
+      name: required('string'),
+      price: required('number'),
+      duration: required('number'),
+      consultantId: optional('string'),
+      consultantName: optional('string'),
+      consultantType: optional('string'),
+    },
+    true,
+  ),
+};
+
+const PAGE_VIEW: Members = {
+  customer: object(IDENTITY),
+  items: list(
+    {
+      type: required('string'),
+      sku: required('string'),
+      qty: required('string'),
+      name: required('string'),
+      currency: optional('string'),
+      unitPrice: optional('string'),
+    },
+    true,
+  ),
+  ecommerce: ECOMMERCE,
+};
+
 /**
- * Endpoints 4, 6, 7, 8, 14 and 15. Writes are validated like the source validates them and then
- * acknowledged, but never applied: the dataset stays a pure function of the seed. The only state kept
- * is the set of submitted receipts, so submitting one twice answers 1004.
+ * Endpoints 4, 6, 7, 8, 14 and 15. A body is checked in this order: required members (1002), types and
+ * shapes (1006), the totals rules (1006), then against what was written before (1004, and 1006 for a
+ * rollback of an unknown receipt or a redemption beyond the balance). An accepted write is applied to the
+ * activity overlay at the emulator's clock; a change of points calls the loyalty webhook.
  */
-export function writeRoutes(): Route[] {
-  const receipts = new Set<string>();
+export function writeRoutes(context: RouteContext): Route[] {
+  const { data, activity } = context;
+
+  /** Customer index named by an identity block (phone first, then e-mail), or -1. */
+  const customerOf = (identity: unknown): number => {
+    if (!isObject(identity)) return -1;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    return data.findCustomer(text(identity.phone), text(identity.email));
+  };
+
+  /** A source time (`YYYY-MM-DD HH:MM:SS`) as an instant: local time in the business's zone. */
+  const instantOf = (time: string): number => DateTime.fromFormat(time, 'yyyy-MM-dd HH:mm:ss', { zone: data.options.timezone }).toMillis();
+
+  const notify = (customer: number, source: string): void => {
+    context.webhooks.notify(loyaltyUpdatedBody(activity.latest(customer), activity.postingsOf(customer), source));
+  };
+
+  const sale = (body: Body, identity: 'account' | 'customer', channel: SaleChannel) => {
+    const receipt = body.receipt as string;
+    if (activity.sales.has(receipt)) throw SourceError.notUnique('receipt');
+    const customer = customerOf(body[identity]);
+    const redeemed = body.redeemed as number;
+    if (redeemed > 0 && (customer < 0 || pointsWorth(redeemed) > loyaltyState(activity.postingsOf(customer)).balance)) {
+      throw SourceError.invalidFields('redeemed');
+    }
+    const booked =
+      customer < 0
+        ? []
+        : salePostings(activity.postingsOf(customer), {
+            receipt,
+            channel,
+            paid: body.paid as number,
+            redeemed,
+            txnMs: instantOf(body.closeTime as string),
+            postedMs: context.now(),
+            deviceName: typeof body.deviceName === 'string' && body.deviceName !== '' ? body.deviceName : null,
+          });
+    activity.sales.set(receipt, { receipt, channel, customer, booked, rolledBack: false });
+    if (booked.length > 0) {
+      activity.book(customer, booked);
+      notify(customer, channel === 'store' ? 'POS' : 'ECOMMERCE');
+    }
+    return json(200, SUCCESS);
+  };
+
   return [
     {
       method: 'PUT',
       path: '/accounts/update',
       handle: async (request) => {
         const body = await jsonBody(request);
-        const phone = request.query.get('phone') || valueAt(body, 'phone');
-        if (!phone && !valueAt(body, 'email')) throw SourceError.atLeastOneRequired('phone, email');
-        checkShapes(body, { birthdate: 'day' });
+        const phone = request.query.get('phone') || (typeof body.phone === 'string' ? body.phone : '');
+        const email = request.query.get('email') || (typeof body.email === 'string' ? body.email : '');
+        if (!phone && !email) throw SourceError.atLeastOneRequired('phone, email');
+        checkBody(body, MODIFY);
+        const customer = data.findCustomer(phone || null, email || null);
+        if (customer < 0) throw SourceError.dataNotFound();
+        // Identifiers find the customer and never change; one that belongs to someone else is a conflict.
+        const id = data.directory.customerId(customer);
+        if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id) throw SourceError.notUnique('accountId');
+        const byEmail = email ? data.directory.findByEmail(email) : -1;
+        if (byEmail >= 0 && byEmail !== customer) throw SourceError.notUnique('email');
+        activity.modify(customer, profileEdit(body), context.now());
         return json(200, SUCCESS);
       },
     },
@@ -29,18 +159,27 @@ export function writeRoutes(): Route[] {
       path: '/accounts/transactions/submit',
       handle: async (request) => {
         const body = await jsonBody(request);
-        checkTransaction(body);
-        const receipt = String(body.receipt);
-        if (receipts.has(receipt)) throw SourceError.notUnique('receipt');
-        receipts.add(receipt);
-        return json(200, SUCCESS);
+        checkBody(body, transactionMembers('account'));
+        checkTransactionRules(body);
+        return sale(body, 'account', 'store');
       },
     },
     {
       method: 'POST',
       path: '/accounts/transactions/rollback',
       handle: async (request) => {
-        checkTransaction(await jsonBody(request));
+        const body = await jsonBody(request);
+        checkBody(body, transactionMembers('customer'));
+        checkTransactionRules(body);
+        const original = activity.sales.get(body.receipt as string);
+        if (!original) throw SourceError.invalidFields('receipt');
+        if (original.rolledBack) throw SourceError.notUnique('receipt');
+        original.rolledBack = true;
+        if (original.customer >= 0 && original.booked.length > 0) {
+          const history = activity.postingsOf(original.customer);
+          activity.book(original.customer, reversalPostings(history, original.booked, instantOf(body.closeTime as string), context.now()));
+          notify(original.customer, 'ROLLBACK');
+        }
         return json(200, SUCCESS);
       },
     },
@@ -49,12 +188,15 @@ export function writeRoutes(): Route[] {
       path: '/accounts/appointments/submit',
       handle: async (request) => {
         const body = await jsonBody(request);
-        requireFields(body, ['account', 'referenceNumber', 'start', 'end', 'status', 'items']);
-        checkShapes(body, { start: 'time', end: 'time', generated: 'time', status: 'number' });
-        for (const item of asList(body.items)) {
-          requireFields(item, ['sku', 'name', 'price', 'duration']);
-          checkShapes(item, { price: 'number', duration: 'number' });
-        }
+        checkBody(body, APPOINTMENT);
+        const reference = body.referenceNumber as string;
+        const identity = body.account as Body;
+        const customer = customerOf(identity);
+        const owner = customer >= 0 ? data.directory.customerId(customer) : String(identity.phone || identity.email || '');
+        const now = context.now();
+        const existing = activity.appointments.get(reference);
+        if (existing && existing.owner !== owner) throw SourceError.notUnique('referenceNumber');
+        activity.appointments.set(reference, existing ? { ...existing, body, updatedMs: now, updates: existing.updates + 1 } : { referenceNumber: reference, owner, body, createdMs: now, updatedMs: now, updates: 0 });
         return json(200, SUCCESS);
       },
     },
@@ -63,9 +205,9 @@ export function writeRoutes(): Route[] {
       path: '/ecommactivity/purchase',
       handle: async (request) => {
         const body = await jsonBody(request);
-        requireFields(body, ['ecommerce.time']);
-        checkTransaction(body);
-        return json(200, SUCCESS);
+        checkBody(body, { ...transactionMembers('customer'), ecommerce: ECOMMERCE });
+        checkTransactionRules(body);
+        return sale(body, 'customer', 'online');
       },
     },
     {
@@ -73,15 +215,27 @@ export function writeRoutes(): Route[] {
       path: '/ecommactivity/pageview',
       handle: async (request) => {
         const body = await jsonBody(request);
-        requireFields(body, ['items', 'ecommerce.time']);
-        for (const item of asList(body.items)) {
-          requireFields(item, ['type', 'sku', 'qty', 'name']);
-          if (item.type !== 'Product' && item.type !== 'Service') throw SourceError.invalidFields('items.type');
-        }
+        checkBody(body, PAGE_VIEW);
+        const wrongType = (body.items as Body[]).flatMap((item, i) => (item.type === 'Product' || item.type === 'Service' ? [] : [`items[${i}].type`]));
+        if (wrongType.length > 0) throw SourceError.invalidFields(wrongType.join(', '));
+        activity.pageViews++;
         return json(200, SUCCESS);
       },
     },
   ];
+}
+
+/** The profile members a modify body sets: present ones only; "" and null clear a member. */
+function profileEdit(body: Body): ProfileEdit {
+  const edit: ProfileEdit = {};
+  for (const name of EDITABLE) {
+    if (body[name] === undefined) continue;
+    edit[name] = body[name] === '' ? null : (body[name] as string | null);
+  }
+  if (isObject(body.businessFields)) {
+    edit.businessFields = Object.fromEntries(Object.entries(body.businessFields).map(([k, v]) => [k, v === '' ? null : (v as string | null)]));
+  }
+  return edit;
 }
 
 async function jsonBody(request: EmulatorRequest): Promise<Body> {
@@ -91,11 +245,6 @@ async function jsonBody(request: EmulatorRequest): Promise<Body> {
   } catch {
     throw SourceError.badRequest('body must be JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw SourceError.badRequest('body must be a JSON object');
-  return body as Body;
-}
-
-function asList(value: unknown): Body[] {
-  if (!Array.isArray(value)) throw SourceError.invalidFields('items');
-  return value as Body[];
+  if (!isObject(body)) throw SourceError.badRequest('body must be a JSON object');
+  return body;
 }

@@ -1,0 +1,177 @@
+import { type TruthAccount, truthAccount } from './account-export.js';
+import { parseDay } from './calendar.js';
+import type { CustomerVersion } from './customer-directory.js';
+import { EMPTY_WINDOW, type ExportWindow } from './export-window.js';
+import { type Posting, type TruthPosting, truthPosting } from './posting-ledger.js';
+import type { SourceData } from './source-data.js';
+
+/** The profile members a modify (`PUT /accounts/update`) may change; identity (id, phone, e-mail) never changes. */
+export interface ProfileEdit {
+  first?: string | null;
+  last?: string | null;
+  birthdate?: string | null;
+  gender?: string | null;
+  nationality?: string | null;
+  city?: string | null;
+  country?: string | null;
+  language?: string | null;
+  /** Business fields to set; keys not named keep their value. */
+  businessFields?: Record<string, string | null>;
+}
+
+/** A transaction (6) or purchase (14) the source accepted, as a rollback finds it by its receipt. */
+export interface AcceptedSale {
+  receipt: string;
+  channel: 'store' | 'online';
+  /** Customer index, or -1 for a sale without a known customer (it earned nothing). */
+  customer: number;
+  /** The postings it booked. */
+  booked: Posting[];
+  rolledBack: boolean;
+}
+
+/** An appointment as last submitted (8). */
+export interface StoredAppointment {
+  referenceNumber: string;
+  /** Who it belongs to: `C…` for a known customer, else the phone or e-mail given, else "". */
+  owner: string;
+  body: Record<string, unknown>;
+  createdMs: number;
+  updatedMs: number;
+  /** Submissions after the first. */
+  updates: number;
+}
+
+/**
+ * What clients wrote, on top of the seeded data: profile changes and loyalty postings per customer. The
+ * seeded data stays a pure function of the seed; every read that must reflect writes (postings, lookups,
+ * vouchers, the accounts export, the ground truth) asks this overlay, which answers with the seeded data
+ * alone for a customer nobody wrote about.
+ */
+export class ActivityOverlay {
+  private readonly postings = new Map<number, Posting[]>();
+  private readonly versions = new Map<number, CustomerVersion[]>();
+  /** Every profile change written, in the order written. */
+  private readonly changes: CustomerVersion[] = [];
+  private readonly windows = new Map<string, ExportWindow<TruthAccount>>();
+  /** Accepted transactions and purchases by receipt: one namespace, a receipt names one sale. */
+  readonly sales = new Map<string, AcceptedSale>();
+  /** Appointments by reference number. */
+  readonly appointments = new Map<string, StoredAppointment>();
+  /** Product views received (they change nothing else). */
+  pageViews = 0;
+
+  constructor(readonly data: SourceData) {}
+
+  /** Customer `i`'s postings, oldest first: the seeded ones and the written ones, merged by posting time. */
+  postingsOf(i: number): readonly Posting[] {
+    const seeded = this.data.postings.postingsOf(i);
+    const written = this.postings.get(i);
+    if (!written) return seeded;
+    const merged: Posting[] = [];
+    let s = 0;
+    for (const posting of written) {
+      while (s < seeded.length && seeded[s]!.postedMs <= posting.postedMs) merged.push(seeded[s++]!);
+      merged.push(posting);
+    }
+    while (s < seeded.length) merged.push(seeded[s++]!);
+    return merged;
+  }
+
+  /** Whether anything was booked on customer `i`'s points. */
+  hasPostings(i: number): boolean {
+    return this.postings.has(i);
+  }
+
+  /** Books postings on customer `i` (in order, each no earlier than the last one booked). */
+  book(i: number, postings: readonly Posting[]): void {
+    if (postings.length === 0) return;
+    const list = this.postings.get(i) ?? [];
+    for (const posting of postings) {
+      // Written postings of a customer stay in posting-time order even if a test clock goes backwards.
+      const last = list.at(-1);
+      list.push(last && last.postedMs > posting.postedMs ? { ...posting, postedMs: last.postedMs } : posting);
+    }
+    this.postings.set(i, list);
+  }
+
+  /** Customer `i` as of its last change, written or seeded. */
+  latest(i: number): CustomerVersion {
+    return this.versions.get(i)?.at(-1) ?? this.data.directory.latest(i);
+  }
+
+  /** Whether customer `i`'s profile was modified by a client. */
+  hasProfileChanges(i: number): boolean {
+    return this.versions.has(i);
+  }
+
+  /**
+   * Applies a modify at instant `ms` on top of the customer's latest version and returns the new version.
+   * Its version number continues after the seeded ones, so it renders with a draw of its own.
+   */
+  modify(i: number, edit: ProfileEdit, ms: number): CustomerVersion {
+    const previous = this.latest(i);
+    const fields = new Map(previous.customFields);
+    for (const [name, value] of Object.entries(edit.businessFields ?? {})) fields.set(name, value);
+    const { businessFields: _, ...members } = edit;
+    const version: CustomerVersion = { ...previous, ...members, version: previous.version + 1, profileSetMs: ms, customFields: [...fields] };
+    const list = this.versions.get(i) ?? [];
+    list.push(version);
+    this.versions.set(i, list);
+    this.changes.push(version);
+    this.windows.clear();
+    return version;
+  }
+
+  /**
+   * The accounts export of the inclusive days [start, end]: the seeded window, except that a customer
+   * modified by a client in those days is served once, as of its last written change there, after the
+   * seeded records. Days outside the seeded range hold only written changes.
+   */
+  accountsWindow(start: string, end: string): ExportWindow<TruthAccount> {
+    const days = this.data.calendar.span(start, end);
+    const seeded: ExportWindow<TruthAccount> = days ? this.data.accounts.window(days.first, days.last) : EMPTY_WINDOW;
+    const [fromMs, toMs] = this.instants(start, end);
+    const lastOf = new Map<number, CustomerVersion>();
+    for (const version of this.changes) if (version.profileSetMs >= fromMs && version.profileSetMs < toMs) lastOf.set(version.index, version);
+    if (lastOf.size === 0) return seeded;
+    const key = `${start}:${end}`;
+    const cached = this.windows.get(key);
+    if (cached) return cached;
+    const written = [...lastOf.values()].sort((a, b) => a.profileSetMs - b.profileSetMs);
+    const replaced = new Set(written.map((v) => v.customerId));
+    const kept: number[] = [];
+    for (let p = 0; p < seeded.totalCount; p++) {
+      const record = seeded.served(p) as { customerId?: unknown } | null;
+      if (!(record && typeof record === 'object' && replaced.has(record.customerId as string))) kept.push(p);
+    }
+    const window: ExportWindow<TruthAccount> = {
+      totalCount: kept.length + written.length,
+      served: (p) => (p < kept.length ? seeded.served(kept[p]!) : this.data.accounts.render(written[p - kept.length]!)),
+      canonical: (p) => (p < kept.length ? seeded.canonical(kept[p]!) : { rows: [truthAccount(written[p - kept.length]!)] }),
+    };
+    this.windows.set(key, window);
+    return window;
+  }
+
+  /** Written postings whose posting time falls on one of the inclusive days [start, end], as truth rows. */
+  *writtenPostings(start: string, end: string): Generator<TruthPosting> {
+    const [fromMs, toMs] = this.instants(start, end);
+    for (const [i, list] of [...this.postings].sort(([a], [b]) => a - b)) {
+      const customerId = this.data.directory.customerId(i);
+      for (const posting of list) if (posting.postedMs >= fromMs && posting.postedMs < toMs) yield truthPosting(customerId, posting);
+    }
+  }
+
+  /** The instants bounding the inclusive days [start, end] in the source's zone: [from, to). */
+  private instants(start: string, end: string): [number, number] {
+    const dayStart = (day: number) => {
+      const date = new Date(day * 86_400_000);
+      return this.data.calendar.clock.startOfDay(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate());
+    };
+    const first = parseDay(start);
+    const last = parseDay(end);
+    if (first === null || last === null) throw new RangeError(`not a day range: ${start}..${end}`);
+    return [dayStart(first), dayStart(last + 1)];
+  }
+}

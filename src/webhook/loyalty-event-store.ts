@@ -1,0 +1,117 @@
+import type { DestinationConfig } from '../config/config-schema.js';
+import type { Destination } from '../load/destination.js';
+import { Mutex } from '../load/mutex.js';
+import { openDestination } from '../load/open-destination.js';
+import type { SqlConnection } from '../load/sql-connection.js';
+import type { LoyaltyEvent } from './loyalty-event.js';
+
+/** What storing an event did: a new row, or nothing because the same event is already stored. */
+export type SaveOutcome = 'stored' | 'duplicate';
+
+/** Where the receiver puts events. `save` resolves only once the event is committed. */
+export interface EventStore {
+  save(event: LoyaltyEvent): Promise<SaveOutcome>;
+  close(): Promise<void>;
+}
+
+/**
+ * Inserts one event in its own transaction, numbered after every event stored before it, unless an event with
+ * the same key is already there. With `exclusive` (a warehouse several processes write) the table is locked
+ * first, so numbers follow commit order across processes and the "since" bookmark of the postings selection
+ * never skips an event committed late.
+ */
+export async function insertLoyaltyEvent(conn: SqlConnection, event: LoyaltyEvent, stamp: { runId: string; now: () => Date; exclusive: boolean }): Promise<SaveOutcome> {
+  const table = `${conn.schemaSql}.loyalty_events`;
+  return conn.transaction(async () => {
+    if (stamp.exclusive) await conn.run(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
+    const existing = await conn.all(`SELECT 1 AS found FROM ${table} WHERE event_key = $1`, [event.event_key]);
+    if (existing.length > 0) return 'duplicate';
+    const receivedAt = stamp.now().toISOString();
+    await conn.run(
+      `INSERT INTO ${table} (event_key, seq, received_at, event_trigger, origin_source, country_iso, customer_id, phone, tier_name, tier_order, points, cumulative_credit, point_expiry, payload, _run_id, _loaded_at)
+       SELECT $1, COALESCE(MAX(seq), 0) + 1, CAST($2 AS TIMESTAMPTZ), $3, $4, $5, $6, $7, $8, CAST($9 AS INTEGER), CAST($10 AS DECIMAL(18,4)), CAST($11 AS DECIMAL(18,4)),
+              CAST($12 AS TIMESTAMPTZ), CAST($13 AS JSON), $14, CAST($2 AS TIMESTAMPTZ)
+         FROM ${table}`,
+      [
+        event.event_key,
+        receivedAt,
+        event.event_trigger,
+        event.origin_source,
+        event.country_iso,
+        event.customer_id,
+        event.phone,
+        event.tier_name,
+        event.tier_order,
+        event.points,
+        event.cumulative_credit,
+        event.point_expiry,
+        event.payload,
+        stamp.runId,
+      ],
+    );
+    return 'stored';
+  });
+}
+
+/**
+ * Stores events in the configured warehouse, one at a time. PostgreSQL stays open. A DuckDB file belongs to one
+ * process, so it is opened when an event arrives and released after `idleReleaseMs` without one, letting
+ * `loyalty-etl run` open it in between; while another process holds it, `save` fails (the receiver answers 503
+ * and the sender retries).
+ */
+export class WarehouseEventStore implements EventStore {
+  private destination: Destination | null = null;
+  private releaseTimer: NodeJS.Timeout | null = null;
+  private readonly turns = new Mutex();
+
+  constructor(
+    private readonly config: DestinationConfig,
+    private readonly options: { runId: string; now?: () => Date; idleReleaseMs?: number; open?: (config: DestinationConfig) => Promise<Destination> },
+  ) {}
+
+  /** Opens the warehouse once (creating or upgrading its tables) and says which it is; fails like `save` would. */
+  check(): Promise<string> {
+    return this.turns.run(async () => {
+      const destination = await this.acquire();
+      this.scheduleRelease();
+      return destination.describe();
+    });
+  }
+
+  save(event: LoyaltyEvent): Promise<SaveOutcome> {
+    return this.turns.run(async () => {
+      const destination = await this.acquire();
+      try {
+        return await destination.withConnection((conn) =>
+          insertLoyaltyEvent(conn, event, { runId: this.options.runId, now: this.options.now ?? (() => new Date()), exclusive: destination.capabilities.multiProcess }),
+        );
+      } finally {
+        this.scheduleRelease();
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.turns.run(() => this.release());
+  }
+
+  private async acquire(): Promise<Destination> {
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.releaseTimer = null;
+    this.destination ??= await (this.options.open ?? openDestination)(this.config);
+    return this.destination;
+  }
+
+  private scheduleRelease(): void {
+    if (!this.destination || this.destination.capabilities.multiProcess) return;
+    this.releaseTimer = setTimeout(() => void this.turns.run(() => this.release()), this.options.idleReleaseMs ?? 1000);
+  }
+
+  private async release(): Promise<void> {
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.releaseTimer = null;
+    const destination = this.destination;
+    this.destination = null;
+    await destination?.close();
+  }
+}
