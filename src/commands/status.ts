@@ -1,6 +1,7 @@
 import { lastClosedDay } from '../plan/days.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { table } from './table.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
@@ -28,10 +29,4 @@ export function formatStatus(status: JobStatus): string {
     status.runs.map((r) => [r.startedAt.slice(0, 19), r.command, r.status, r.durationSeconds ?? '-', r.windows, r.rowsLoaded, r.rowsRejected, r.requests ?? '-', (r.error ?? '').slice(0, 80)]),
   ));
   return `${lines.join('\n')}\n`;
-}
-
-function table(header: string[], rows: Array<Array<string | number>>): string {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }

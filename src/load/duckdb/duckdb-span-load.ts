@@ -91,6 +91,8 @@ export class DuckDbSpanLoad implements SpanLoad {
           tables: r.tables,
           extracted,
           requests,
+          claimedBy: r.claimedBy,
+          backfillId: r.backfillId,
         }),
       ),
     );

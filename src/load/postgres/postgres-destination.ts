@@ -113,6 +113,10 @@ export class PostgresDestination implements Destination {
     }
   }
 
+  ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.withConnection((conn) => conn.transaction(() => fn(conn)));
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -87,6 +87,8 @@ export class PostgresSpanLoad implements SpanLoad {
         tables: r.tables,
         extracted,
         requests,
+        claimedBy: r.claimedBy,
+        backfillId: r.backfillId,
       });
     });
   }
