@@ -166,11 +166,16 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       const queue = await queueOf(name, stream);
       if (!queue) continue;
       result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
+      let waitLogged = false;
       const lane = async () => {
         for (let waits = 0; ; ) {
           const next = await queue.next();
           if (next === undefined) return;
           if (next === 'wait') {
+            if (!waitLogged) {
+              waitLogged = true;
+              log.info({ stream: name }, 'the windows left are held by other workers; waiting for them to finish, or to die and free them');
+            }
             await sleep(Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(waits++, 5)));
             await reapNow();
             continue;
