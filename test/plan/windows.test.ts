@@ -63,5 +63,8 @@ describe('the end of a run', () => {
     ]);
     // watermark 2024-01-16, look-back 3: from 2024-01-14, which lies in the window of 2024-01-10
     expect(planIncrementalWindows(weekly, '2024-01-16', '2024-01-23').map((w) => w.start)).toEqual(['2024-01-10', '2024-01-17']);
+    // up to date in the middle of a window: nothing to read again until a day closes
+    expect(planIncrementalWindows({ ...weekly, lookback_days: 0 }, '2024-01-20', '2024-01-20')).toEqual([]);
+    expect(planIncrementalWindows({ ...weekly, lookback_days: 0 }, '2024-01-20', '2024-01-21')).toEqual([{ start: '2024-01-17', end: '2024-01-21' }]);
   });
 });
