@@ -57,10 +57,12 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
     for (const [stream, day] of Object.entries(victims)) expect(table.find((l) => l.startsWith(stream)), stream).toMatch(new RegExp(`^${stream}\\s+${day}\\s.*1 missing$`));
     expect(gaps.out).toMatch(/3 with gaps/);
 
-    // the same through the command line: exit 4 and one line on stderr
-    const cli = await runCli(['verify', '--config', file, '--from', FROM, '--to', TO, '--stream', 'surveys']);
-    expect(cli.code).toBe(4);
-    expect(cli.stderr.trim().split('\n').filter((l) => l.startsWith('loyalty-etl: '))).toEqual([expect.stringMatching(/^loyalty-etl: verify: 1 window\(s\) with gaps; first: surveys /)]);
+    if (target.name === 'postgres') {
+      // the same through the command line (the exit code does not depend on the warehouse): exit 4, one line on stderr
+      const cli = await runCli(['verify', '--config', file, '--from', FROM, '--to', TO, '--stream', 'surveys']);
+      expect(cli.code).toBe(4);
+      expect(cli.stderr.trim().split('\n').filter((l) => l.startsWith('loyalty-etl: '))).toEqual([expect.stringMatching(/^loyalty-etl: verify: 1 window\(s\) with gaps; first: surveys /)]);
+    }
 
     // re-running one bad night is a one-day backfill
     for (const day of new Set(Object.values(victims))) await backfillCommand({ config: file, from: day, to: day });
