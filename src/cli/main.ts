@@ -11,6 +11,8 @@ import { emulatorCommand } from '../commands/emulator.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
 import { webhookCommand } from '../commands/webhook.js';
+import { verifyCommand } from '../commands/verify.js';
+import { JobBusyError } from '../state/runs.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 
 /** The `loyalty-etl` command line. */
@@ -29,8 +31,15 @@ export function buildProgram(): Command {
     .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
     .requiredOption('--to <day>', 'last day (YYYY-MM-DD)')
     .option('--stream <name>', 'only this stream')
-    .option('--concurrency <n>', 'windows at once (default: source.concurrency)')
+    .option('--concurrency <n>', 'spans at once (default: source.concurrency)')
+    .option('--restart', 'start the range afresh instead of resuming or joining the open backfill of the same range')
     .action(backfillCommand);
+  common(program.command('verify').description("compare the warehouse with the source's counts per window; exit 4 on gaps"))
+    .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
+    .requiredOption('--to <day>', 'last day (YYYY-MM-DD)')
+    .option('--stream <name>', 'only this stream')
+    .option('--json', 'machine-readable output')
+    .action(verifyCommand);
   common(program.command('status').description('per stream: watermark, lag, windows, rejects; the last runs'))
     .option('--json', 'machine-readable output')
     .action(statusCommand);
@@ -79,6 +88,7 @@ function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
+  if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
   if (error instanceof SourceError) return [ExitCode.windowsFailed, `source: ${error.message}`];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }

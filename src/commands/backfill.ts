@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { STREAM_NAMES, isoDay, type StreamName } from '../config/config-schema.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { runJob } from '../pipeline/run-job.js';
 import { planRange } from '../plan/plan-windows.js';
-import type { Window } from '../plan/windows.js';
-import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { finishBackfill, openBackfill } from '../state/backfills.js';
+import { backfillWindowCounts } from '../state/window-claims.js';
+import { STREAM_ORDER } from '../streams/registry.js';
+import { createProgress } from './backfill-progress.js';
+import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { failOnFailedWindows, summarizeRun } from './report.js';
 
 export interface BackfillOptions extends CommonOptions {
@@ -11,11 +15,19 @@ export interface BackfillOptions extends CommonOptions {
   to: string;
   stream?: string;
   concurrency?: string;
+  /** Start the range afresh instead of resuming (or joining) the open backfill of the same range. */
+  restart?: boolean;
 }
+
+/** How often the progress display re-reads what other workers of the backfill have finished. */
+const SYNC_EVERY_MS = 2000;
 
 /**
  * `loyalty-etl backfill --from D --to D`: re-extracts a historical range in windows of the job's length, up to
- * N windows at once. Watermarks only ever move forward, where done windows join them without a gap.
+ * N spans at once, each window claimed in `_etl_windows` before it is extracted and recorded there when it
+ * commits. The same command again — after a kill, or on other machines at the same time — joins the open
+ * backfill of that range and does only the windows not yet done for it; `--restart` starts afresh.
+ * Watermarks only ever move forward, where done windows join them without a gap.
  */
 export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
@@ -25,16 +37,83 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   if (options.from > options.to) throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  let streams: StreamName[] = jobConfig.streams;
+  let streams: StreamName[] = STREAM_ORDER.filter((s) => jobConfig.streams.includes(s));
   if (options.stream !== undefined) {
     if (!(STREAM_NAMES as readonly string[]).includes(options.stream)) throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
     streams = [options.stream as StreamName];
   }
-  const windows = new Map<StreamName, Window[]>(streams.map((s) => [s, planRange(jobConfig, options.from, options.to)]));
-  const logger = commandLogger();
+  const lease = leaseSeconds();
+  const windows = planRange(jobConfig, options.from, options.to);
+  if (windows.length === 0) {
+    process.stdout.write(`nothing to backfill: ${options.to} is before the job's first day ${jobConfig.first_day}\n`);
+    return;
+  }
+  const onTerminal = process.stderr.isTTY === true;
+  // On a terminal the bar is the display; JSON lines below warnings would only scroll it away.
+  const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const api = createApi(config, logger);
-  const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}`;
-  const result = await usingDestination(config, (destination) => runJob({ config, job, command, windows, concurrency, api, destination, logger }));
-  process.stdout.write(`${summarizeRun(result)}\n`);
+  const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
+  const runId = randomUUID();
+
+  const { result, summary } = await usingDestination(config, async (destination) => {
+    const backfill = await destination.ledgerTransaction((conn) =>
+      openBackfill(conn, { job, streams, windows, grid: `${jobConfig.window_days}d@${jobConfig.first_day}`, restart: options.restart === true, runId }),
+    );
+    const scope = { job, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams };
+    const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
+    const before = await counts();
+    logger.info(
+      { job, backfillId: backfill.backfillId, streams, from: options.from, to: options.to, windowsTotal: before.total, windowsDone: before.done, windowsHeld: before.held },
+      backfill.created ? 'backfill started' : 'backfill joined: only windows not yet done for it are loaded',
+    );
+    const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
+    let done = before.done;
+    let records = 0;
+    let syncedAt = Date.now();
+    let syncing = false;
+    const result = await runJob({
+      config,
+      job,
+      command,
+      runId,
+      work: { kind: 'backfill', backfill },
+      concurrency,
+      leaseSeconds: lease,
+      api,
+      destination,
+      logger,
+      // one worker of a shared backfill refreshes the reference data, not every one
+      refreshReferenceData: backfill.created,
+      onSpanDone: (_stream, spanCounts) => {
+        done += spanCounts.length;
+        records += spanCounts.reduce((n, c) => n + c.extracted, 0);
+        progress.update(done, records);
+        if (destination.capabilities.multiProcess && !syncing && Date.now() - syncedAt > SYNC_EVERY_MS) {
+          syncing = true;
+          void counts()
+            .then((c) => {
+              done = Math.max(done, c.done);
+              progress.update(done, records);
+            })
+            .catch(() => undefined)
+            .finally(() => {
+              syncing = false;
+              syncedAt = Date.now();
+            });
+        }
+      },
+    }).finally(() => progress.stop());
+    const after = await counts();
+    if (after.failed === 0 && after.open === 0) await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
+    const mine = result.loaded.length;
+    const summary =
+      `backfill ${backfill.backfillId} (${backfill.created ? 'started' : 'joined'}): ${after.done} of ${after.total} windows done` +
+      `${after.failed ? `, ${after.failed} failed` : ''}; ${mine} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
+    return { result, summary: { text: summary, failed: after.failed, backfillId: backfill.backfillId } };
+  });
+  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n`);
   failOnFailedWindows(result);
+  if (summary.failed > 0) {
+    throw new CommandError(`${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`, ExitCode.windowsFailed);
+  }
 }

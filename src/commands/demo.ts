@@ -32,7 +32,7 @@ export async function demoCommand(): Promise<void> {
       await destination.withConnection(async (conn) => {
         for (const stream of job.streams) windows.set(stream, planIncrementalWindows(job, await readWatermark(conn, 'demo', stream), DEMO.endDate));
       });
-      const result = await runJob({ config, job: 'demo', command: 'demo', windows, concurrency: 4, api, destination, logger });
+      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger });
       out();
       out(summarizeRun(result));
       failOnFailedWindows(result);

@@ -6,7 +6,7 @@ import { lastClosedDay } from '../plan/days.js';
 import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
-import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { failOnFailedWindows, summarizeRun } from './report.js';
 
 export interface RunOptions extends CommonOptions {
@@ -14,11 +14,16 @@ export interface RunOptions extends CommonOptions {
   until?: string;
 }
 
-/** `loyalty-etl run`: every stream of the job from its watermark, less the look-back, to the last closed day. */
+/**
+ * `loyalty-etl run`: every stream of the job from its watermark, less the look-back, to the last closed day in
+ * the source's zone; a job without a watermark starts at its first day. One run per job at a time: a second
+ * one while the first lives exits with code 3 (the run lock, `run:<job>` in `_etl_locks`).
+ */
 export async function runCommand(options: RunOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
+  const lease = leaseSeconds();
   const logger = commandLogger();
   const api = createApi(config, logger);
   const result = await usingDestination(config, async (destination) => {
@@ -26,7 +31,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
     await destination.withConnection(async (conn) => {
       for (const stream of jobConfig.streams) windows.set(stream, planIncrementalWindows(jobConfig, await readWatermark(conn, job, stream), through));
     });
-    return runJob({ config, job, command: 'run', windows, concurrency: config.source.concurrency, api, destination, logger });
+    return runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger });
   });
   process.stdout.write(`${summarizeRun(result)}\n`);
   failOnFailedWindows(result);

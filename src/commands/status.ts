@@ -1,12 +1,13 @@
 import { lastClosedDay } from '../plan/days.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { table } from './table.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
 }
 
-/** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; then the last runs. */
+/** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; the run lock, backfills, the last runs. */
 export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const status = await usingDestination(config, (destination) =>
@@ -19,19 +20,22 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
 export function formatStatus(status: JobStatus): string {
   const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`, ''];
   lines.push(table(
-    ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'rows loaded', 'rejects', 'requests'],
-    status.streams.map((s) => [s.stream, s.completeThrough ?? '-', s.lagDays ?? '-', s.windowsDone, s.windowsFailed, s.rowsLoaded, s.rejects, s.requests]),
+    ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'requests'],
+    status.streams.map((s) => [s.stream, s.completeThrough ?? '-', s.lagDays ?? '-', s.windowsDone, s.windowsFailed, s.windowsPending, s.rowsLoaded, s.rejects, s.requests]),
   ));
+  const lock = status.runLock;
+  lines.push('', lock ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}` : 'run lock: free');
+  if (status.backfills.length > 0) {
+    lines.push('', 'backfills');
+    lines.push(table(
+      ['backfill', 'range', 'streams', 'status', 'windows done', 'failed', 'workers', 'started'],
+      status.backfills.map((b) => [b.backfillId, `${b.from}..${b.to}`, b.streams.join(','), b.status, `${b.windowsDone}/${b.windowsTotal}`, b.windowsFailed, b.liveWorkers, b.startedAt.slice(0, 19)]),
+    ));
+  }
   lines.push('', 'last runs');
   lines.push(table(
     ['started', 'command', 'status', 'seconds', 'windows', 'rows', 'rejected', 'requests', 'error'],
     status.runs.map((r) => [r.startedAt.slice(0, 19), r.command, r.status, r.durationSeconds ?? '-', r.windows, r.rowsLoaded, r.rowsRejected, r.requests ?? '-', (r.error ?? '').slice(0, 80)]),
   ));
   return `${lines.join('\n')}\n`;
-}
-
-function table(header: string[], rows: Array<Array<string | number>>): string {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }

@@ -1,7 +1,7 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SpanCommitInfo } from './destination.js';
-import { advanceWatermark, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
@@ -26,14 +26,20 @@ export interface SpanCommit {
   requests: number;
   /** Runs last, in the same transaction (a stream's own bookmark). */
   onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
+  /** The run that claimed the windows; when set, the commit fails unless it still holds them. */
+  claimedBy?: string;
+  /** The backfill the windows were loaded for. */
+  backfillId?: string;
 }
 
 /**
  * Moves a span's staged rows into the warehouse and records it, all inside the caller's transaction:
- * new pivot columns, the merges, the span's rejects (replacing those of an earlier load of the same windows),
- * `_etl_windows`, the watermark, and the stream's own `onCommit` work. Either all of it commits or none of it.
+ * the claim check, new pivot columns, the merges, the span's rejects (replacing those of an earlier load of the
+ * same windows), `_etl_windows`, the watermark, and the stream's own `onCommit` work. Either all of it commits
+ * or none of it.
  */
 export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanCommit): Promise<WindowCounts[]> {
+  if (span.claimedBy !== undefined) await assertClaimed(conn, span.job, span.stream, span.windows, span.claimedBy);
   const pivots = new Map<string, PivotColumn[]>();
   for (const spec of span.tables) {
     if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.runId, span.loadedAt));
@@ -60,7 +66,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
     rejected: rejected.get(window.start) ?? 0,
     requests: i === 0 ? span.requests : 0,
   }));
-  await recordWindowsDone(conn, span.job, span.stream, span.runId, span.loadedAt, counts);
+  await recordWindowsDone(conn, span.job, span.stream, span.runId, span.loadedAt, counts, { backfillId: span.backfillId });
   await advanceWatermark(conn, span.job, span.stream, span.firstDay, span.runId, span.loadedAt);
   await span.onCommit?.(conn, { runId: span.runId, loadedAt: span.loadedAt });
   return counts;

@@ -22,6 +22,10 @@ export interface SpanLoadRequest {
   tables: TableSpec[];
   /** Runs inside the span's transaction after the watermark moved (a stream's own bookmark). */
   onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
+  /** The run that claimed the windows: the commit checks it still holds them (see `state/window-claims.ts`). */
+  claimedBy?: string;
+  /** The backfill the windows are loaded for: they count as done for it. */
+  backfillId?: string;
 }
 
 /** The commit a span's `onCommit` work runs in. */
@@ -61,6 +65,14 @@ export interface Destination {
   openSpan(request: SpanLoadRequest): Promise<SpanLoad>;
   /** Runs `fn` with a connection of its own (ledger reads and writes, status, verify). */
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one short transaction on a connection of its own, for writes to the pipeline's own tables
+   * (claims, leases, locks). On DuckDB it takes turns with span commits: one writer at a time in the process.
+   *
+   * @example
+   * const claimed = await destination.ledgerTransaction((conn) => claimWindows(conn, destination.capabilities, scope, span));
+   */
+  ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
   /** A short description for logs and `check`, without credentials. */
   describe(): string;
   close(): Promise<void>;

@@ -2,7 +2,20 @@ import type { Kysely } from 'kysely';
 
 /** The pipeline's own tables, typed for Kysely. Dates and timestamps travel as ISO text. */
 export interface LedgerTables {
-  _etl_runs: { run_id: string; job: string; command: string; started_at: string; finished_at: string | null; status: string; error: string | null; requests: number | null };
+  _etl_runs: {
+    run_id: string;
+    job: string;
+    command: string;
+    started_at: string;
+    finished_at: string | null;
+    status: string;
+    error: string | null;
+    requests: number | null;
+    host: string | null;
+    pid: number | null;
+    expires_at: string | null;
+    backfill_id: string | null;
+  };
   _etl_windows: {
     job: string;
     stream: string;
@@ -14,11 +27,27 @@ export interface LedgerTables {
     rows_rejected: number;
     requests: number;
     run_id: string;
-    finished_at: string;
+    finished_at: string | null;
     error: string | null;
+    claimed_by: string | null;
+    claimed_at: string | null;
+    backfill_id: string | null;
   };
   _etl_watermarks: { job: string; stream: string; complete_through: string; updated_at: string; run_id: string };
   _etl_rejects: { job: string; run_id: string; stream: string; window_start: string; payload: string; error: string; rejected_at: string };
+  _etl_backfills: {
+    backfill_id: string;
+    job: string;
+    scope: string;
+    generation: number;
+    streams: string;
+    range_from: string;
+    range_to: string;
+    status: string;
+    started_at: string;
+    finished_at: string | null;
+  };
+  _etl_locks: { lock_name: string; run_id: string | null; acquired_at: string | null };
   _etl_columns: { table_name: string; column_name: string; source_key: string; added_at: string; run_id: string };
 }
 

@@ -15,6 +15,10 @@ export interface SpanSettings {
   firstDay: Day;
   /** A window fails when more than this share of its records is rejected (and at least `MIN_REJECTS_TO_FAIL`). */
   rejectThreshold: number;
+  /** The run holding the span's windows; the commit is refused if it no longer does. */
+  claimedBy?: string;
+  /** The backfill the span is loaded for. */
+  backfillId?: string;
 }
 
 /** A window whose share of rejected records passed the threshold. */
@@ -49,7 +53,17 @@ export async function loadSpan(
   const onCommit = async (conn: SqlConnection, commit: SpanCommitInfo) => {
     for (const work of commitWork) await work(conn, commit);
   };
-  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, windows: span, tables: stream.tables, onCommit });
+  const load = await destination.openSpan({
+    job: settings.job,
+    stream: stream.name,
+    runId: settings.runId,
+    firstDay: settings.firstDay,
+    windows: span,
+    tables: stream.tables,
+    onCommit,
+    claimedBy: settings.claimedBy,
+    backfillId: settings.backfillId,
+  });
   try {
     let normalize = stream.normalizer(ctx);
     const extracted = new Map<Day, number>();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pLimit from 'p-limit';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobConfig, StreamName } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import type { Destination } from '../load/destination.js';
@@ -7,10 +8,15 @@ import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { formatWindow, groupWindows, type Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { finishRun, recordWindowFailed, startRun, type WindowCounts } from '../state/ledger.js';
+import type { Backfill } from '../state/backfills.js';
+import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
+import { beginRun, DEFAULT_LEASE_SECONDS, finishRun, reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { refreshProfiles } from '../streams/profiles.js';
+import type { StreamDefinition } from '../streams/stream.js';
+import { keepLease } from './lease-keeper.js';
 import { loadSpan } from './load-span.js';
+import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
 export interface WindowFailure {
@@ -26,22 +32,37 @@ export interface JobRunResult {
   requests: number;
 }
 
+/**
+ * What a run loads: windows planned by the command (`run`, the demo), or a backfill whose windows are claimed
+ * from the warehouse and shared with any other worker of the same backfill.
+ */
+export type JobWork = { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
+
 export interface JobRunRequest {
   config: ResolvedConfig;
   job: string;
   /** `run` or `backfill …`, as recorded in `_etl_runs`. */
   command: string;
-  /** The windows to load, per stream. Streams run in {@link STREAM_ORDER}; windows of a stream run in parallel. */
-  windows: Map<StreamName, Window[]>;
+  work: JobWork;
+  /** Spans loaded at once. Streams run in {@link STREAM_ORDER}; spans of a stream run in parallel. */
   concurrency: number;
   api: LoyaltyApi;
   destination: Destination;
   logger: Logger;
+  /** The run's id (default: a new UUID). */
+  runId?: string;
+  /** Hold the job's run lock (`run:<job>` in `_etl_locks`) for the whole run: a second one gets JobBusyError. */
+  exclusive?: boolean;
+  /** Seconds the run's claims outlive its last lease renewal, should the process die (default 60). */
+  leaseSeconds?: number;
   /** Refresh `profiles` and `profile_fields` first (default true). */
   refreshReferenceData?: boolean;
   /** Called after every span, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
 }
+
+/** Longest pause between two claims while the windows left are held by other workers. */
+const MAX_WAIT_MS = 2000;
 
 /**
  * Postings ask the customers `accounts` knows; where accounts failed in this run, the postings of that range
@@ -57,19 +78,82 @@ function withoutUnloadedAccounts(windows: Window[], result: JobRunResult, job: s
 }
 
 /**
- * Loads the planned windows of a job, recording the run in `_etl_runs`. A window that fails is recorded and
- * reported; the others go on. Each span commits on its own, so work done survives a later failure.
+ * Loads a job's windows, recording the run in `_etl_runs`. Every span is claimed before it is extracted
+ * (claim → extract → commit), so two workers never load the same window at once. A window that fails is
+ * recorded and reported; the others go on. Each span commits on its own, so work done survives a later failure.
+ *
+ * @throws JobBusyError when `exclusive` and another run of the job is alive (nothing was started).
  */
 export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const { config, destination, logger } = request;
   const jobConfig: JobConfig = config.jobs[request.job]!;
-  const runId = randomUUID();
+  const runId = request.runId ?? randomUUID();
+  const leaseSeconds = request.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = { runId, loaded: [], failed: [], requests: 0 };
-  await destination.withConnection((conn) => startRun(conn, { runId, job: request.job, command: request.command, startedAt: new Date().toISOString() }));
+  const me = { host: hostname(), pid: process.pid };
+  await destination.ledgerTransaction((conn) =>
+    beginRun(conn, destination.capabilities, {
+      runId,
+      job: request.job,
+      command: request.command,
+      startedAt: new Date().toISOString(),
+      ...me,
+      leaseSeconds,
+      backfillId: backfill?.backfillId,
+      lock: request.exclusive ? `run:${request.job}` : undefined,
+    }),
+  );
+  const lease = keepLease(destination, runId, leaseSeconds, logger);
   const log = logger.child({ job: request.job, runId });
-  log.info({ command: request.command, destination: destination.describe() }, 'run started');
-  let unexpected: string | undefined;
+  log.info({ command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) }, 'run started');
 
+  let lastReap = 0;
+  /** Waiting on windows held by others: notice a dead holder on this host early instead of after its lease. */
+  async function reapNow(): Promise<void> {
+    if (!destination.capabilities.multiProcess || Date.now() - lastReap < MAX_WAIT_MS) return;
+    lastReap = Date.now();
+    await destination.ledgerTransaction((conn) => reapAbandonedRuns(conn, destination.capabilities, { ...me, now: new Date().toISOString() }));
+  }
+
+  async function queueOf(name: StreamName, stream: StreamDefinition): Promise<WindowQueue | undefined> {
+    const ctx = { job: request.job, stream: name, runId, destination };
+    const perSpan = stream.maxWindowsPerSpan(jobConfig);
+    if (request.work.kind === 'backfill') {
+      if (!request.work.backfill.streams.includes(name)) return undefined;
+      return BackfillQueue.open(ctx, request.work.backfill, { maxDays: perSpan * jobConfig.window_days, maxWindows: perSpan, spans: Math.max(1, request.concurrency) });
+    }
+    let windows = request.work.windows.get(name);
+    if (!windows || windows.length === 0) return undefined;
+    if (name === 'loyalty_postings') windows = withoutUnloadedAccounts(windows, result, request.job);
+    return new PlannedQueue(ctx, groupWindows(windows, perSpan * jobConfig.window_days));
+  }
+
+  async function loadClaimed(name: StreamName, stream: StreamDefinition, span: Window[]): Promise<void> {
+    const api = request.api.scoped();
+    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
+    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: backfill?.backfillId };
+    try {
+      const counts = await loadSpan(stream, span, ctx, destination, settings, log);
+      result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));
+      request.onSpanDone?.(name, counts);
+    } catch (error) {
+      const message = redact(error instanceof Error ? error.message : String(error));
+      log.error({ stream: name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }), err: error }, 'window failed');
+      for (const window of span) {
+        result.failed.push({ stream: name, window, error: message });
+        // a window taken over by another worker is that worker's to record
+        if (error instanceof ClaimLostError) continue;
+        await destination
+          .withConnection((conn) => recordWindowFailed(conn, request.job, name, window, runId, new Date().toISOString(), message))
+          .catch((e) => log.error({ err: e }, 'could not record the failed window'));
+      }
+    } finally {
+      result.requests += api.counter.requests;
+    }
+  }
+
+  let unexpected: string | undefined;
   try {
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
@@ -79,43 +163,42 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       );
     }
     for (const name of STREAM_ORDER) {
-      let windows = request.windows.get(name);
-      if (!windows || windows.length === 0) continue;
-      if (name === 'loyalty_postings') windows = withoutUnloadedAccounts(windows, result, request.job);
       const stream = streamDefinition(name);
-      const spans = groupWindows(windows, stream.maxWindowsPerSpan(jobConfig) * jobConfig.window_days);
-      const limit = pLimit(request.concurrency);
-      await Promise.all(
-        spans.map((span) =>
-          limit(async () => {
-            const api = request.api.scoped();
-            const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
-            try {
-              const counts = await loadSpan(stream, span, ctx, destination, { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold }, log);
-              result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));
-              request.onSpanDone?.(name, counts);
-            } catch (error) {
-              const message = redact(error instanceof Error ? error.message : String(error));
-              log.error({ stream: name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }), err: error }, 'window failed');
-              for (const window of span) {
-                result.failed.push({ stream: name, window, error: message });
-                await destination.withConnection((conn) => recordWindowFailed(conn, request.job, name, window, runId, new Date().toISOString(), message)).catch((e) => log.error({ err: e }, 'could not record the failed window'));
-              }
-            } finally {
-              result.requests += api.counter.requests;
+      const queue = await queueOf(name, stream);
+      if (!queue) continue;
+      result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
+      let waitLogged = false;
+      const lane = async () => {
+        for (let waits = 0; ; ) {
+          const next = await queue.next();
+          if (next === undefined) return;
+          if (next === 'wait') {
+            if (!waitLogged) {
+              waitLogged = true;
+              log.info({ stream: name }, 'the windows left are held by other workers; waiting for them to finish, or to die and free them');
             }
-          }),
-        ),
-      );
+            await sleep(Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(waits++, 5)));
+            await reapNow();
+            continue;
+          }
+          waits = 0;
+          await loadClaimed(name, stream, next);
+        }
+      };
+      // every lane ends before the run does, even when one of them hits a warehouse error
+      const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, request.concurrency) }, lane));
+      const broken = lanes.find((l) => l.status === 'rejected');
+      if (broken) throw broken.reason;
     }
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
+    lease.stop();
     const first = result.failed[0];
     const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
     await destination
-      .withConnection((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
+      .ledgerTransaction((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
       .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
     log.info({ windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests }, 'run finished');
   }

@@ -20,7 +20,9 @@ export function planIncrementalWindows(job: JobConfig, watermark: Day | undefine
 
 /** Windows on the job's grid that cover `[from, to]`; the first may start before `from` to stay on the grid. */
 export function planRange(job: JobConfig, from: Day, to: Day): Window[] {
-  const start = windowStartOf(job, maxDay(from, job.first_day));
-  if (start > to) return [];
+  const first = maxDay(from, job.first_day);
+  // nothing is asked for (e.g. the watermark already stands at `to`): not even the window holding `to`
+  if (first > to) return [];
+  const start = windowStartOf(job, first);
   return planWindows(start, to, job.window_days);
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/sql-connection.js';
@@ -12,23 +11,17 @@ export interface WindowCounts {
   requests: number;
 }
 
-export async function startRun(conn: SqlConnection, run: { runId: string; job: string; command: string; startedAt: string }): Promise<void> {
-  await conn.db
-    .insertInto('_etl_runs')
-    .values({ run_id: run.runId, job: run.job, command: run.command, started_at: run.startedAt, finished_at: null, status: 'running', error: null, requests: null })
-    .execute();
+/** What a window's commit knows about the claim it was loaded under. */
+export interface ClaimMark {
+  /** The backfill the window was loaded for: it counts as done for that backfill. */
+  backfillId?: string;
 }
 
-export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
-  await conn.db
-    .updateTable('_etl_runs')
-    .set({ finished_at: run.finishedAt, status: run.status, error: run.error, requests: run.requests })
-    .where('run_id', '=', run.runId)
-    .execute();
-}
-
-/** Marks windows done with their counts (inside the window's transaction). */
-export async function recordWindowsDone(conn: SqlConnection, job: string, stream: string, runId: string, finishedAt: string, counts: WindowCounts[]): Promise<void> {
+/**
+ * Marks windows done with their counts (inside the window's transaction), and lets go of their claim. A window
+ * loaded for a backfill keeps that backfill's id; one loaded by `run` keeps whatever backfill id it had.
+ */
+export async function recordWindowsDone(conn: SqlConnection, job: string, stream: string, runId: string, finishedAt: string, counts: WindowCounts[], mark: ClaimMark = {}): Promise<void> {
   for (const c of counts) {
     const row = {
       job,
@@ -43,6 +36,9 @@ export async function recordWindowsDone(conn: SqlConnection, job: string, stream
       run_id: runId,
       finished_at: finishedAt,
       error: null,
+      claimed_by: null,
+      claimed_at: null,
+      backfill_id: mark.backfillId ?? null,
     };
     await conn.db
       .insertInto('_etl_windows')
@@ -58,35 +54,84 @@ export async function recordWindowsDone(conn: SqlConnection, job: string, stream
           run_id: runId,
           finished_at: finishedAt,
           error: null,
+          claimed_by: null,
+          claimed_at: null,
+          ...(mark.backfillId !== undefined ? { backfill_id: mark.backfillId } : {}),
         }),
       )
       .execute();
   }
 }
 
+/** A span's windows are no longer claimed by the run committing them: another worker took them over. */
+export class ClaimLostError extends Error {
+  override readonly name = 'ClaimLostError';
+}
+
 /**
- * Notes a window that could not be loaded. A window loaded before keeps its `done` status and its rows (they
- * are still correct); only the error is recorded beside them.
+ * Checks, inside a span's transaction, that `runId` still holds every window of the span, and keeps them
+ * (the rows stay locked on PostgreSQL until the commit), so no other worker can take them in between.
+ *
+ * @throws ClaimLostError when another worker claimed one of them since.
+ */
+export async function assertClaimed(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
+  const result = await conn.db
+    .updateTable('_etl_windows')
+    .set({ claimed_by: runId })
+    .where('job', '=', job)
+    .where('stream', '=', stream)
+    .where('window_start', 'in', windows.map((w) => w.start))
+    .where('claimed_by', '=', runId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== windows.length) {
+    throw new ClaimLostError(`${stream} ${windows[0]!.start}..${windows.at(-1)!.end}: another worker claimed these windows while this one loaded them (its lease had run out); its load is dropped`);
+  }
+}
+
+/**
+ * Notes a window that could not be loaded, and lets go of its claim. A window loaded before keeps its `done`
+ * status, its rows (they are still correct) and the run that loaded them; only the error is recorded beside
+ * them. The error also marks the window as failed for the backfill that claimed it, which retries it when
+ * that backfill is resumed. A window another worker holds now is left alone.
  */
 export async function recordWindowFailed(conn: SqlConnection, job: string, stream: string, window: Window, runId: string, finishedAt: string, error: string): Promise<void> {
-  await conn.db
-    .insertInto('_etl_windows')
-    .values({
+  await ensureWindowRows(conn, job, stream, [window], runId);
+  await conn.run(
+    `UPDATE ${conn.schemaSql}._etl_windows
+        SET run_id = CASE WHEN status = 'done' THEN run_id ELSE $1 END,
+            status = CASE WHEN status = 'done' THEN 'done' ELSE 'failed' END,
+            error = $2, finished_at = CAST($3 AS TIMESTAMPTZ), claimed_by = NULL, claimed_at = NULL
+      WHERE job = $4 AND stream = $5 AND window_start = CAST($6 AS DATE) AND (claimed_by IS NULL OR claimed_by = $1)`,
+    [runId, error, finishedAt, job, stream, window.start],
+  );
+}
+
+/** Gives windows that have no row yet a `pending` one, so they can be claimed; existing rows stay as they are. */
+export async function ensureWindowRows(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
+  for (let i = 0; i < windows.length; i += 500) {
+    const rows = windows.slice(i, i + 500).map((w) => ({
       job,
       stream,
-      window_start: window.start,
-      window_end: window.end,
-      status: 'failed',
+      window_start: w.start,
+      window_end: w.end,
+      status: 'pending',
       rows_extracted: 0,
       rows_loaded: 0,
       rows_rejected: 0,
       requests: 0,
       run_id: runId,
-      finished_at: finishedAt,
-      error,
-    })
-    .onConflict((oc) => oc.columns(['job', 'stream', 'window_start']).doUpdateSet({ error, finished_at: finishedAt }))
-    .execute();
+      finished_at: null,
+      error: null,
+      claimed_by: null,
+      claimed_at: null,
+      backfill_id: null,
+    }));
+    await conn.db
+      .insertInto('_etl_windows')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['job', 'stream', 'window_start']).doNothing())
+      .execute();
+  }
 }
 
 /** The day through which (job, stream) is complete, or undefined before its first window. */
@@ -124,18 +169,3 @@ export async function advanceWatermark(conn: SqlConnection, job: string, stream:
   return through;
 }
 
-/** Windows of (job, stream) in [from, to] already loaded. */
-export async function doneWindowStarts(conn: SqlConnection, job: string, stream: string, from: Day, to: Day): Promise<Set<Day>> {
-  const rows = await conn.db
-    .selectFrom('_etl_windows')
-    .select('window_start')
-    .where('job', '=', job)
-    .where('stream', '=', stream)
-    .where('status', '=', 'done')
-    .where('window_start', '>=', from)
-    .where('window_start', '<=', to)
-    .execute();
-  return new Set(rows.map((r) => String(r.window_start)));
-}
-
-export { sql };

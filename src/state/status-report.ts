@@ -1,6 +1,8 @@
 import type { JobConfig } from '../config/config-schema.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
+import { liveRunSql } from './runs.js';
+import { backfillWindowCounts } from './window-claims.js';
 
 /** The state of one stream of a job. */
 export interface StreamStatus {
@@ -11,6 +13,8 @@ export interface StreamStatus {
   lagDays: number | null;
   windowsDone: number;
   windowsFailed: number;
+  /** Windows planned (by a backfill) and not loaded yet. */
+  windowsPending: number;
   rowsLoaded: number;
   /** Rejected records currently kept in `_etl_rejects`. */
   rejects: number;
@@ -20,7 +24,11 @@ export interface StreamStatus {
 export interface RunSummary {
   runId: string;
   command: string;
+  /** `running`, `succeeded`, `failed`, or `abandoned` (its process died without finishing). */
   status: string;
+  host: string | null;
+  pid: number | null;
+  backfillId: string | null;
   startedAt: string;
   finishedAt: string | null;
   durationSeconds: number | null;
@@ -31,10 +39,31 @@ export interface RunSummary {
   error: string | null;
 }
 
+/** A backfill of the job: its range and how far it has come. */
+export interface BackfillSummary {
+  backfillId: string;
+  streams: string[];
+  from: Day;
+  to: Day;
+  /** `open` (running, or interrupted: the same command resumes it), `done`, or `superseded` (by `--restart`). */
+  status: string;
+  startedAt: string;
+  finishedAt: string | null;
+  windowsTotal: number;
+  windowsDone: number;
+  windowsFailed: number;
+  /** Runs working on it now. */
+  liveWorkers: number;
+}
+
 export interface JobStatus {
   job: string;
   lastClosedDay: Day;
   streams: StreamStatus[];
+  /** The live run holding the job's run lock, if any. */
+  runLock: { runId: string; host: string | null; pid: number | null; since: string | null } | null;
+  /** Open backfills, then the latest finished ones. */
+  backfills: BackfillSummary[];
   runs: RunSummary[];
 }
 
@@ -56,6 +85,7 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
       lagDays: mark === null ? null : Math.max(0, daysBetween(mark, lastClosed)),
       windowsDone: Number(done?.n ?? 0),
       windowsFailed: Number(mine.find((w) => w.status === 'failed')?.n ?? 0),
+      windowsPending: Number(mine.find((w) => w.status === 'pending')?.n ?? 0),
       rowsLoaded: Number(done?.rows ?? 0),
       rejects: Number(rejects.find((r) => r.stream === stream)?.n ?? 0),
       requests: mine.reduce((sum, w) => sum + Number(w.requests), 0),
@@ -65,6 +95,9 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     run_id: string;
     command: string;
     status: string;
+    host: string | null;
+    pid: number | string | null;
+    backfill_id: string | null;
     started_at: string;
     finished_at: string | null;
     secs: number | string | null;
@@ -74,7 +107,7 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     rejected: number | string;
     error: string | null;
   }>(
-    `SELECT r.run_id, r.command, r.status, CAST(r.started_at AS VARCHAR) AS started_at, CAST(r.finished_at AS VARCHAR) AS finished_at,
+    `SELECT r.run_id, r.command, r.status, r.host, r.pid, r.backfill_id, CAST(r.started_at AS VARCHAR) AS started_at, CAST(r.finished_at AS VARCHAR) AS finished_at,
             EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.error,
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
@@ -86,10 +119,15 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     job,
     lastClosedDay: lastClosed,
     streams,
+    runLock: await readRunLock(conn, job),
+    backfills: await readBackfills(conn, job),
     runs: runs.map((r) => ({
       runId: r.run_id,
       command: r.command,
       status: r.status,
+      host: r.host,
+      pid: r.pid === null ? null : Number(r.pid),
+      backfillId: r.backfill_id,
       startedAt: r.started_at,
       finishedAt: r.finished_at,
       durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
@@ -100,6 +138,48 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
       error: r.error,
     })),
   };
+}
+
+async function readRunLock(conn: SqlConnection, job: string): Promise<JobStatus['runLock']> {
+  const [row] = await conn.all<{ run_id: string; host: string | null; pid: number | string | null; since: string | null }>(
+    `SELECT l.run_id, r.host, r.pid, CAST(l.acquired_at AS VARCHAR) AS since FROM ${q(conn)}._etl_locks l JOIN ${q(conn)}._etl_runs r ON r.run_id = l.run_id
+      WHERE l.lock_name = $1 AND ${liveRunSql(conn, 'l.run_id')}`,
+    [`run:${job}`],
+  );
+  return row ? { runId: row.run_id, host: row.host, pid: row.pid === null ? null : Number(row.pid), since: row.since } : null;
+}
+
+async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3): Promise<BackfillSummary[]> {
+  const rows = await conn.all<{ backfill_id: string; streams: string; range_from: string; range_to: string; status: string; started_at: string; finished_at: string | null }>(
+    `SELECT * FROM (
+       SELECT backfill_id, streams, CAST(range_from AS VARCHAR) AS range_from, CAST(range_to AS VARCHAR) AS range_to, status,
+              CAST(started_at AS VARCHAR) AS started_at, CAST(finished_at AS VARCHAR) AS finished_at,
+              ROW_NUMBER() OVER (PARTITION BY status = 'open' ORDER BY started_at DESC) AS n
+         FROM ${q(conn)}._etl_backfills WHERE job = $1) b
+      WHERE status = 'open' OR n <= ${Math.trunc(finishedLimit)}
+      ORDER BY status = 'open' DESC, started_at DESC`,
+    [job],
+  );
+  const out: BackfillSummary[] = [];
+  for (const b of rows) {
+    const streams = b.streams.split(',');
+    const counts = await backfillWindowCounts(conn, { job, backfillId: b.backfill_id, from: b.range_from, to: b.range_to, streams });
+    const [workers] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${q(conn)}._etl_runs r WHERE r.backfill_id = $1 AND ${liveRunSql(conn, 'r.run_id')}`, [b.backfill_id]);
+    out.push({
+      backfillId: b.backfill_id,
+      streams,
+      from: b.range_from,
+      to: b.range_to,
+      status: b.status,
+      startedAt: b.started_at,
+      finishedAt: b.finished_at,
+      windowsTotal: counts.total,
+      windowsDone: counts.done,
+      windowsFailed: counts.failed,
+      liveWorkers: Number(workers?.n ?? 0),
+    });
+  }
+  return out;
 }
 
 function q(conn: SqlConnection): string {

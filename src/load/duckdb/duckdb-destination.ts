@@ -88,9 +88,9 @@ export class DuckDbDestination implements Destination {
     }
   }
 
-  /** Serializes ledger writes that must not interleave with a window's commit (run start and end). */
-  withCommitLock<T>(fn: () => Promise<T>): Promise<T> {
-    return this.commitLock.run(fn);
+  ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    // DuckDB checks write conflicts at commit time; taking turns with span commits avoids them.
+    return this.commitLock.run(() => this.withConnection((conn) => conn.transaction(() => fn(conn))));
   }
 
   async close(): Promise<void> {

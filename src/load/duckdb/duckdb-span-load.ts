@@ -92,6 +92,8 @@ export class DuckDbSpanLoad implements SpanLoad {
           extracted,
           requests,
           onCommit: r.onCommit,
+          claimedBy: r.claimedBy,
+          backfillId: r.backfillId,
         }),
       ),
     );

@@ -21,11 +21,20 @@ export class PostgresDestination implements Destination {
   readonly name = 'postgres';
   readonly capabilities = { multiProcess: true, rowLocks: true };
 
+  /**
+   * Claims, lease renewals and locks go through a pool of their own: spans hold their sessions for as long as
+   * they extract, and a worker whose every session is busy must still renew its lease and claim its next span.
+   */
+  private readonly ledgerPool: pg.Pool;
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
     readonly schema: string,
-  ) {}
+  ) {
+    this.ledgerPool = new pg.Pool({ connectionString: url, types: textTypes, application_name: 'loyalty-etl ledger', max: 2 });
+    this.ledgerPool.on('error', () => undefined);
+  }
 
   private get shownUrl(): string {
     return displayUrl(this.url);
@@ -47,7 +56,7 @@ export class PostgresDestination implements Destination {
       const client = await pool.connect();
       client.release();
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      await destination.close().catch(() => undefined);
       throw new WarehouseConnectionError(`cannot connect to the warehouse ${displayUrl(url)}: ${scrub((error as Error).message, url)}`);
     }
     return destination;
@@ -100,8 +109,16 @@ export class PostgresDestination implements Destination {
     };
   }
 
-  async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
-    const client = await this.connect();
+  withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.usingClient(this.pool, fn);
+  }
+
+  ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.usingClient(this.ledgerPool, (conn) => conn.transaction(() => fn(conn)));
+  }
+
+  private async usingClient<T>(pool: pg.Pool, fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    const client = await this.connect(pool);
     try {
       const result = await fn(new PostgresSqlConnection(client, this.schema));
       client.release();
@@ -114,14 +131,14 @@ export class PostgresDestination implements Destination {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.ledgerPool.end()]);
   }
 
   /** A client of the pool with the session settings every connection shares: the schema first, UTC, ISO dates. */
-  private async connect(): Promise<PoolClient> {
+  private async connect(pool: pg.Pool = this.pool): Promise<PoolClient> {
     let client: PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await pool.connect();
     } catch (error) {
       throw new WarehouseConnectionError(`cannot connect to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`);
     }

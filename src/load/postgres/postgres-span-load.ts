@@ -88,6 +88,8 @@ export class PostgresSpanLoad implements SpanLoad {
         extracted,
         requests,
         onCommit: r.onCommit,
+        claimedBy: r.claimedBy,
+        backfillId: r.backfillId,
       });
     });
   }
