@@ -29,7 +29,7 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
 
   async function backfill(emulator: Emulator, customers = 'all', extra: { windowDays?: number } = {}) {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, postings: postingsConfig(customers), pageSize: 20, ...extra });
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, postings: postingsConfig(customers), pageSize: 20, windowDays: 5, ...extra });
     emulator.stats.reset();
     await backfillCommand({ config: file, from: START, to: END, concurrency: '3' });
     return { config, file };
