@@ -47,6 +47,19 @@ export function buildProgram(): Command {
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
+    .option('--latency <ms>', 'fault: delay before every answer')
+    .option('--jitter <ms>', 'fault: extra random delay, from 0 to this')
+    .option('--server-errors <share>', 'fault: share of requests answered 500, 502 or 503')
+    .option('--too-many-requests <share>', 'fault: share of requests answered 429 with Retry-After')
+    .option('--retry-after <s>', 'fault: Retry-After of those 429s, in seconds (default 1)')
+    .option('--hangs <share>', 'fault: share of requests never answered')
+    .option('--cut-bodies <share>', 'fault: share of answers cut off mid-JSON')
+    .option('--error-bodies <share>', 'fault: share of requests answered HTTP 200 with a 1xxx error body')
+    .option('--error-body-code <code>', 'fault: code of those error bodies: 1002, 1004, 1006 or 1010 (default 1006)')
+    .option('--drift <share>', 'fault: share of listings that change while they are paged')
+    .option('--drift-reads <n>', 'fault: page reads that see a drifting listing changed (default 1)')
+    .option('--down-after <n>', 'fault: answer 503 to every request after the first N')
+    .option('--fault-seed <n>', 'seed of the faults (default: --seed)')
     .action(emulatorCommand);
   program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
   return program;

@@ -1,5 +1,7 @@
 import { type EmulatorOptions, type ResolvedEmulatorOptions, resolveEmulatorOptions } from './emulator-options.js';
 import { type GroundTruth, groundTruthOf } from './ground-truth.js';
+import { FaultLayer, type FaultCounts } from './faults/fault-layer.js';
+import { type FaultOptions, resolveFaults } from './faults/fault-options.js';
 import type { DataViewHook } from './http/export-page-view.js';
 import { listen } from './http/http-server.js';
 import { type Middleware, type RequestHandler, composePipeline } from './http/request-pipeline.js';
@@ -19,7 +21,7 @@ import { SourceData } from './model/source-data.js';
 export interface EmulatorHooks {
   /** Run after request counting and auth, before the routes; first = outermost. */
   middleware?: readonly Middleware[];
-  /** Replaces the view of an export window per request. */
+  /** Replaces the view of a listing (export window, a customer's postings) per request, after drift. */
   dataView?: DataViewHook;
 }
 
@@ -46,16 +48,34 @@ export interface Emulator {
     requests(pathPrefix?: string): number;
     reset(): void;
   };
+  /** The injected faults: what they did, and a way to change them while the emulator runs. */
+  faults: {
+    /** What was injected since the faults were last set. */
+    counts(): FaultCounts;
+    /**
+     * Replaces every fault from the next request on (omitted ones are off); the seed defaults to the
+     * dataset's. E.g. `set({ downAfter: 0 })` takes the source down, `set({})` brings it back.
+     */
+    set(faults: FaultOptions): void;
+  };
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
 /**
- * The request handler of an emulator without a socket: counting, auth, hooks, then the routes.
+ * The request handler of an emulator without a socket: counting, auth, faults, hooks, then the routes.
  * Useful to embed the emulator in another server.
  */
-export function createEmulatorHandler(data: SourceData, stats: RequestStats, truth: GroundTruth, hooks: EmulatorHooks = {}): RequestHandler {
-  const context: RouteContext = { data, truth, stats, dataView: hooks.dataView ?? null };
+export function createEmulatorHandler(
+  data: SourceData,
+  stats: RequestStats,
+  truth: GroundTruth,
+  hooks: EmulatorHooks = {},
+  faults: FaultLayer = new FaultLayer(data.options.faults),
+): RequestHandler {
+  const userView = hooks.dataView;
+  const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
+  const context: RouteContext = { data, truth, stats, dataView };
   const router = createRouter([
     ...exportRoutes(context),
     ...postingRoutes(context),
@@ -65,7 +85,7 @@ export function createEmulatorHandler(data: SourceData, stats: RequestStats, tru
     ...truthRoutes(context),
   ]);
   const auth = data.options.auth;
-  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), ...(hooks.middleware ?? [])], router);
+  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), faults.middleware, ...(hooks.middleware ?? [])], router);
 }
 
 /**
@@ -81,7 +101,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const data = new SourceData(resolveEmulatorOptions(dataset));
   const truth = groundTruthOf(data);
   const stats = new RequestStats();
-  const server = await listen(createEmulatorHandler(data, stats, truth, hooks), host, port);
+  const faults = new FaultLayer(data.options.faults);
+  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, faults), host, port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${server.port}`,
@@ -89,6 +110,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     options: data.options,
     truth,
     stats: { requests: (prefix) => stats.requests(prefix), reset: () => stats.reset() },
+    faults: { counts: () => faults.counts, set: (options) => faults.set(resolveFaults(options, data.options.seed)) },
     close: () => server.close(),
   };
 }
