@@ -112,7 +112,7 @@ export class HttpClient {
   }
 
   private async once(url: URL, init: RequestInit, label: string): Promise<unknown> {
-    await this.limiter.take();
+    const start = await this.limiter.take();
     this.requests++;
     const headers = new Headers(init.headers);
     headers.set('accept', 'application/json');
@@ -120,6 +120,7 @@ export class HttpClient {
     let response: Response;
     let text: string;
     try {
+      start.sent();
       // A redirect is never followed: the auth header must not travel to another address.
       response = await fetch(url, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
       text = await response.text();
