@@ -75,7 +75,7 @@ export function createEmulatorHandler(
 ): RequestHandler {
   const userView = hooks.dataView;
   const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
-  const context: RouteContext = { data, truth, stats, dataView };
+  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults };
   const router = createRouter([
     ...exportRoutes(context),
     ...postingRoutes(context),

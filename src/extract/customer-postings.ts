@@ -16,6 +16,8 @@ export interface CustomerPostings {
   pages: number;
   /** Paging stopped before the last page, because the listing was proven newest-first past the span. */
   stoppedEarly: boolean;
+  /** Why earlier reads of the listing were dropped (it changed while it was read); empty when the first read held. */
+  readAgain: string[];
 }
 
 /** The instants bounding a span, and the window of each day. */
@@ -64,14 +66,14 @@ export async function readCustomerPostings(api: LoyaltyApi, customer: CustomerId
   const problems: string[] = [];
   for (let pass = 1; pass <= maxPasses; pass++) {
     const read = await readOnce(api, customer, span, pageSize);
-    if (!('problem' in read)) return read;
+    if (!('problem' in read)) return { ...read, readAgain: problems };
     problems.push(`read ${pass}: ${read.problem}`);
   }
   const label = `postings of ${customer.customerId}`;
   throw new IncompleteListingError(`${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`, label);
 }
 
-async function readOnce(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number): Promise<CustomerPostings | { problem: string }> {
+async function readOnce(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number): Promise<Omit<CustomerPostings, 'readAgain'> | { problem: string }> {
   const kept: CustomerPostings['kept'] = [];
   let total = 0;
   let previous = Number.POSITIVE_INFINITY;

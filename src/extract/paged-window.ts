@@ -5,6 +5,8 @@ import { IncompleteListingError } from '../source/source-errors.js';
 export interface ExtractedPage {
   records: unknown[];
   restart: boolean;
+  /** On a restart: what went wrong with the previous read. */
+  reason?: string;
 }
 
 /** An offset-paginated listing (pages from 1) and how to read it. */
@@ -49,7 +51,8 @@ export async function* readAllPages(listing: PagedListing): AsyncGenerator<Extra
         problem = step.problem;
         break;
       }
-      yield { records: step.records, restart: pass > 1 && handed++ === 0 };
+      if (pass > 1 && handed++ === 0) yield { records: step.records, restart: true, reason: problems.at(-1)! };
+      else yield { records: step.records, restart: false };
     }
     if (problem === undefined) return;
     problems.push(`read ${pass}: ${problem}`);

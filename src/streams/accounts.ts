@@ -137,7 +137,7 @@ export const accountsStream: StreamDefinition = {
         keyOf: customerIdOf,
         concurrency: ctx.concurrency,
       });
-      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart };
+      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart, reason: page.reason };
     }
   },
   normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),

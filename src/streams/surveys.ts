@@ -155,7 +155,7 @@ export const surveysStream: StreamDefinition = {
         fetchPage: (n) => ctx.api.surveysPage(window, n, ctx.pageSize),
         concurrency: ctx.concurrency,
       });
-      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart };
+      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
     }
   },
   normalizer: (ctx) => surveyNormalizer(ctx.timezone),

@@ -12,17 +12,19 @@ const TZ = 'Europe/Athens';
 const DAYS = Array.from({ length: 20 }, (_, d) => `2024-09-${String(d + 1).padStart(2, '0')}`);
 
 /** What a loader ends up with: pages appended, everything dropped on `restart`. */
-async function collect(pages: AsyncIterable<ExtractedPage>): Promise<{ records: unknown[]; restarts: number }> {
+async function collect(pages: AsyncIterable<ExtractedPage>): Promise<{ records: unknown[]; restarts: number; reasons: string[] }> {
   let records: unknown[] = [];
   let restarts = 0;
+  const reasons: string[] = [];
   for await (const page of pages) {
     if (page.restart) {
       records = [];
       restarts++;
+      reasons.push(page.reason ?? '');
     }
     records.push(...page.records);
   }
-  return { records, restarts };
+  return { records, restarts, reasons };
 }
 
 const customerIdOf = (r: unknown) => (r as { customerId?: string }).customerId;
@@ -129,10 +131,15 @@ describe('what proves a read complete', () => {
     return { label: 'test', pageSize: 5, fetchPage, keyOf: keyed ? customerIdOf : undefined };
   }
 
-  it.each(['insert', 'delete', 'move'] as const)('notices a record %s in front of a page, and reads again', async (kind) => {
+  it.each([
+    ['insert', 'read 1: totalCount went from 12 on page 1 to 13 on page 2'],
+    ['delete', 'read 1: totalCount went from 12 on page 1 to 11 on page 2'],
+    ['move', 'read 1: C10 came again on page 3'],
+  ] as const)('notices a record %s in front of a page, and reads again', async (kind, reason) => {
     const read = await collect(readAllPages(listing(kind, 2, true)));
     expect(read.records).toEqual(records);
     expect(read.restarts).toBe(1);
+    expect(read.reasons).toEqual([reason]);
   });
 
   it('needs the keys to notice a move: totalCount and page lengths alone cannot', async () => {

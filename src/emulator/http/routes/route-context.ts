@@ -1,3 +1,4 @@
+import type { ResolvedFaults } from '../../faults/fault-options.js';
 import type { GroundTruth } from '../../ground-truth.js';
 import type { SourceData } from '../../model/source-data.js';
 import type { DataViewHook } from '../export-page-view.js';
@@ -9,4 +10,6 @@ export interface RouteContext {
   truth: GroundTruth;
   stats: RequestStats;
   dataView: DataViewHook | null;
+  /** The faults in force now (they can change while the emulator runs). */
+  faults(): ResolvedFaults;
 }
