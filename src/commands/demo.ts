@@ -67,6 +67,8 @@ function demoConfig(url: string): ResolvedConfig {
       requests_per_second: 5000,
       retries: 3,
       timeout_ms: 30_000,
+      backoff_base_ms: 250,
+      backoff_max_ms: 30_000,
     },
     destination: { type: 'duckdb', path: './warehouse.duckdb', schema: 'main' },
     jobs: {

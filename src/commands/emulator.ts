@@ -1,8 +1,25 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
-import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
+import { type EmulatorOptions, type FaultOptions, resolveFaults, startEmulator } from '../emulator/index.js';
 
-export interface EmulatorCommandOptions {
+/** Fault flags of `loyalty-etl emulator`, as commander hands them over (text). */
+export interface FaultFlags {
+  latency?: string;
+  jitter?: string;
+  serverErrors?: string;
+  tooManyRequests?: string;
+  retryAfter?: string;
+  hangs?: string;
+  cutBodies?: string;
+  errorBodies?: string;
+  errorBodyCode?: string;
+  drift?: string;
+  driftReads?: string;
+  downAfter?: string;
+  faultSeed?: string;
+}
+
+export interface EmulatorCommandOptions extends FaultFlags {
   port: string;
   host: string;
   seed: string;
@@ -25,9 +42,11 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   }
   const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } });
   const o = emulator.options;
+  const faults = describeFaults(opts.faults ?? {});
   process.stdout.write(
     `emulator listening on ${emulator.url}\n` +
       `  ${o.accounts} accounts, data ${o.startDate}..${o.endDate} (${o.timezone}), seed ${o.seed}${opts.auth ? `, auth header ${opts.auth.header}` : ''}\n` +
+      (faults ? `  faults: ${faults} (fault seed ${o.faults.seed})\n` : '') +
       `  ground truth: ${emulator.url}/_emulator/truth/accounts?start=${o.startDate}&end=${o.endDate}\n` +
       (options.webhook?.length ? `  loyalty webhook: ${options.webhook.join(', ')}\n` : ''),
   );
@@ -47,13 +66,13 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
   }
   const token = process.env.LOYALTY_API_TOKEN;
   if (options.authHeader && !token) throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
-  const badRate = options.badRate === undefined ? 0 : Number(options.badRate);
-  if (!(badRate >= 0 && badRate <= 1)) throw new CommandError(`--bad-rate: ${options.badRate} is not a share from 0 to 1`, ExitCode.usage);
+  const badRate = options.badRate === undefined ? 0 : share('--bad-rate', options.badRate);
   if (options.postingsOrder && !['newest-first', 'oldest-first'].includes(options.postingsOrder)) {
     throw new CommandError(`--postings-order: use newest-first or oldest-first`, ExitCode.usage);
   }
+  const seed = whole('--seed', options.seed, 0, 2 ** 31);
   return {
-    seed: whole('--seed', options.seed, 0, 2 ** 31),
+    seed,
     accounts: whole('--accounts', options.accounts, 1, 100_000_000),
     startDate: options.start,
     endDate: options.end,
@@ -61,11 +80,61 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     auth: options.authHeader && token ? { header: options.authHeader, value: token } : undefined,
     badRecordRate: badRate,
     postingsOrder: options.postingsOrder as EmulatorOptions['postingsOrder'],
+    faults: faultOptions(options, seed),
   };
+}
+
+/** The faults asked for by flags, checked as a whole (e.g. shares adding up to more than 1). */
+export function faultOptions(flags: FaultFlags, seed = 1): FaultOptions {
+  const faults: FaultOptions = {};
+  const number = (flag: string, value: string | undefined, parse: (flag: string, value: string) => number) => (value === undefined ? undefined : parse(flag, value));
+  const set = <K extends keyof FaultOptions>(key: K, value: FaultOptions[K] | undefined) => {
+    if (value !== undefined) faults[key] = value;
+  };
+  set('latencyMs', number('--latency', flags.latency, (f, v) => whole(f, v, 0, 600_000)));
+  set('jitterMs', number('--jitter', flags.jitter, (f, v) => whole(f, v, 0, 600_000)));
+  set('serverErrorRate', number('--server-errors', flags.serverErrors, share));
+  set('tooManyRequestsRate', number('--too-many-requests', flags.tooManyRequests, share));
+  set('retryAfterSeconds', number('--retry-after', flags.retryAfter, (f, v) => whole(f, v, 0, 3600)));
+  set('hangRate', number('--hangs', flags.hangs, share));
+  set('cutBodyRate', number('--cut-bodies', flags.cutBodies, share));
+  set('errorBodyRate', number('--error-bodies', flags.errorBodies, share));
+  set('errorBodyCode', number('--error-body-code', flags.errorBodyCode, (f, v) => whole(f, v, 1000, 1999)));
+  set('driftRate', number('--drift', flags.drift, share));
+  set('driftReads', number('--drift-reads', flags.driftReads, (f, v) => whole(f, v, 0, 1_000_000)));
+  set('downAfter', number('--down-after', flags.downAfter, (f, v) => whole(f, v, 0, Number.MAX_SAFE_INTEGER)));
+  set('seed', number('--fault-seed', flags.faultSeed, (f, v) => whole(f, v, 0, 2 ** 31)));
+  try {
+    resolveFaults(faults, seed);
+  } catch (error) {
+    throw new CommandError(`fault flags: ${(error as Error).message}`, ExitCode.usage);
+  }
+  return faults;
+}
+
+/** One line naming the faults switched on, or '' when there are none. */
+function describeFaults(faults: FaultOptions): string {
+  const parts: string[] = [];
+  const pct = (x: number) => `${+(x * 100).toFixed(2)}%`;
+  if (faults.latencyMs || faults.jitterMs) parts.push(`latency ${faults.latencyMs ?? 0} ms + up to ${faults.jitterMs ?? 0} ms`);
+  if (faults.serverErrorRate) parts.push(`${pct(faults.serverErrorRate)} 5xx`);
+  if (faults.tooManyRequestsRate) parts.push(`${pct(faults.tooManyRequestsRate)} 429 (Retry-After ${faults.retryAfterSeconds ?? 1} s)`);
+  if (faults.hangRate) parts.push(`${pct(faults.hangRate)} hangs`);
+  if (faults.cutBodyRate) parts.push(`${pct(faults.cutBodyRate)} cut bodies`);
+  if (faults.errorBodyRate) parts.push(`${pct(faults.errorBodyRate)} ${faults.errorBodyCode ?? 1006} error bodies`);
+  if (faults.driftRate) parts.push(`${pct(faults.driftRate)} of listings drift (${faults.driftReads ?? 1} read(s) each)`);
+  if (faults.downAfter !== undefined && faults.downAfter !== null) parts.push(`down after ${faults.downAfter} requests`);
+  return parts.join(', ');
+}
+
+function share(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new CommandError(`${flag}: ${value} is not a share from 0 to 1`, ExitCode.usage);
+  return n;
 }
 
 function whole(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new CommandError(`${flag}: ${value} is not a whole number from ${min} to ${max}`, ExitCode.usage);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new CommandError(`${flag}: ${value} is not a whole number from ${min} to ${max}`, ExitCode.usage);
   return n;
 }

@@ -37,6 +37,8 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
     retries: source.retries,
     requestsPerSecond: source.requests_per_second,
     concurrency: source.concurrency,
+    backoffBaseMs: source.backoff_base_ms,
+    backoffMaxMs: source.backoff_max_ms,
     logger,
   });
   return new LoyaltyApi(http);

@@ -28,7 +28,8 @@ async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, 
   if (stream === 'accounts') return (await api.accountsPage(window, 1, 1)).totalCount;
   if (stream === 'surveys') {
     let answers = 0;
-    for await (const page of readAllPages((n) => api.surveysPage(window, n, pageSize), pageSize, `surveys ${window.start}..${window.end}`)) {
+    const listing = { label: `surveys ${window.start}..${window.end}`, pageSize, fetchPage: (n: number) => api.surveysPage(window, n, pageSize) };
+    for await (const page of readAllPages(listing)) {
       if (page.restart) answers = 0;
       answers += page.records.flatMap(splitSurveyElement).length;
     }

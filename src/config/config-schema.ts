@@ -34,8 +34,11 @@ const sourceSchema = z
     requests_per_second: z.number().positive().max(10_000).default(20),
     retries: z.int().min(0).max(20).default(5),
     timeout_ms: z.int().min(100).max(600_000).default(30_000),
+    backoff_base_ms: z.int().min(1).max(600_000).default(250),
+    backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
   })
-  .strict();
+  .strict()
+  .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, { message: 'must not be less than backoff_base_ms', path: ['backoff_max_ms'] });
 
 const destinationSchema = z.discriminatedUnion('type', [
   z

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { formatDay, parseDay } from './model/calendar.js';
 import { ZoneClock } from './model/zone-clock.js';
+import { type FaultOptions, type ResolvedFaults, resolveFaults } from './faults/fault-options.js';
 
 /** What the emulated source holds and how it behaves. Every field has a default. */
 export interface EmulatorOptions {
@@ -24,12 +25,16 @@ export interface EmulatorOptions {
   maxPageSize?: number;
   /** Average survey answer records per day. Default accounts / 20, at least 3. */
   surveysPerDay?: number;
+  /** Latency, errors, hangs, cut bodies and drift to inject (README "Faults"). Default: none. */
+  faults?: FaultOptions;
 }
 
 /** {@link EmulatorOptions} with every default filled in. */
-export interface ResolvedEmulatorOptions extends Required<Omit<EmulatorOptions, 'auth'>> {
+export interface ResolvedEmulatorOptions extends Required<Omit<EmulatorOptions, 'auth' | 'faults'>> {
   /** The required auth header, or null when the emulator accepts every caller. */
   auth: { header: string; value: string } | null;
+  /** The faults injected from the start (none unless asked for). */
+  faults: ResolvedFaults;
 }
 
 /** The largest population the phone numbering can tell apart. */
@@ -74,6 +79,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     postingsOrder,
     maxPageSize,
     surveysPerDay,
+    faults: resolveFaults(options.faults, seed),
   };
 }
 

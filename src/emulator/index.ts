@@ -8,6 +8,9 @@ export {
   type TruthSurveyResponse,
   groundTruthOf,
 } from './ground-truth.js';
+export { type DriftChange, driftedView } from './faults/drift-view.js';
+export type { FaultCounts } from './faults/fault-layer.js';
+export { ERROR_BODY_CODES, type FaultOptions, type ResolvedFaults, resolveFaults } from './faults/fault-options.js';
 export type { DataViewContext, DataViewHook, ExportPageView } from './http/export-page-view.js';
 export type { EmulatorRequest, EmulatorResponse, Middleware, RequestHandler } from './http/request-pipeline.js';
 export { ApiError, SourceError } from './http/responses.js';

@@ -1,5 +1,7 @@
 import { type EmulatorOptions, type ResolvedEmulatorOptions, resolveEmulatorOptions } from './emulator-options.js';
 import { type GroundTruth, groundTruthOf } from './ground-truth.js';
+import { FaultLayer, type FaultCounts } from './faults/fault-layer.js';
+import { type FaultOptions, resolveFaults } from './faults/fault-options.js';
 import type { DataViewHook } from './http/export-page-view.js';
 import { listen } from './http/http-server.js';
 import { type Middleware, type RequestHandler, composePipeline } from './http/request-pipeline.js';
@@ -22,7 +24,7 @@ import { WebhookDispatcher, type WebhookOptions, type WebhookStats } from './web
 export interface EmulatorHooks {
   /** Run after request counting and auth, before the routes; first = outermost. */
   middleware?: readonly Middleware[];
-  /** Replaces the view of an export window per request. */
+  /** Replaces the view of a listing (export window, a customer's postings) per request, after drift. */
   dataView?: DataViewHook;
 }
 
@@ -67,12 +69,22 @@ export interface Emulator {
     requests(pathPrefix?: string): number;
     reset(): void;
   };
+  /** The injected faults: what they did, and a way to change them while the emulator runs. */
+  faults: {
+    /** What was injected since the faults were last set. */
+    counts(): FaultCounts;
+    /**
+     * Replaces every fault from the next request on (omitted ones are off); the seed defaults to the
+     * dataset's. E.g. `set({ downAfter: 0 })` takes the source down, `set({})` brings it back.
+     */
+    set(faults: FaultOptions): void;
+  };
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
 /**
- * The request handler of an emulator without a socket: counting, auth, hooks, then the routes.
+ * The request handler of an emulator without a socket: counting, auth, faults, hooks, then the routes.
  * Useful to embed the emulator in another server; `writes` holds what clients write (give `truth` the same
  * overlay, see {@link groundTruthOf}).
  */
@@ -82,8 +94,11 @@ export function createEmulatorHandler(
   truth: GroundTruth,
   hooks: EmulatorHooks = {},
   writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number } = { activity: new ActivityOverlay(data), webhooks: new WebhookDispatcher(), now: Date.now },
+  faults: FaultLayer = new FaultLayer(data.options.faults),
 ): RequestHandler {
-  const context: RouteContext = { data, truth, stats, dataView: hooks.dataView ?? null, ...writes };
+  const userView = hooks.dataView;
+  const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
+  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, ...writes };
   const router = createRouter([
     ...exportRoutes(context),
     ...postingRoutes(context),
@@ -94,7 +109,7 @@ export function createEmulatorHandler(
     ...activityRoutes(context),
   ]);
   const auth = data.options.auth;
-  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), ...(hooks.middleware ?? [])], router);
+  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), faults.middleware, ...(hooks.middleware ?? [])], router);
 }
 
 /**
@@ -112,7 +127,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const webhooks = new WebhookDispatcher(webhookOptions);
   const truth = groundTruthOf(data, activity);
   const stats = new RequestStats();
-  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock }), host, port);
+  const faults = new FaultLayer(data.options.faults);
+  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock }, faults), host, port);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${server.port}`,
@@ -127,6 +143,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       webhookStats: () => webhooks.stats(),
     },
     stats: { requests: (prefix) => stats.requests(prefix), reset: () => stats.reset() },
+    faults: { counts: () => faults.counts, set: (options) => faults.set(resolveFaults(options, data.options.seed)) },
     close: () => {
       webhooks.close();
       return server.close();

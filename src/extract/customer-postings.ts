@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
-import { DataNotFoundError, SourceError } from '../source/source-errors.js';
+import type { CustomerIdentity, LoyaltyApi, SourcePage } from '../source/loyalty-api.js';
+import { DataNotFoundError, IncompleteListingError } from '../source/source-errors.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 
 /** A raw posting with the customer it was listed for, as the postings stream stages and rejects it. */
@@ -16,6 +16,8 @@ export interface CustomerPostings {
   pages: number;
   /** Paging stopped before the last page, because the listing was proven newest-first past the span. */
   stoppedEarly: boolean;
+  /** Why earlier reads of the listing were dropped (it changed while it was read); empty when the first read held. */
+  readAgain: string[];
 }
 
 /** The instants bounding a span, and the window of each day. */
@@ -55,45 +57,52 @@ function postingMillis(posting: unknown, timezone: string): number | undefined {
 /**
  * Reads one customer's postings and keeps those dated in the span. Paging stops early only when every page
  * read so far was in newest-first order (checked, never assumed) and the last posting read is older than the
- * span. `totalCount` must stay the same across the pages read; if it moves, the listing is read again.
- * `1005 Data Not Found` means the customer has no postings.
+ * span. Every page read must report page 1's `totalCount` and hold exactly the postings that count leaves
+ * for it; otherwise postings were added or removed while the listing was read, and it is read again, up to
+ * `maxPasses` times (postings carry no key, and exact duplicates are real, so counts are the proof).
+ * `1005 Data Not Found` on page 1 means the customer has no postings.
  */
 export async function readCustomerPostings(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses = 3): Promise<CustomerPostings> {
+  const problems: string[] = [];
   for (let pass = 1; pass <= maxPasses; pass++) {
-    const kept: CustomerPostings['kept'] = [];
-    let total: number | undefined;
-    let previous = Number.POSITIVE_INFINITY;
-    let ordered = true;
-    let pages = 0;
-    let drift = false;
-    for (let page = 1; ; page++) {
-      let data: unknown[];
-      try {
-        const result = await api.postingsPage(customer, page, pageSize);
-        if (total === undefined) total = result.totalCount;
-        else if (total !== result.totalCount) drift = true;
-        data = result.data;
-      } catch (error) {
-        if (error instanceof DataNotFoundError && page === 1) return { kept: [], pages: 1, stoppedEarly: false };
-        throw error;
-      }
-      pages++;
-      if (drift) break;
-      for (const posting of data) {
-        const ms = postingMillis(posting, span.timezone);
-        if (ms === undefined) {
-          ordered = false; // cannot be placed nor ordered: the normalizer rejects it in the span's first window
-          kept.push({ windowStart: span.windows[0]!.start, record: { customerId: customer.customerId, posting } });
-          continue;
-        }
-        if (ms > previous) ordered = false;
-        previous = ms;
-        if (ms >= span.startMs && ms < span.endMs) kept.push({ windowStart: span.windowOf(ms), record: { customerId: customer.customerId, posting } });
-      }
-      const more = data.length > 0 && page * pageSize < total!;
-      if (!more) return { kept, pages, stoppedEarly: false };
-      if (ordered && previous < span.startMs) return { kept, pages, stoppedEarly: true };
-    }
+    const read = await readOnce(api, customer, span, pageSize);
+    if (!('problem' in read)) return { ...read, readAgain: problems };
+    problems.push(`read ${pass}: ${read.problem}`);
   }
-  throw new SourceError(`postings of ${customer.customerId}: the listing kept changing while it was read (${maxPasses} passes)`, 'postings');
+  const label = `postings of ${customer.customerId}`;
+  throw new IncompleteListingError(`${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`, label);
+}
+
+async function readOnce(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number): Promise<Omit<CustomerPostings, 'readAgain'> | { problem: string }> {
+  const kept: CustomerPostings['kept'] = [];
+  let total = 0;
+  let previous = Number.POSITIVE_INFINITY;
+  let ordered = true;
+  for (let page = 1; ; page++) {
+    let result: SourcePage;
+    try {
+      result = await api.postingsPage(customer, page, pageSize);
+    } catch (error) {
+      if (!(error instanceof DataNotFoundError)) throw error;
+      if (page === 1) return { kept: [], pages: 1, stoppedEarly: false };
+      return { problem: `page ${page} answered 1005 Data Not Found after page 1 listed ${total} postings` };
+    }
+    if (page === 1) total = result.totalCount;
+    else if (result.totalCount !== total) return { problem: `totalCount went from ${total} on page 1 to ${result.totalCount} on page ${page}` };
+    const expected = Math.min(pageSize, Math.max(0, total - (page - 1) * pageSize));
+    if (result.data.length !== expected) return { problem: `page ${page} held ${result.data.length} postings where totalCount ${total} leaves ${expected}` };
+    for (const posting of result.data) {
+      const ms = postingMillis(posting, span.timezone);
+      if (ms === undefined) {
+        ordered = false; // cannot be placed nor ordered: the normalizer rejects it in the span's first window
+        kept.push({ windowStart: span.windows[0]!.start, record: { customerId: customer.customerId, posting } });
+        continue;
+      }
+      if (ms > previous) ordered = false;
+      previous = ms;
+      if (ms >= span.startMs && ms < span.endMs) kept.push({ windowStart: span.windowOf(ms), record: { customerId: customer.customerId, posting } });
+    }
+    if (page * pageSize >= total) return { kept, pages: page, stoppedEarly: false };
+    if (ordered && previous < span.startMs) return { kept, pages: page, stoppedEarly: true };
+  }
 }

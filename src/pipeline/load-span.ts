@@ -72,7 +72,7 @@ export async function loadSpan(
 
     for await (const batch of stream.extract(ctx, span)) {
       if (batch.restart) {
-        logger.warn({ stream: stream.name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }) }, 'source changed while it was read; reading the window again');
+        logger.warn({ stream: stream.name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }), reason: batch.reason }, 'source changed while it was read; reading the window again');
         await load.reset();
         normalize = stream.normalizer(ctx);
         extracted.clear();

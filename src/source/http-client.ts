@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../log/logger.js';
+import { redact } from '../log/redact.js';
 import { DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
 
@@ -10,30 +11,58 @@ export interface RequestCounter {
 
 export interface HttpClientOptions {
   baseUrl: string;
+  /** Header sent with every request; its value is a secret (it never reaches a message this client makes). */
   auth?: { header: string; value: string };
+  /** Time-out of one attempt, from sending the request to the last byte of the body. */
   timeoutMs: number;
+  /** Attempts after the first, for failures worth retrying. */
   retries: number;
+  /** Request starts per second, shared by every caller of this client. */
   requestsPerSecond: number;
+  /** Requests in flight at once, shared by every caller of this client. */
   concurrency: number;
   logger: Logger;
-  /** First backoff delay; doubles each attempt, with full jitter. */
+  /** Ceiling of the first backoff; it doubles each attempt, and the wait is drawn from [0, ceiling). Default 250. */
   backoffBaseMs?: number;
-  /** Ceiling of one backoff delay. */
+  /** Largest backoff ceiling. Default 30000. */
   backoffMaxMs?: number;
+  /** How the client waits between attempts (tests replace it to see the waits). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** The longest `Retry-After` honoured: a source asking for more is asked again after this long. */
+export const MAX_RETRY_AFTER_MS = 120_000;
+
+/** Characters an HTTP header value may carry (no line breaks or other controls, Latin-1 only). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * GETs and POSTs JSON from the source: one place for the auth header, the time-out, the shared rate limit,
- * the concurrency cap and retries with exponential backoff. Every request is counted.
+ * the concurrency cap and retries.
+ *
+ * - Retried, up to `retries` times: 5xx, 408, 429, time-outs, network errors, and 2xx answers whose body is
+ *   empty or not complete JSON. The wait is the source's `Retry-After` when it sent one (every caller of
+ *   the client then waits too), else exponential backoff with full jitter.
+ * - Not retried ({@link FatalSourceError}): other 4xx, redirects, 1xxx error bodies; `1005 Data Not Found`
+ *   is a {@link DataNotFoundError}. POSTs are retried only after 429, as they may not be repeatable.
+ *
+ * @example
+ * const http = new HttpClient({ baseUrl, timeoutMs: 30_000, retries: 5, requestsPerSecond: 20, concurrency: 4, logger });
+ * const page = await http.get('/business-data/accounts', { start, end, page: 1, size: 500 }, `accounts ${start}..${end} page 1`);
  */
 export class HttpClient {
   private readonly limiter: RateLimiter;
   private readonly gate: LimitFunction;
+  private readonly sleep: (ms: number) => Promise<void>;
   private requests = 0;
 
   constructor(private readonly options: HttpClientOptions) {
+    if (options.auth && !HEADER_VALUE.test(options.auth.value)) {
+      throw new FatalSourceError(`source.auth: the value of header ${options.auth.header} holds characters no HTTP header can carry (line breaks, control characters or characters beyond Latin-1)`, 'auth');
+    }
     this.limiter = new RateLimiter(options.requestsPerSecond);
     this.gate = pLimit(options.concurrency);
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
   /** Requests sent so far, retries included. */
@@ -41,38 +70,49 @@ export class HttpClient {
     return this.requests;
   }
 
-  /** GET `path` with `query`; resolves to the parsed JSON body. `counter.requests` counts attempts. */
+  /** GET `path` with `query`; resolves to the parsed JSON body. `label` names the call in errors and logs; `counter.requests` counts attempts. */
   get(path: string, query: Record<string, string | number | boolean>, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
-    return this.gate(() => this.withRetries(url, { method: 'GET' }, label, counter));
+    return this.gate(() => this.withRetries(url, { method: 'GET' }, label, true, counter));
   }
 
   /** POST a JSON body to `path`. */
   post(path: string, body: unknown, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
     const init = { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
-    return this.gate(() => this.withRetries(url, init, label, counter));
+    return this.gate(() => this.withRetries(url, init, label, false, counter));
   }
 
-  private async withRetries(url: URL, init: RequestInit, label: string, counter?: RequestCounter): Promise<unknown> {
-    const { retries, backoffBaseMs = 200, backoffMaxMs = 30_000 } = this.options;
-    for (let attempt = 0; ; attempt++) {
+  private async withRetries(url: URL, init: RequestInit, label: string, repeatable: boolean, counter?: RequestCounter): Promise<unknown> {
+    const { retries, logger } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      if (counter) counter.requests++;
       try {
-        if (counter) counter.requests++;
         return await this.once(url, init, label);
       } catch (error) {
-        if (!(error instanceof RetriableSourceError) || attempt >= retries) throw error;
-        const backoff = Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt);
-        const wait = error.retryAfterSeconds !== undefined ? Math.min(error.retryAfterSeconds * 1000, 120_000) : backoff;
-        this.options.logger.warn({ endpoint: label, attempt: attempt + 1, waitMs: Math.round(wait), reason: error.message }, 'retrying source request');
-        await new Promise((r) => setTimeout(r, wait));
+        if (!(error instanceof RetriableSourceError)) throw error;
+        if (!repeatable && error.status !== 429) throw error;
+        if (attempt > retries) {
+          throw attempt === 1 ? error : new RetriableSourceError(`${error.message} (gave up after ${attempt} attempts)`, error.endpoint, error.status, error.retryAfterSeconds);
+        }
+        const wait = this.waitBefore(attempt + 1, error);
+        if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
+        logger.warn({ endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message }, 'retrying source request');
+        await this.sleep(wait);
       }
     }
   }
 
+  /** The wait before attempt `attempt` (2 or more) after `error`. */
+  private waitBefore(attempt: number, error: RetriableSourceError): number {
+    if (error.retryAfterSeconds !== undefined) return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
+    const { backoffBaseMs = 250, backoffMaxMs = 30_000 } = this.options;
+    return Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 2));
+  }
+
   private async once(url: URL, init: RequestInit, label: string): Promise<unknown> {
-    await this.limiter.take();
+    const start = await this.limiter.take();
     this.requests++;
     const headers = new Headers(init.headers);
     headers.set('accept', 'application/json');
@@ -80,37 +120,51 @@ export class HttpClient {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(this.options.timeoutMs) });
+      start.sent();
+      // A redirect is never followed: the auth header must not travel to another address.
+      response = await fetch(url, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
       text = await response.text();
     } catch (error) {
-      const e = error as Error;
-      const reason = e.name === 'TimeoutError' ? `timed out after ${this.options.timeoutMs} ms` : `network error: ${e.cause instanceof Error ? e.cause.message : e.message}`;
-      throw new RetriableSourceError(`${label}: ${reason}`, label);
+      throw new RetriableSourceError(`${label}: ${describeFailure(error, this.options.timeoutMs)}`, label);
     }
     return interpret(response, text, label);
   }
 }
 
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const e = error as Error & { cause?: Error & { code?: string } };
+  if (e?.name === 'TimeoutError') return `no complete answer within ${timeoutMs} ms`;
+  const cause = e?.cause instanceof Error ? e.cause : undefined;
+  const detail = cause ? `${cause.message}${cause.code ? ` (${cause.code})` : ''}` : String(e?.message ?? error);
+  return `connection failed: ${redact(detail)}`;
+}
+
+/** Turns an answer into its JSON body, or the error it means. */
 function interpret(response: Response, text: string, label: string): unknown {
   const { status } = response;
   let body: unknown;
+  let json = true;
   try {
     body = text.length > 0 ? JSON.parse(text) : undefined;
   } catch {
-    if (status >= 200 && status < 300) throw new RetriableSourceError(`${label}: response body is not complete JSON (${text.length} bytes)`, label, status);
+    json = false;
+  }
+  const said = describeBody(body, json, text);
+  if (status === 429 || status === 408 || status >= 500) {
+    throw new RetriableSourceError(`${label}: HTTP ${status}${said}`, label, status, parseRetryAfter(response.headers.get('retry-after')));
   }
   const code = errorCode(body);
   if (code === 1005) throw new DataNotFoundError(`${label}: 1005 Data Not Found`, label, status);
-  if (status === 429 || status >= 500) {
-    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-    throw new RetriableSourceError(`${label}: HTTP ${status}${describeBody(body)}`, label, status, retryAfter);
-  }
   if (status === 401 || status === 403) throw new FatalSourceError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
-  if (status >= 400 || code !== undefined) throw new FatalSourceError(`${label}: HTTP ${status}${describeBody(body)}`, label, status);
+  if (status >= 300 && status < 400) throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
+  if (status >= 400 || status < 200) throw new FatalSourceError(`${label}: HTTP ${status}${said}`, label, status);
+  if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
   if (body === undefined) throw new RetriableSourceError(`${label}: empty response body`, label, status);
+  if (code !== undefined) throw new FatalSourceError(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
   return body;
 }
 
+/** The code of a `{code, message}` error body (one with no `data`), or undefined. */
 function errorCode(body: unknown): number | undefined {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body && !('data' in body)) {
     const code = Number((body as { code: unknown }).code);
@@ -119,8 +173,13 @@ function errorCode(body: unknown): number | undefined {
   return undefined;
 }
 
-function describeBody(body: unknown): string {
-  if (body && typeof body === 'object' && 'message' in body) return ` ${String((body as { code?: unknown }).code ?? '')} ${String((body as { message: unknown }).message).slice(0, 200)}`.replace(/\s+/g, ' ');
+/** What an error answer said, short and on one line; secrets are removed before anything is cut. */
+function describeBody(body: unknown, json: boolean, text: string): string {
+  if (json && body && typeof body === 'object' && 'message' in body) {
+    const { code, message } = body as { code?: unknown; message: unknown };
+    return ` ${redact(`${String(code ?? '')} ${String(message)}`).replace(/\s+/g, ' ').trim().slice(0, 200)}`;
+  }
+  if (!json && text.trim() !== '') return ` (not JSON: ${redact(text).replace(/\s+/g, ' ').trim().slice(0, 80)})`;
   return '';
 }
 

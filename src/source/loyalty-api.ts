@@ -11,8 +11,9 @@ export interface SourcePage {
   data: unknown[];
 }
 
-const count = z.coerce.number().int().min(0);
-const pageEnvelope = z.object({ pageNumber: count, pageSize: count, totalCount: count, data: z.array(z.unknown()) });
+/** A whole number, sent as a JSON number or as digits (never null, never empty: that would read as 0). */
+const count = z.union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)]).pipe(z.int().min(0));
+const pageEnvelope = z.looseObject({ pageNumber: count, pageSize: count, totalCount: count, data: z.array(z.unknown()) });
 
 /** A customer as the postings endpoint is asked about: by phone, or by e-mail when there is no phone. */
 export interface CustomerIdentity {
@@ -22,8 +23,9 @@ export interface CustomerIdentity {
 }
 
 /**
- * The source's read endpoints that the pipeline uses, each returning a validated envelope.
- * A response of the wrong shape is a {@link FatalSourceError} naming the endpoint.
+ * The source's read endpoints that the pipeline uses, each returning a validated envelope. A response of
+ * the wrong shape, or a page other than the one asked for, is a {@link FatalSourceError} whose message
+ * names the endpoint, the window (or customer) and the page.
  */
 export class LoyaltyApi {
   /** Requests made through this instance. */
@@ -38,18 +40,18 @@ export class LoyaltyApi {
 
   /** `GET /business-data/accounts`: accounts created or changed in the window (both days included). */
   accountsPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/accounts', { start: window.start, end: window.end, page, size }, `accounts ${window.start}..${window.end} page ${page}`);
+    return this.pageOf('/business-data/accounts', { start: window.start, end: window.end, page, size }, page, size, `accounts ${window.start}..${window.end} page ${page}`);
   }
 
   /** `GET /business-data/surveys`: survey answers in the window. */
   surveysPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/surveys', { start: window.start, end: window.end, page, size }, `surveys ${window.start}..${window.end} page ${page}`);
+    return this.pageOf('/business-data/surveys', { start: window.start, end: window.end, page, size }, page, size, `surveys ${window.start}..${window.end} page ${page}`);
   }
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
   postingsPage(customer: CustomerIdentity, page: number, size: number): Promise<SourcePage> {
     const who: Record<string, string> = customer.phone ? { phone: customer.phone } : { email: customer.email ?? '' };
-    return this.pageOf('/accounts/loyalty/postings', { ...who, pageNumber: page, pageSize: size }, `postings of ${customer.customerId} page ${page}`);
+    return this.pageOf('/accounts/loyalty/postings', { ...who, pageNumber: page, pageSize: size }, page, size, `postings of ${customer.customerId} page ${page}`);
   }
 
   /** `GET /accounts/profiles/`: the list of profiles. */
@@ -66,13 +68,20 @@ export class LoyaltyApi {
     return body as Record<string, unknown>;
   }
 
-  private async pageOf(path: string, query: Record<string, string | number>, label: string): Promise<SourcePage> {
+  private async pageOf(path: string, query: Record<string, string | number>, page: number, size: number, label: string): Promise<SourcePage> {
     const body = await this.http.get(path, query, label, this.counter);
     const parsed = pageEnvelope.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new FatalSourceError(`${label}: unexpected response shape at '${issue.path.join('.') || '(root)'}': ${issue.message}`, label);
     }
-    return parsed.data;
+    const { pageNumber, pageSize, totalCount, data } = parsed.data;
+    if (pageNumber !== page) throw new FatalSourceError(`${label}: the source answered page ${pageNumber}`, label);
+    // A source that serves fewer records per page than asked would make every offset after page 1 wrong.
+    // (A last page may report its own length as pageSize; that is no cap.)
+    const short = data.length < size && (page - 1) * size + data.length < totalCount;
+    if (short && pageSize < size) throw new FatalSourceError(`${label}: the source serves pages of ${pageSize} records, not the ${size} asked for (set source.page_size to at most ${pageSize})`, label);
+    if (data.length > size) throw new FatalSourceError(`${label}: the page holds ${data.length} records, more than the ${size} asked for`, label);
+    return { pageNumber, pageSize, totalCount, data };
   }
 }

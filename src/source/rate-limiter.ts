@@ -1,21 +1,89 @@
+/** Time kept in hand on top of every second, so that jitter on the way to the source cannot push it over. */
+export const RATE_SLACK_MS = 25;
+
 /**
- * Spaces request starts so that no more than `perSecond` begin in any one-second interval, shared by every
- * caller of the same limiter. Start times are handed out in order, so concurrent callers queue fairly.
+ * Grants request starts, shared by every caller of the same limiter, so that no more than `perSecond` begin
+ * in any one-second interval: the times of the last `perSecond` starts are kept, and a start is granted
+ * only when the oldest of them is a second (plus {@link RATE_SLACK_MS}) old. The check is made at the moment
+ * the start is granted (a late timer cannot squeeze two starts closer), the caller stamps the moment its
+ * request actually leaves (`sent()`), and callers are served in the order they asked.
+ *
+ * Starts are not spaced out further: how many requests run at once is the concurrency cap's business, and
+ * spacing them would cost throughput whenever the limit is far above what latency allows. A rate below 1
+ * per second becomes "one start per `1 / perSecond` seconds".
+ *
+ * @example
+ * const limiter = new RateLimiter(20);
+ * await limiter.take(); // at most 20 of these resolve in any second
  */
 export class RateLimiter {
-  private readonly interval: number;
-  private next = 0;
+  /** How many starts the window holds, and how long the window is. */
+  private readonly capacity: number;
+  private readonly windowMs: number;
+  /** Times of the last `capacity` starts, as a ring. */
+  private readonly starts: number[] = [];
+  private oldest = 0;
+  /** No start before this (Retry-After). */
+  private heldUntil = Number.NEGATIVE_INFINITY;
+  private readonly waiting: Array<(slot: number) => void> = [];
+  private timer = false;
 
-  constructor(perSecond: number, private readonly now: () => number = () => performance.now()) {
-    this.interval = 1000 / perSecond;
+  constructor(
+    perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
+    this.capacity = Math.max(1, Math.floor(perSecond));
+    this.windowMs = (1000 * this.capacity) / perSecond + RATE_SLACK_MS;
   }
 
-  /** Resolves when the caller may start its request. */
-  async take(): Promise<void> {
+  /**
+   * Resolves when the caller may start its request, with `sent()` to call the moment it leaves: the start
+   * is counted from then (from the grant when `sent` is never called).
+   */
+  take(): Promise<{ sent(): void }> {
+    return new Promise((resolve) => {
+      this.waiting.push((slot) => resolve({ sent: () => this.stamp(slot) }));
+      this.grant();
+    });
+  }
+
+  /**
+   * No start before `until` (a time on this limiter's clock): when the source answers 429 with
+   * `Retry-After`, every caller waits, not only the one that was refused.
+   */
+  holdUntil(until: number): void {
+    this.heldUntil = Math.max(this.heldUntil, until);
+  }
+
+  /** Grants the first waiter its start if it is due, else sleeps until it is. One grant per call. */
+  private grant(): void {
+    if (this.timer || this.waiting.length === 0) return;
     const now = this.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.interval;
-    const wait = at - now;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const windowFree = this.starts.length < this.capacity ? now : this.starts[this.oldest]! + this.windowMs;
+    const wait = Math.max(this.heldUntil, windowFree) - now;
+    if (wait > 0) {
+      this.timer = true;
+      void this.sleep(Math.max(1, Math.ceil(wait))).then(() => {
+        this.timer = false;
+        this.grant();
+      });
+      return;
+    }
+    let slot: number;
+    if (this.starts.length < this.capacity) slot = this.starts.push(now) - 1;
+    else {
+      slot = this.oldest;
+      this.starts[slot] = now;
+      this.oldest = (this.oldest + 1) % this.capacity;
+    }
+    this.waiting.shift()!(slot);
+    if (this.waiting.length > 0) this.grant();
+  }
+
+  /** Moves a start to the moment its request left (never earlier than its grant). */
+  private stamp(slot: number): void {
+    this.starts[slot] = Math.max(this.starts[slot]!, this.now());
   }
 }

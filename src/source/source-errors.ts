@@ -10,7 +10,10 @@ export class SourceError extends Error {
   }
 }
 
-/** Worth trying again: 5xx, 429, time-outs, dropped connections, cut-off or unparsable bodies. */
+/**
+ * Worth trying again: 5xx, 408, 429, time-outs, dropped connections, cut-off or unparsable bodies. Thrown
+ * out of the client only once its retries are spent; the message then says how many attempts were made.
+ */
 export class RetriableSourceError extends SourceError {
   override readonly name = 'RetriableSourceError';
   constructor(
@@ -24,7 +27,10 @@ export class RetriableSourceError extends SourceError {
   }
 }
 
-/** The request itself is wrong (4xx other than 429, a response of the wrong shape): retrying cannot help. */
+/**
+ * The request itself is wrong or refused (4xx other than 408 and 429, a 1xxx error body, a response of the
+ * wrong shape): retrying cannot help.
+ */
 export class FatalSourceError extends SourceError {
   override readonly name = 'FatalSourceError';
 }
@@ -32,4 +38,12 @@ export class FatalSourceError extends SourceError {
 /** The source's `1005 Data Not Found`: for postings it means "no postings", not a failure. */
 export class DataNotFoundError extends SourceError {
   override readonly name = 'DataNotFoundError';
+}
+
+/**
+ * A paged listing kept changing while it was read (records skipped or repeated between pages), read after
+ * read, so it could not be read completely and without duplicates; the window it belongs to is not loaded.
+ */
+export class IncompleteListingError extends SourceError {
+  override readonly name = 'IncompleteListingError';
 }

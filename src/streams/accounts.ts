@@ -114,15 +114,30 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   return { accounts: [account], account_custom_fields: fields, _etl_account_windows: [{ customer_id: customerId }] };
 }
 
-/** The accounts stream: one window per span, every page of the export, the latest window's version wins. */
+/** The key of an export record: its `customerId` when it is text (a malformed record may have none). */
+function customerIdOf(record: unknown): string | undefined {
+  const id = (record as { customerId?: unknown } | null)?.customerId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The accounts stream: one window per span, every page of the export, the latest window's version wins. A
+ * customer appears once per window, so a `customerId` read twice proves records moved between pages.
+ */
 export const accountsStream: StreamDefinition = {
   name: 'accounts',
   tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
   maxWindowsPerSpan: () => 1,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
-      const pages = readAllPages((n) => ctx.api.accountsPage(window, n, ctx.pageSize), ctx.pageSize, `accounts ${window.start}..${window.end}`);
-      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart };
+      const pages = readAllPages({
+        label: `accounts ${window.start}..${window.end}`,
+        pageSize: ctx.pageSize,
+        fetchPage: (n) => ctx.api.accountsPage(window, n, ctx.pageSize),
+        keyOf: customerIdOf,
+        concurrency: ctx.concurrency,
+      });
+      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart, reason: page.reason };
     }
   },
   normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),

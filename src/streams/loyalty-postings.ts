@@ -124,6 +124,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
     let buffered = 0;
     let asked = 0;
     let stoppedEarly = 0;
+    let readAgain = 0;
     function* flush(): Generator<ExtractedBatch> {
       for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
       buffer.clear();
@@ -132,6 +133,10 @@ export const loyaltyPostingsStream: StreamDefinition = {
     for await (const listing of listings) {
       asked++;
       if (listing.stoppedEarly) stoppedEarly++;
+      if (listing.readAgain.length > 0) {
+        readAgain++;
+        ctx.logger.debug({ stream: 'loyalty_postings', reasons: listing.readAgain }, 'postings of a customer changed while they were read; read again');
+      }
       for (const { windowStart, record } of listing.kept) {
         let list = buffer.get(windowStart);
         if (!list) buffer.set(windowStart, (list = []));
@@ -142,7 +147,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
     }
     yield* flush();
     const events = webhook ? { eventsAfter: webhook.after ?? null, eventsThrough: webhook.through, customersUnreachable: webhook.unreachable() } : {};
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, selection, ...events, customersAsked: asked, stoppedEarly, requests: ctx.api.counter.requests }, 'postings listed');
+    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, selection, ...events, customersAsked: asked, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

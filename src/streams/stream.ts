@@ -34,6 +34,8 @@ export interface ExtractedBatch {
   records: unknown[];
   /** Everything extracted for the span before this batch is to be dropped: the listing is being read again. */
   restart: boolean;
+  /** On a restart: why the previous read could not be kept. */
+  reason?: string;
 }
 
 /** A record turned into warehouse rows: table name → rows. */

@@ -148,8 +148,14 @@ export const surveysStream: StreamDefinition = {
   maxWindowsPerSpan: () => 1,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
-      const pages = readAllPages((n) => ctx.api.surveysPage(window, n, ctx.pageSize), ctx.pageSize, `surveys ${window.start}..${window.end}`);
-      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart };
+      // Survey elements carry no key: a read is proven complete by totalCount and page lengths alone.
+      const pages = readAllPages({
+        label: `surveys ${window.start}..${window.end}`,
+        pageSize: ctx.pageSize,
+        fetchPage: (n) => ctx.api.surveysPage(window, n, ctx.pageSize),
+        concurrency: ctx.concurrency,
+      });
+      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
     }
   },
   normalizer: (ctx) => surveyNormalizer(ctx.timezone),

@@ -44,6 +44,16 @@ describe('jobs.yaml', () => {
     expect(errorOf(() => loadConfig('does-not-exist.yaml', {})).message).toBe('does-not-exist.yaml: file not found');
   });
 
+  it('checks the retry settings', () => {
+    expect(parseConfig(minimal, 'jobs.yaml', {}).source).toMatchObject({ retries: 5, timeout_ms: 30_000, backoff_base_ms: 250, backoff_max_ms: 30_000 });
+    const quick = minimal.replace('jobs:', '  backoff_base_ms: 5\n  backoff_max_ms: 50\njobs:');
+    expect(parseConfig(quick, 'jobs.yaml', {}).source).toMatchObject({ backoff_base_ms: 5, backoff_max_ms: 50 });
+    const upsideDown = minimal.replace('jobs:', '  backoff_base_ms: 500\n  backoff_max_ms: 50\njobs:');
+    expect(errorOf(() => parseConfig(upsideDown, 'my.yaml', {})).message).toBe('my.yaml: source.backoff_max_ms: must not be less than backoff_base_ms');
+    const zero = minimal.replace('jobs:', '  backoff_base_ms: 0\njobs:');
+    expect(errorOf(() => parseConfig(zero, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.backoff_base_ms: /);
+  });
+
   it('substitutes ${VAR} and fails clearly on a missing one', () => {
     const text = minimal.replace('http://127.0.0.1:8787', '${API}');
     expect(parseConfig(text, 'j.yaml', { API: 'http://example.test' }).source.base_url).toBe('http://example.test');

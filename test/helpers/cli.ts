@@ -52,19 +52,18 @@ export function emulatorJobs(options: {
   lookbackDays?: number;
   pageSize?: number;
   extraSource?: string;
+  /** Source keys that replace the defaults below (`retries`, `timeout_ms`, `backoff_base_ms`, …). */
+  sourceKeys?: Record<string, string | number>;
   postings?: string;
 }): string {
   const d = options.destination;
+  const sourceKeys = { page_size: options.pageSize ?? 50, concurrency: 4, requests_per_second: 1000, retries: 2, timeout_ms: 10000, ...options.sourceKeys };
   const destination = !d ? '' : d.type === 'duckdb' ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n` : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
   return writeJobsFile(`
 source:
   base_url: ${options.url}
   timezone: ${options.timezone}
-  page_size: ${options.pageSize ?? 50}
-  concurrency: 4
-  requests_per_second: 1000
-  retries: 2
-  timeout_ms: 10000
+${Object.entries(sourceKeys).map(([key, value]) => `  ${key}: ${value}`).join('\n')}
 ${options.extraSource ?? ''}
 ${destination}
 jobs:

@@ -14,7 +14,7 @@ export interface ListeningServer {
 export async function listen(handler: RequestHandler, host: string, port: number): Promise<ListeningServer> {
   let sequence = 0;
   const server: Server = createServer((req, res) => {
-    void serve(handler, toRequest(req, ++sequence), res);
+    void serve(handler, toRequest(req, res, ++sequence), res);
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -34,7 +34,11 @@ export async function listen(handler: RequestHandler, host: string, port: number
   };
 }
 
-function toRequest(req: IncomingMessage, sequence: number): EmulatorRequest {
+function toRequest(req: IncomingMessage, res: ServerResponse, sequence: number): EmulatorRequest {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   const url = new URL(req.url ?? '/', 'http://emulator');
   let body: Promise<string> | undefined;
   let path = url.pathname;
@@ -50,6 +54,7 @@ function toRequest(req: IncomingMessage, sequence: number): EmulatorRequest {
     headers: req.headers,
     sequence,
     readBody: () => (body ??= readBody(req)),
+    signal: gone.signal,
   };
 }
 

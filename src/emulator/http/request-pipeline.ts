@@ -12,6 +12,8 @@ export interface EmulatorRequest {
   readonly sequence: number;
   /** The request body as text (read once, then cached). */
   readBody(): Promise<string>;
+  /** Aborted when the client goes away before the response is complete (a hung request ends with it). */
+  readonly signal: AbortSignal;
 }
 
 /** A response before it is written. */

@@ -18,6 +18,8 @@ export const Stream = {
   badSurveysPerDay: 10,
   postings: 11,
   vouchers: 12,
+  faults: 13,
+  drift: 14,
 } as const;
 
 /** A stream kind from {@link Stream}. */

@@ -19,7 +19,7 @@ export function exportRoutes(context: RouteContext): Route[] {
       totalCount: window.totalCount,
       records: (from, to) => Array.from({ length: to - from }, (_, n) => window.served(from + n)),
     };
-    if (context.dataView) view = context.dataView(view, { stream, start, end, request });
+    if (context.dataView) view = context.dataView(view, { stream, start, end, page, size, request });
     const from = (page - 1) * size;
     const to = Math.min(view.totalCount, from + size);
     return json(200, { pageNumber: page, pageSize: size, totalCount: view.totalCount, data: from < to ? view.records(from, to) : [] });

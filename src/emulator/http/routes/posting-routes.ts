@@ -1,10 +1,14 @@
 import { renderPosting } from '../../model/posting-ledger.js';
+import type { ExportPageView } from '../export-page-view.js';
 import { identityParams, intParam } from '../query-params.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
 import type { RouteContext } from './route-context.js';
 
-/** Endpoint 5: a customer's loyalty postings, found by phone or e-mail, newest first unless configured. */
+/**
+ * Endpoint 5: a customer's loyalty postings, found by phone or e-mail, newest first unless configured; the
+ * data view hook (drift) sees every page read.
+ */
 export function postingRoutes(context: RouteContext): Route[] {
   return [
     {
@@ -20,12 +24,15 @@ export function postingRoutes(context: RouteContext): Route[] {
         const postings = customer < 0 ? [] : context.activity.postingsOf(customer);
         if (postings.length === 0) throw SourceError.dataNotFound();
         const newestFirst = data.options.postingsOrder === 'newest-first';
+        let view: ExportPageView = {
+          totalCount: postings.length,
+          records: (from, to) => Array.from({ length: to - from }, (_, n) => renderPosting(postings[newestFirst ? postings.length - 1 - from - n : from + n]!)),
+        };
+        if (context.dataView) view = context.dataView(view, { stream: 'postings', customerId: data.directory.customerId(customer), page: pageNumber, size: pageSize, request });
         const from = (pageNumber - 1) * pageSize;
-        const page = [];
-        for (let n = from; n < Math.min(postings.length, from + pageSize); n++) {
-          page.push(renderPosting(postings[newestFirst ? postings.length - 1 - n : n]!));
-        }
-        return json(200, { pageNumber, pageSize, totalCount: postings.length, data: page });
+        const to = Math.min(view.totalCount, from + pageSize);
+        const page = from < to ? view.records(from, to) : [];
+        return json(200, { pageNumber, pageSize, totalCount: view.totalCount, data: page });
       },
     },
   ];

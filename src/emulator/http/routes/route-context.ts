@@ -1,3 +1,4 @@
+import type { ResolvedFaults } from '../../faults/fault-options.js';
 import type { GroundTruth } from '../../ground-truth.js';
 import type { ActivityOverlay } from '../../model/activity-overlay.js';
 import type { SourceData } from '../../model/source-data.js';
@@ -17,4 +18,6 @@ export interface RouteContext {
   webhooks: WebhookDispatcher;
   /** The emulator's clock (ms): the time of every write. */
   now: () => number;
+  /** The faults in force now (they can change while the emulator runs). */
+  faults(): ResolvedFaults;
 }

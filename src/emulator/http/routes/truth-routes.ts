@@ -6,9 +6,9 @@ import type { RouteContext } from './route-context.js';
 
 /**
  * The emulator's own endpoints under `/_emulator/`: the ground truth as NDJSON (streamed while
- * generated), request statistics, and the resolved options (without the auth secret).
+ * generated), request statistics, and the resolved options with the faults in force (without the auth secret).
  */
-export function truthRoutes({ data, truth, stats }: RouteContext): Route[] {
+export function truthRoutes({ data, truth, stats, faults }: RouteContext): Route[] {
   const ranged = (rows: (start: string, end: string) => Iterable<unknown>) => (request: EmulatorRequest) => {
     const { start, end } = dayRangeParams(request.query);
     return ndjson(rows(start, end));
@@ -31,7 +31,7 @@ export function truthRoutes({ data, truth, stats }: RouteContext): Route[] {
       path: '/_emulator/info',
       handle: () => {
         const { auth, ...options } = data.options;
-        return json(200, { ...options, auth: auth ? { header: auth.header } : null });
+        return json(200, { ...options, faults: faults(), auth: auth ? { header: auth.header } : null });
       },
     },
   ];
