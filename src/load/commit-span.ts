@@ -1,6 +1,6 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { SpanCommitInfo } from './destination.js';
+import type { SpanLoadRequest } from './destination.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
@@ -11,25 +11,13 @@ import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
 /** Everything the transaction of a span (one or more consecutive windows of one stream) needs. */
-export interface SpanCommit {
-  job: string;
-  stream: string;
-  runId: string;
+export interface SpanCommit extends SpanLoadRequest {
+  /** `_loaded_at` of the span's rows, ISO UTC. */
   loadedAt: string;
-  firstDay: Day;
-  windows: Window[];
-  /** The stream's tables; the first is its main table, whose rows count as "loaded". */
-  tables: TableSpec[];
   /** Source records received per window start. */
   extracted: Map<Day, number>;
   /** Source requests the span took; recorded on its first window. */
   requests: number;
-  /** Runs last, in the same transaction (a stream's own bookmark). */
-  onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
-  /** The run that claimed the windows; when set, the commit fails unless it still holds them. */
-  claimedBy?: string;
-  /** The backfill the windows were loaded for. */
-  backfillId?: string;
 }
 
 /**

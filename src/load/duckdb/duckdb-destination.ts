@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { migrate } from '../migrate.js';
+import { releasedOnEnd } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
@@ -59,23 +60,7 @@ export class DuckDbDestination implements Destination {
     const raw = await this.instance.connect();
     await raw.run(`SET TimeZone = 'UTC'`);
     const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock);
-    const release = () => load.release();
-    return {
-      append: (t, rows) => load.append(t, rows),
-      reject: (rows) => load.reject(rows),
-      reset: () => load.reset(),
-      commit: async (extracted, requests) => {
-        try {
-          return await load.commit(extracted, requests);
-        } finally {
-          await release();
-        }
-      },
-      abort: async () => {
-        await load.abort();
-        await release();
-      },
-    };
+    return releasedOnEnd(load);
   }
 
   async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

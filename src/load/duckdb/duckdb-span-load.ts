@@ -2,7 +2,8 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { WindowCounts } from '../../state/ledger.js';
 import { commitSpan } from '../commit-span.js';
-import type { SpanLoad, SpanLoadRequest } from '../destination.js';
+import type { SpanLoadRequest } from '../destination.js';
+import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
 import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagingColumns, stagingName } from '../staging.js';
@@ -21,7 +22,7 @@ interface Staged {
  * fastest path measured), merged under the destination's commit lock so that windows loaded in parallel
  * commit one after the other.
  */
-export class DuckDbSpanLoad implements SpanLoad {
+export class DuckDbSpanLoad implements ReleasableSpanLoad {
   private readonly conn: DuckDbSqlConnection;
   private readonly staged = new Map<string, Staged>();
 
@@ -78,23 +79,9 @@ export class DuckDbSpanLoad implements SpanLoad {
 
   async commit(extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]> {
     this.closeAppenders();
-    const r = this.request;
     return this.commitLock.run(() =>
       this.conn.transaction(() =>
-        commitSpan(this.conn, duckdbDialect, this.schema, {
-          job: r.job,
-          stream: r.stream,
-          runId: r.runId,
-          loadedAt: new Date().toISOString(),
-          firstDay: r.firstDay,
-          windows: r.windows,
-          tables: r.tables,
-          extracted,
-          requests,
-          onCommit: r.onCommit,
-          claimedBy: r.claimedBy,
-          backfillId: r.backfillId,
-        }),
+        commitSpan(this.conn, duckdbDialect, this.schema, { ...this.request, loadedAt: new Date().toISOString(), extracted, requests }),
       ),
     );
   }

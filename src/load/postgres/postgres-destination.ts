@@ -4,6 +4,7 @@ import { redactUrl } from '../../log/redact.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import { quoteIdent } from '../identifiers.js';
 import { migrate } from '../migrate.js';
+import { releasedOnEnd } from '../released-span-load.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
@@ -90,23 +91,7 @@ export class PostgresDestination implements Destination {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    const release = () => load.release();
-    return {
-      append: (t, rows) => load.append(t, rows),
-      reject: (rows) => load.reject(rows),
-      reset: () => load.reset(),
-      commit: async (extracted, requests) => {
-        try {
-          return await load.commit(extracted, requests);
-        } finally {
-          await release();
-        }
-      },
-      abort: async () => {
-        await load.abort();
-        await release();
-      },
-    };
+    return releasedOnEnd(load);
   }
 
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

@@ -5,7 +5,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { WindowCounts } from '../../state/ledger.js';
 import { commitSpan } from '../commit-span.js';
-import type { SpanLoad, SpanLoadRequest } from '../destination.js';
+import type { SpanLoadRequest } from '../destination.js';
+import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagingColumns, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
@@ -22,7 +23,7 @@ const COPY_CHUNK_CHARS = 256 * 1024;
  * take turns across processes through a transaction-scoped advisory lock, so extraction stays parallel while
  * two workers never merge the same tables (or add the same pivot column) at once.
  */
-export class PostgresSpanLoad implements SpanLoad {
+export class PostgresSpanLoad implements ReleasableSpanLoad {
   private readonly conn: PostgresSqlConnection;
   private readonly staged = new Map<string, ColumnSpec[]>();
 
@@ -77,20 +78,7 @@ export class PostgresSpanLoad implements SpanLoad {
     return this.conn.transaction(async () => {
       // Held until COMMIT or ROLLBACK; the key is the stream's target tables in this schema.
       await this.conn.run('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.${r.stream}`]);
-      return commitSpan(this.conn, postgresDialect, this.schema, {
-        job: r.job,
-        stream: r.stream,
-        runId: r.runId,
-        loadedAt: new Date().toISOString(),
-        firstDay: r.firstDay,
-        windows: r.windows,
-        tables: r.tables,
-        extracted,
-        requests,
-        onCommit: r.onCommit,
-        claimedBy: r.claimedBy,
-        backfillId: r.backfillId,
-      });
+      return commitSpan(this.conn, postgresDialect, this.schema, { ...r, loadedAt: new Date().toISOString(), extracted, requests });
     });
   }
 
