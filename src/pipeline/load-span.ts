@@ -117,6 +117,8 @@ export async function loadSpan(
     }
     return counts;
   } catch (error) {
+    // the span is lost: requests still queued or retrying for it (other customers' postings) stop now
+    ctx.api.cancel('its window failed');
     await load.abort();
     throw error;
   }

@@ -1,12 +1,14 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
-import { DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source-errors.js';
+import { CancelledRequestError, DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
 
-/** Counts the requests of one piece of work (a span) on a client shared by many. */
+/** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
 export interface RequestCounter {
   requests: number;
+  /** When aborted, the work's requests still queued never leave, and those in flight or waiting to retry stop. */
+  signal?: AbortSignal;
 }
 
 export interface HttpClientOptions {
@@ -86,12 +88,14 @@ export class HttpClient {
 
   private async withRetries(url: URL, init: RequestInit, label: string, repeatable: boolean, counter?: RequestCounter): Promise<unknown> {
     const { retries, logger } = this.options;
+    const signal = counter?.signal;
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw new CancelledRequestError(`${label}: called off (${String(signal.reason ?? 'the work it belonged to ended')})`, label);
       if (counter) counter.requests++;
       try {
-        return await this.once(url, init, label);
+        return await this.once(url, init, label, signal);
       } catch (error) {
-        if (!(error instanceof RetriableSourceError)) throw error;
+        if (!(error instanceof RetriableSourceError) || signal?.aborted) throw error;
         if (!repeatable && error.status !== 429) throw error;
         if (attempt > retries) {
           throw attempt === 1 ? error : new RetriableSourceError(`${error.message} (gave up after ${attempt} attempts)`, error.endpoint, error.status, error.retryAfterSeconds);
@@ -99,7 +103,7 @@ export class HttpClient {
         const wait = this.waitBefore(attempt + 1, error);
         if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
         logger.warn({ endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message }, 'retrying source request');
-        await this.sleep(wait);
+        await abortable(this.sleep(wait), signal);
       }
     }
   }
@@ -111,7 +115,7 @@ export class HttpClient {
     return Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 2));
   }
 
-  private async once(url: URL, init: RequestInit, label: string): Promise<unknown> {
+  private async once(url: URL, init: RequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
     const start = await this.limiter.take();
     this.requests++;
     const headers = new Headers(init.headers);
@@ -122,13 +126,28 @@ export class HttpClient {
     try {
       start.sent();
       // A redirect is never followed: the auth header must not travel to another address.
-      response = await fetch(url, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const timeout = AbortSignal.timeout(this.options.timeoutMs);
+      response = await fetch(url, { ...init, headers, redirect: 'manual', signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout });
       text = await response.text();
     } catch (error) {
+      if (cancel?.aborted) throw new CancelledRequestError(`${label}: called off while in flight`, label);
       throw new RetriableSourceError(`${label}: ${describeFailure(error, this.options.timeoutMs)}`, label);
     }
     return interpret(response, text, label);
   }
+}
+
+/** `wait`, or less when `signal` is aborted first. */
+function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wait;
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void wait.then(done);
+  });
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

@@ -29,9 +29,15 @@ export interface CustomerIdentity {
  */
 export class LoyaltyApi {
   /** Requests made through this instance. */
-  readonly counter: RequestCounter = { requests: 0 };
+  private readonly calls = new AbortController();
+  readonly counter: RequestCounter = { requests: 0, signal: this.calls.signal };
 
   constructor(readonly http: HttpClient) {}
+
+  /** Calls off every request of this instance still queued, in flight or waiting to retry. */
+  cancel(reason: string): void {
+    this.calls.abort(reason);
+  }
 
   /** The same client with a request counter of its own, for one span. */
   scoped(): LoyaltyApi {

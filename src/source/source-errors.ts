@@ -47,3 +47,8 @@ export class DataNotFoundError extends SourceError {
 export class IncompleteListingError extends SourceError {
   override readonly name = 'IncompleteListingError';
 }
+
+/** A request of a piece of work that was called off (its window already failed): never retried, never sent. */
+export class CancelledRequestError extends SourceError {
+  override readonly name = 'CancelledRequestError';
+}

@@ -191,6 +191,21 @@ describe('HttpClient against the emulator', () => {
     await Promise.all([...Array.from({ length: 8 }, (_, n) => http.get(PATH, { ...QUERY, page: n + 1 })), ...Array.from({ length: 4 }, (_, n) => api.scoped().accountsPage(WINDOW, n + 1, 20))]);
     expect(most).toBe(3);
   });
+
+  it('calls off the requests of failed work: queued ones never leave, one in flight or waiting to retry stops at once', async () => {
+    middleware = script(['hang', 'hang']);
+    const { http } = client({ concurrency: 1, timeoutMs: 30_000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const api = new LoyaltyApi(http);
+    const calls = [1, 2, 3].map((page) => api.accountsPage(WINDOW, page, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    api.cancel('its window failed');
+    const outcomes = await Promise.allSettled(calls);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    for (const o of outcomes) expect(o.status === 'rejected' && (o.reason as Error).name).toBe('CancelledRequestError');
+    expect(api.counter.requests).toBe(1);
+    expect(emulator.stats.requests(PATH)).toBe(1);
+  });
 });
 
 describe('LoyaltyApi envelopes', () => {
