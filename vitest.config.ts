@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Most suites wait on subprocesses, servers and sockets rather than on a core: two files at a time on two cores.
+    maxWorkers: 2,
     env: { LOYALTY_LOG_LEVEL: 'warn' },
   },
 });
