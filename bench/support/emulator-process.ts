@@ -1,8 +1,9 @@
 /**
  * The emulator in a process of its own, so that the client being measured and the emulated source do not
  * share an event loop. Started by {@link startBenchEmulator}: argv[2] holds the emulator's options and
- * argv[3] the latency. Every source request's arrival is recorded before the latency is served, so the
- * arrival times are when requests reached the source, not when they were answered.
+ * argv[3] the latency: every source request is answered that long after it arrived (the source's own work
+ * included, as a real source's latency includes it). Arrivals are recorded when requests reach the source,
+ * not when they are answered.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEmulator, type StartEmulatorOptions } from '../../src/emulator/index.js';
@@ -19,9 +20,13 @@ const emulator = await startEmulator({
     middleware: [
       async (request, next) => {
         if (request.path.startsWith('/_emulator/')) return next(request);
-        arrivals.push(performance.timeOrigin + performance.now());
-        if (latencyMs > 0) await sleep(latencyMs, undefined, { signal: request.signal });
-        return next(request);
+        const arrived = performance.now();
+        arrivals.push(performance.timeOrigin + arrived);
+        // The source answers `latencyMs` after a request arrives: its own work happens within that time.
+        const response = await next(request);
+        const left = latencyMs - (performance.now() - arrived);
+        if (left > 0) await sleep(left, undefined, { signal: request.signal });
+        return response;
       },
     ],
   },
