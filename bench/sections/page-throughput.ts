@@ -8,7 +8,8 @@ import { planRange } from '../../src/plan/plan-windows.js';
 import { streamDefinition } from '../../src/streams/registry.js';
 import type { StreamContext } from '../../src/streams/stream.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
-import { busiestSecond, startBenchEmulator } from '../support/bench-emulator.js';
+import { startBenchEmulator } from '../support/bench-emulator.js';
+import { busiestSecond } from '../support/busiest-second.js';
 
 /** Emulated latency of every answer. */
 const LATENCY_MS = 100;

@@ -1,3 +1,4 @@
+import { busiestSecond } from '../../bench/support/busiest-second.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RATE_SLACK_MS, RateLimiter } from '../../src/source/rate-limiter.js';
 
@@ -10,16 +11,6 @@ async function starts(limiter: RateLimiter, n: number, runFor = 10_000): Promise
   return at;
 }
 
-/** The most starts in any one-second interval [t, t + 1000). */
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; j < sorted.length; j++) {
-    while (sorted[j]! - sorted[i]! >= 1000) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
 
 describe('RateLimiter', () => {
   beforeEach(() => {
