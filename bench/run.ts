@@ -11,9 +11,11 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSection, SectionResult } from './support/bench-section.js';
 import { formatTable } from './support/report-table.js';
+import { endToEnd } from './sections/end-to-end.js';
+import { memory } from './sections/memory.js';
 import { pageThroughput } from './sections/page-throughput.js';
 
-const SECTIONS: BenchSection[] = [pageThroughput];
+const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput];
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));

@@ -1,0 +1,68 @@
+import { createApi } from '../../src/commands/job-session.js';
+import type { StreamName } from '../../src/config/config-schema.js';
+import type { ResolvedConfig } from '../../src/config/load-config.js';
+import type { Destination } from '../../src/load/destination.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { planRange } from '../../src/plan/plan-windows.js';
+import { groupWindows, type Window } from '../../src/plan/windows.js';
+import { streamDefinition } from '../../src/streams/registry.js';
+import type { StreamContext } from '../../src/streams/stream.js';
+
+/** What a fetch-only pass read. */
+export interface FetchCount {
+  records: number;
+  batches: number;
+  requests: number;
+  seconds: number;
+}
+
+/** The spans a backfill of `[from, to]` loads for `stream`, as its window queue groups them. */
+export function backfillSpans(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string): Window[][] {
+  const jobConfig = config.jobs[job]!;
+  const perSpan = streamDefinition(stream).maxWindowsPerSpan(jobConfig);
+  return groupWindows(planRange(jobConfig, from, to), perSpan * jobConfig.window_days);
+}
+
+/**
+ * The fetch-only baseline: the stream's own extractor over the spans a backfill of `[from, to]` loads, through
+ * the same client (rate limit, concurrency cap, read-ahead, completeness checks), `source.concurrency` spans
+ * at a time as `backfill` runs them; records are counted and dropped — no validation, normalization or load.
+ * `customers` is the warehouse postings read their customer list from (the one the pipeline loaded).
+ */
+export async function fetchOnly(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string, customers?: Destination): Promise<FetchCount> {
+  const definition = streamDefinition(stream);
+  const api = createApi(config, silentLogger);
+  const queue = backfillSpans(config, job, stream, from, to);
+  const destination = customers ?? refuseWarehouse();
+  let records = 0;
+  let batches = 0;
+  const lane = async () => {
+    for (let span = queue.shift(); span; span = queue.shift()) {
+      const ctx: StreamContext = {
+        api: api.scoped(),
+        pageSize: config.source.page_size,
+        concurrency: config.source.concurrency,
+        timezone: config.source.timezone,
+        job,
+        jobConfig: config.jobs[job]!,
+        destination,
+        logger: silentLogger,
+      };
+      for await (const batch of definition.extract(ctx, span)) {
+        records += batch.records.length;
+        batches++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: config.source.concurrency }, lane));
+  return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000 };
+}
+
+function refuseWarehouse(): Destination {
+  return new Proxy({} as Destination, {
+    get() {
+      throw new Error('the fetch-only pass reached for the warehouse');
+    },
+  });
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { finished } from 'node:stream/promises';
+import { createApi } from '../../src/commands/job-session.js';
+import type { StreamName } from '../../src/config/config-schema.js';
+import type { ResolvedConfig } from '../../src/config/load-config.js';
+import type { Destination, SpanLoad } from '../../src/load/destination.js';
+import type { Row, TableSpec } from '../../src/load/table-spec.js';
+import { silentLogger } from '../../src/log/logger.js';
+import type { Day } from '../../src/plan/days.js';
+import type { Window } from '../../src/plan/windows.js';
+import { streamDefinition } from '../../src/streams/registry.js';
+import type { StreamContext } from '../../src/streams/stream.js';
+import { RecordError } from '../../src/transform/record-error.js';
+import { backfillSpans } from './fetch-only.js';
+import type { RowSink, StagedRows } from './row-sink.js';
+
+/**
+ * The pipeline's loader as a sink: each span is opened, staged batch by batch and committed (merge, ledger,
+ * watermark in one transaction) exactly as `loadSpan` does, minus the source.
+ */
+export class LoaderSink implements RowSink {
+  private load: SpanLoad | undefined;
+  private readonly runId = randomUUID();
+
+  constructor(
+    readonly name: string,
+    private readonly destination: Destination,
+    private readonly job: string,
+    private readonly stream: StreamName,
+    private readonly firstDay: Day,
+  ) {}
+
+  async beginSpan(span: Window[], tables: TableSpec[]): Promise<void> {
+    this.load = await this.destination.openSpan({ job: this.job, stream: this.stream, runId: this.runId, firstDay: this.firstDay, windows: span, tables });
+  }
+
+  async append(table: TableSpec, rows: StagedRows): Promise<void> {
+    await this.load!.append(table.name, rows);
+  }
+
+  async endSpan(extracted: Map<Day, number>): Promise<void> {
+    await this.load!.commit(extracted, 0);
+    this.load = undefined;
+  }
+
+  async finish(): Promise<void> {
+    // DuckDB: everything written to the database file, as the raw load is measured
+    if (this.destination.name === 'duckdb') await this.destination.withConnection((conn) => conn.run('CHECKPOINT'));
+  }
+
+  async close(): Promise<void> {
+    await this.destination.close();
+  }
+}
+
+/** Rows and seconds one sink took. */
+export interface SinkTime {
+  sink: string;
+  rows: number;
+  seconds: number;
+}
+
+/** What {@link captureRows} wrote. */
+export interface CapturedRows {
+  file: string;
+  records: number;
+  rowsByTable: Record<string, number>;
+  seconds: number;
+}
+
+type CapturedLine =
+  | { span: Window[] }
+  | { table: string; rows: Array<{ seq: number; windowStart: Day; row: Row }> }
+  | { extracted: Array<[Day, number]> };
+
+/**
+ * Reads the spans a backfill of `[from, to]` loads — fetched and normalized like `loadSpan` does, span by span,
+ * a batch per page — and writes every batch of rows to `file` (JSON lines), so that loaders can then be timed on
+ * exactly these rows, in the same batches, with nothing else running.
+ */
+export async function captureRows(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string, file: string, customers?: Destination): Promise<CapturedRows> {
+  const definition = streamDefinition(stream);
+  const api = createApi(config, silentLogger);
+  const out = createWriteStream(file);
+  const write = async (line: CapturedLine) => {
+    if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
+  };
+  const rowsByTable: Record<string, number> = {};
+  let records = 0;
+  const started = performance.now();
+  for (const span of backfillSpans(config, job, stream, from, to)) {
+    const ctx: StreamContext = {
+      api: api.scoped(),
+      pageSize: config.source.page_size,
+      concurrency: config.source.concurrency,
+      timezone: config.source.timezone,
+      job,
+      jobConfig: config.jobs[job]!,
+      destination: customers!,
+      logger: silentLogger,
+    };
+    await write({ span });
+    const normalize = definition.normalizer(ctx);
+    const extracted = new Map<Day, number>();
+    let seq = 0;
+    for await (const batch of definition.extract(ctx, span)) {
+      if (batch.restart) throw new Error('the source changed while it was read; the bench runs without faults');
+      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
+      for (const raw of batch.records) {
+        seq++;
+        try {
+          for (const [table, tableRows] of Object.entries(normalize(raw, batch.windowStart))) {
+            let list = rows.get(table);
+            if (!list) rows.set(table, (list = []));
+            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
+          }
+        } catch (error) {
+          if (!(error instanceof RecordError)) throw error;
+        }
+      }
+      records += batch.records.length;
+      extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
+      for (const [table, list] of rows) {
+        rowsByTable[table] = (rowsByTable[table] ?? 0) + list.length;
+        await write({ table, rows: list });
+      }
+    }
+    await write({ extracted: [...extracted] });
+  }
+  out.end();
+  await finished(out);
+  return { file, records, rowsByTable, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Hands the captured rows to each sink in turn, batch by batch as the pipeline staged them, timing only the
+ * sinks' own calls: every sink gets the same rows in the same batches, and the times compare the loaders alone.
+ */
+export async function replayLoads(captured: CapturedRows, tables: TableSpec[], sinks: RowSink[]): Promise<SinkTime[]> {
+  const times = sinks.map((s) => ({ sink: s.name, rows: 0, seconds: 0 }));
+  const timed = async (i: number, call: () => Promise<void>) => {
+    const t = performance.now();
+    await call();
+    times[i]!.seconds += (performance.now() - t) / 1000;
+  };
+  const specs = new Map(tables.map((t) => [t.name, t]));
+  const lines = createInterface({ input: createReadStream(captured.file), crlfDelay: Infinity });
+  for await (const text of lines) {
+    const line = JSON.parse(text) as CapturedLine;
+    for (let i = 0; i < sinks.length; i++) {
+      const sink = sinks[i]!;
+      if ('span' in line) await timed(i, () => sink.beginSpan(line.span, tables));
+      else if ('table' in line) {
+        times[i]!.rows += line.rows.length;
+        await timed(i, () => sink.append(specs.get(line.table)!, line.rows));
+      } else await timed(i, () => sink.endSpan(new Map(line.extracted)));
+    }
+  }
+  for (let i = 0; i < sinks.length; i++) await timed(i, () => sinks[i]!.finish());
+  return times;
+}

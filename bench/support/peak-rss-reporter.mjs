@@ -1,0 +1,12 @@
+// Preloaded (`node --import`) into a `loyalty-etl` process the bench runs: when the process exits, its peak
+// resident set (VmHWM of /proc/self/status, in kB) is written to the file named by BENCH_PEAK_RSS_FILE.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const file = process.env.BENCH_PEAK_RSS_FILE;
+if (file) {
+  process.on('exit', () => {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    writeFileSync(file, kb ?? '');
+  });
+}
