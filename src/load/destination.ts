@@ -44,10 +44,17 @@ export interface SpanLoad {
   append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void>;
   /** Stages rejected records. */
   reject(rows: ReadonlyArray<{ windowStart: Day; payload: string; error: string }>): Promise<void>;
-  /** Drops what was staged so far (the source changed while it was read, and it is read again). */
-  reset(): Promise<void>;
-  /** Merges the staged rows, records rejects, windows and watermark — one transaction. */
-  commit(extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]>;
+  /**
+   * Drops what was staged so far for the window starting `windowStart`, or for the whole span when no window is
+   * named (the source changed while the window was read, and it is read again).
+   */
+  reset(windowStart?: Day): Promise<void>;
+  /**
+   * Merges the staged rows, records rejects, windows and watermark — one transaction. `windows` (default: the
+   * span's) commits only the first windows of the span, when the others could not be read: their staged rows must
+   * have been dropped with `reset`.
+   */
+  commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]>;
   /** Releases the staging without loading anything. */
   abort(): Promise<void>;
 }

@@ -19,10 +19,15 @@ class Params {
 
 const q = quoteIdent;
 
-/** The staged rows of `spec`, one per key: the last occurrence wins (a record seen twice in a window). */
+/**
+ * The staged rows of `spec`, one per key: the last occurrence wins (a record seen twice in a span). Numbered
+ * rather than `DISTINCT ON`: DuckDB cannot spill `DISTINCT ON` to disk, and runs out of its memory limit on the
+ * span of a long backfill, while a window function spills.
+ */
 function latestStaged(spec: TableSpec): string {
   const key = spec.key.map(q).join(', ');
-  return `(SELECT DISTINCT ON (${key}) * FROM ${q(stagingName(spec.name))} ORDER BY ${key}, "_seq" DESC)`;
+  const numbered = `SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${q(stagingName(spec.name))}`;
+  return `(SELECT * FROM (${numbered}) n WHERE "_latest" = 1)`;
 }
 
 /** Staged parent rows that win: no row of the target comes from a later window. */
@@ -65,7 +70,7 @@ export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Stateme
         params: [ctx.spanStart, ctx.spanEnd],
       });
     }
-    out.push(upsertStatement(spec, ctx, byName));
+    out.push(...upsertStatements(spec, ctx, byName));
   }
   return out;
 }
@@ -92,7 +97,13 @@ function pivotChildKey(child: TableSpec, parent: TableSpec): string[] {
   return child.merge.kind === 'children' ? child.merge.parentKey : parent.key;
 }
 
-function upsertStatement(spec: TableSpec, ctx: MergeContext, byName: Map<string, TableSpec>): Statement {
+/**
+ * The rows of `spec` that the staged ones replace are deleted, then the staged rows (for `latest-wins`, only the
+ * winners) are inserted: a delete and an insert rather than `INSERT … ON CONFLICT DO UPDATE`, whose row-by-row
+ * update path costs DuckDB ten times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
+ * inserted). Commits of one stream take turns, so no other writer can insert the same key in between.
+ */
+function upsertStatements(spec: TableSpec, ctx: MergeContext, byName: Map<string, TableSpec>): Statement[] {
   const p = new Params();
   const target = qualified(ctx.schema, spec.name);
   const source = spec.merge.kind === 'latest-wins' ? winners(ctx.schema, spec) : latestStaged(spec);
@@ -115,10 +126,11 @@ function upsertStatement(spec: TableSpec, ctx: MergeContext, byName: Map<string,
     const on = pivotChildKey(child, spec).map((k, i) => `pv.${q(k)} = s.${q(spec.key[i]!)}`).join(' AND ');
     from += ` LEFT JOIN ${pivotSql} pv ON ${on} AND pv."_seq" = s."_seq"`;
   }
-  const updates = insertCols.filter((c) => !spec.key.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
-  const guard = spec.merge.kind === 'latest-wins' ? ` WHERE ${target}."_window_start" <= excluded."_window_start"` : '';
-  const sql =
-    `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from} ` +
-    `ON CONFLICT (${spec.key.map(q).join(', ')}) DO UPDATE SET ${updates.join(', ')}${guard}`;
-  return { sql, params: p.values };
+  const match = spec.key.map((k) => `s.${q(k)} = ${target}.${q(k)}`).join(' AND ');
+  // every staged key replaces its row, except where a latest-wins row came from a later window
+  const replaced = spec.merge.kind === 'latest-wins' ? source : q(stagingName(spec.name));
+  return [
+    { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
+    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}`, params: p.values },
+  ];
 }

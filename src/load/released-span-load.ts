@@ -6,24 +6,34 @@ export interface ReleasableSpanLoad extends SpanLoad {
   release(): Promise<void>;
 }
 
-/** The span load a destination hands out: its connection is released once it commits or aborts, whatever happens. */
+/**
+ * The span load a destination hands out: its connection is released once it commits or aborts, whatever happens,
+ * and only once (an abort after a failed commit has nothing left to do).
+ */
 export function releasedOnEnd(load: ReleasableSpanLoad): SpanLoad {
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await load.release();
+  };
   return {
     append: (table, rows) => load.append(table, rows),
     reject: (rows) => load.reject(rows),
-    reset: () => load.reset(),
-    commit: async (extracted, requests) => {
+    reset: (windowStart) => load.reset(windowStart),
+    commit: async (extracted, requests, windows) => {
       try {
-        return await load.commit(extracted, requests);
+        return await load.commit(extracted, requests, windows);
       } finally {
-        await load.release();
+        await release();
       }
     },
     abort: async () => {
+      if (released) return;
       try {
         await load.abort();
       } finally {
-        await load.release();
+        await release();
       }
     },
   };

@@ -21,6 +21,22 @@ export interface SpanSettings {
   backfillId?: string;
 }
 
+/**
+ * Reading a span stopped with `cause` after its first windows were read to the end: those were committed
+ * (`loaded`), the others (`failed`) were not.
+ */
+export class SpanPartlyLoadedError extends Error {
+  override readonly name = 'SpanPartlyLoadedError';
+
+  constructor(
+    override readonly cause: unknown,
+    readonly loaded: WindowCounts[],
+    readonly failed: Window[],
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 /** A window whose share of rejected records passed the threshold. */
 export class RejectThresholdError extends Error {
   override readonly name = 'RejectThresholdError';
@@ -35,8 +51,8 @@ export const MIN_REJECTS_TO_FAIL = 10;
  *   extract pages ─► validate + normalize each record (a bad one goes to the rejects) ─► stage in batches
  *   ─► one transaction: merge into the targets, rejects, window ledger, watermark.
  *
- * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables. Any error before
- * the commit leaves the warehouse untouched.
+ * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables (each destination
+ * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched.
  */
 export async function loadSpan(
   stream: StreamDefinition,
@@ -69,58 +85,86 @@ export async function loadSpan(
     const extracted = new Map<Day, number>();
     const rejected = new Map<Day, number>();
     let seq = 0;
-
-    for await (const batch of stream.extract(ctx, span)) {
-      if (batch.restart) {
-        logger.warn({ stream: stream.name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }), reason: batch.reason }, 'source changed while it was read; reading the window again');
-        await load.reset();
-        normalize = stream.normalizer(ctx);
-        extracted.clear();
-        rejected.clear();
-      }
-      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
-      const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
-      for (const raw of batch.records) {
-        seq++;
-        try {
-          const normalized = normalize(raw, batch.windowStart);
-          for (const [table, tableRows] of Object.entries(normalized)) {
-            let list = rows.get(table);
-            if (!list) rows.set(table, (list = []));
-            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
-          }
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: error.message });
+    /** The window of the last batch read. */
+    let reading: Day | undefined;
+    const checkRejects = (windows: Window[]) => {
+      for (const window of windows) {
+        const bad = rejected.get(window.start) ?? 0;
+        const total = extracted.get(window.start) ?? 0;
+        if (bad >= MIN_REJECTS_TO_FAIL && bad > total * settings.rejectThreshold) {
+          throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${settings.rejectThreshold * 100}%`);
         }
       }
-      extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
-      rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length);
-      for (const [table, list] of rows) await load.append(table, list);
-      await load.reject(rejects);
-    }
+    };
 
-    for (const window of span) {
-      const bad = rejected.get(window.start) ?? 0;
-      const total = extracted.get(window.start) ?? 0;
-      if (bad >= MIN_REJECTS_TO_FAIL && bad > total * settings.rejectThreshold) {
-        throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${settings.rejectThreshold * 100}%`);
+    try {
+      for await (const batch of stream.extract(ctx, span)) {
+        reading = batch.windowStart;
+        if (batch.restart) {
+          const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
+          logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
+          await load.reset(batch.windowStart);
+          normalize = stream.normalizer(ctx);
+          extracted.delete(batch.windowStart);
+          rejected.delete(batch.windowStart);
+        }
+        const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
+        const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
+        for (const raw of batch.records) {
+          seq++;
+          try {
+            const normalized = normalize(raw, batch.windowStart);
+            for (const [table, tableRows] of Object.entries(normalized)) {
+              let list = rows.get(table);
+              if (!list) rows.set(table, (list = []));
+              for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
+            }
+          } catch (error) {
+            if (!(error instanceof RecordError)) throw error;
+            rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: error.message });
+          }
+        }
+        extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
+        rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length);
+        for (const [table, list] of rows) await load.append(table, list);
+        await load.reject(rejects);
       }
+    } catch (error) {
+      if (reading === undefined || !stream.readsWindowsInOrder || commitWork.length > 0) throw error;
+      const read = span.filter((w) => w.start < reading!);
+      if (read.length === 0) throw error;
+      // the windows read to the end are kept; the one being read, and those after it, fail
+      checkRejects(read);
+      await load.reset(reading);
+      let counts: WindowCounts[];
+      try {
+        counts = await load.commit(extracted, ctx.api.counter.requests, read);
+      } catch {
+        throw error; // nothing was committed: the span fails for what stopped its reading
+      }
+      logLoaded(stream, counts, started, logger);
+      throw new SpanPartlyLoadedError(error, counts, span.filter((w) => w.start >= reading!));
     }
 
+    checkRejects(span);
     const counts = await load.commit(extracted, ctx.api.counter.requests);
-    for (const c of counts) {
-      logger.info(
-        { stream: stream.name, window: formatWindow(c.window), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
-        'window loaded',
-      );
-    }
+    logLoaded(stream, counts, started, logger);
     return counts;
   } catch (error) {
-    // the span is lost: requests still queued or retrying for it (other customers' postings) stop now
+    // the span's reading stopped: requests still queued or retrying for it (other customers' postings) stop now
     ctx.api.cancel('its window failed');
-    await load.abort();
+    // a partly loaded span has committed (and released) what it could
+    if (!(error instanceof SpanPartlyLoadedError)) await load.abort();
     throw error;
+  }
+}
+
+function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: number, logger: Logger): void {
+  for (const c of counts) {
+    logger.info(
+      { stream: stream.name, window: formatWindow(c.window), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
+      'window loaded',
+    );
   }
 }
 

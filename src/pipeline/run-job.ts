@@ -15,7 +15,7 @@ import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { refreshProfiles } from '../streams/profiles.js';
 import type { StreamDefinition } from '../streams/stream.js';
 import { keepLease } from './lease-keeper.js';
-import { loadSpan } from './load-span.js';
+import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
@@ -137,16 +137,30 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       const counts = await loadSpan(stream, span, ctx, destination, settings, log);
       result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));
       request.onSpanDone?.(name, counts);
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      let failed = span;
+      if (caught instanceof SpanPartlyLoadedError) {
+        // the windows read before the failure were committed: they count as loaded
+        result.loaded.push(...caught.loaded.map((c) => ({ ...c, stream: name })));
+        request.onSpanDone?.(name, caught.loaded);
+        error = caught.cause;
+        failed = caught.failed;
+      }
       const message = redact(error instanceof Error ? error.message : String(error));
-      log.error({ stream: name, window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }), err: error }, 'window failed');
-      for (const window of span) {
+      log.error({ stream: name, window: formatWindow({ start: failed[0]!.start, end: failed.at(-1)!.end }), err: error }, 'window failed');
+      for (const window of failed) {
         result.failed.push({ stream: name, window, error: message });
         // a window taken over by another worker is that worker's to record
         if (error instanceof ClaimLostError) continue;
         await destination
           .withConnection((conn) => recordWindowFailed(conn, request.job, name, window, runId, new Date().toISOString(), message))
-          .catch((e) => log.error({ err: e }, 'could not record the failed window'));
+          .catch((e: unknown) => {
+            // The window stays claimed by this live run, so its queue would wait for it for ever: the run stops
+            // instead (its claims fall free when it is recorded as ended, or when its lease runs out).
+            log.error({ err: e }, 'could not record the failed window');
+            throw e;
+          });
       }
     } finally {
       result.requests += api.counter.requests;
@@ -168,8 +182,10 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       if (!queue) continue;
       result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
       let waitLogged = false;
-      const lane = async () => {
-        for (let waits = 0; ; ) {
+      // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
+      let laneBroken = false;
+      const work = async () => {
+        for (let waits = 0; !laneBroken; ) {
           const next = await queue.next();
           if (next === undefined) return;
           if (next === 'wait') {
@@ -185,6 +201,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
           await loadClaimed(name, stream, next);
         }
       };
+      const lane = () =>
+        work().catch((error: unknown) => {
+          laneBroken = true;
+          throw error;
+        });
       // every lane ends before the run does, even when one of them hits a warehouse error
       const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, request.concurrency) }, lane));
       const broken = lanes.find((l) => l.status === 'rejected');

@@ -70,13 +70,22 @@ export const loyaltyPostingsTable: TableSpec = {
  * A normalizer for one span of postings. `posting_id` is the content key of the customer and every field of
  * the normalized posting; the n-th exact duplicate gets a key derived from it and n, so two identical
  * postings stay two rows and keep their ids on every re-run.
+ *
+ * Exact duplicates belong to one customer (the customer is part of the content) and one window (so is the
+ * posting's instant), and the stream hands over a customer's postings of a window one after the other: the count
+ * starts afresh with each customer, so memory holds the keys of one customer's postings rather than a span's.
  */
 export function postingNormalizer(timezone: string): (raw: unknown) => NormalizedRecord {
-  const keys = new OccurrenceKeys();
+  let keys = new OccurrenceKeys();
+  let keysOf: string | undefined;
   return (raw) => {
     const parsed = recordSchema.safeParse(raw);
     if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^posting\./, ''));
     const { customerId, posting: p } = parsed.data;
+    if (customerId !== keysOf) {
+      keys = new OccurrenceKeys();
+      keysOf = customerId;
+    }
     const row = {
       customer_id: customerId,
       posted_at: parseSourceTimestamp(p.postingDate, timezone, 'postingDate'),
@@ -103,7 +112,7 @@ export function postingNormalizer(timezone: string): (raw: unknown) => Normalize
 }
 
 /** Postings are staged in batches of about this many records. */
-const BATCH = 2000;
+const BATCH = 1000;
 
 /**
  * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each selected
@@ -114,6 +123,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
   name: 'loyalty_postings',
   tables: [loyaltyPostingsTable],
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
+  // a customer's postings fall anywhere in the span: no window is complete before every customer was asked
+  readsWindowsInOrder: false,
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
     const days = new SpanDays(span, ctx.timezone);
     const selection = ctx.jobConfig.postings.customers;
@@ -130,6 +141,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
       buffer.clear();
       buffered = 0;
     }
+    // A listing's postings enter the buffer together and in order, so each window's batch holds a customer's
+    // postings of that window one after the other (the normalizer counts exact duplicates per customer).
     for await (const listing of listings) {
       asked++;
       if (listing.stoppedEarly) stoppedEarly++;

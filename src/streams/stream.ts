@@ -32,7 +32,11 @@ export interface StreamContext {
 export interface ExtractedBatch {
   windowStart: Day;
   records: unknown[];
-  /** Everything extracted for the span before this batch is to be dropped: the listing is being read again. */
+  /**
+   * Everything extracted for this batch's window before this batch is to be dropped: the window's listing is being
+   * read again (the span's other windows stay). The span's normalizer starts afresh, so a stream whose spans hold
+   * several windows and whose listings can be read again normalizes each record on its own (accounts).
+   */
   restart: boolean;
   /** On a restart: why the previous read could not be kept. */
   reason?: string;
@@ -50,6 +54,11 @@ export interface StreamDefinition {
   readonly tables: TableSpec[];
   /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
   maxWindowsPerSpan(job: JobConfig): number;
+  /**
+   * The span's windows are read one after another, each to its end before the next begins: when reading stops
+   * with an error, the windows before the one being read are complete, and are committed rather than lost.
+   */
+  readonly readsWindowsInOrder: boolean;
   extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
   /** A normalizer for one span; it may count occurrences across the span's records. */
   normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;

@@ -146,6 +146,7 @@ export const surveysStream: StreamDefinition = {
   name: 'surveys',
   tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
   maxWindowsPerSpan: () => 1,
+  readsWindowsInOrder: true,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
       // Survey elements carry no key: a read is proven complete by totalCount and page lengths alone.

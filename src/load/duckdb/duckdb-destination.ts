@@ -10,6 +10,14 @@ import type { SqlConnection } from '../sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 
+/**
+ * What DuckDB's buffer manager may hold: data pages, staging tables, sorts and joins, which spill to
+ * `<warehouse>.tmp/` beyond it. DuckDB's default (80% of the machine's memory) lets one load take gigabytes;
+ * with this the merge of a span of a million staged postings still runs (its sort spills), and 64 MB was
+ * measured too little for it.
+ */
+const MEMORY_LIMIT = '128MB';
+
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
   override readonly name = 'WarehouseBusyError';
@@ -32,7 +40,7 @@ export class DuckDbDestination implements Destination {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     try {
-      const instance = await DuckDBInstance.create(file);
+      const instance = await DuckDBInstance.create(file, { memory_limit: MEMORY_LIMIT });
       return new DuckDbDestination(instance, file, schema);
     } catch (error) {
       const message = (error as Error).message;

@@ -32,7 +32,9 @@ export function copyTextValue(value: CopyValue): string {
  * copyTextRow(['C1', null, 'x\ny']) // 'C1\t\\N\tx\\ny\n'
  */
 export function copyTextRow(values: readonly CopyValue[]): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : '\t') + copyTextValue(values[i]);
-  return line + '\n';
+  // join builds one flat string; `+=` would build a rope of a node per piece, several times the text's size
+  // for as long as the line waits for its COPY
+  const fields = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) fields[i] = copyTextValue(values[i]);
+  return `${fields.join('\t')}\n`;
 }

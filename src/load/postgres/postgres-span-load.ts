@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
+import type { Window } from '../../plan/windows.js';
 import type { WindowCounts } from '../../state/ledger.js';
 import { commitSpan } from '../commit-span.js';
 import type { SpanLoadRequest } from '../destination.js';
@@ -14,18 +15,29 @@ import { postgresDialect } from '../warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
 import { PostgresSqlConnection } from './postgres-connection.js';
 
-/** COPY text is handed to the socket in chunks of about this many characters. */
-const COPY_CHUNK_CHARS = 256 * 1024;
+/**
+ * Rows wait as COPY text until a table has about this many characters of it (or the span commits), then go in
+ * one COPY: a COPY per page of a few hundred rows would pay its round trip and start-up each time, and text
+ * is several times smaller than the rows it comes from.
+ */
+const COPY_BATCH_CHARS = 1024 * 1024;
+
+/** A staging table and the COPY text waiting for it. */
+interface Staged {
+  columns: ColumnSpec[];
+  lines: string[];
+  chars: number;
+}
 
 /**
  * A span staged in PostgreSQL temp tables of one dedicated session, filled by `COPY … FROM STDIN` (one COPY
- * per appended batch: the fastest path measured), and merged in one transaction. Commits of the same stream
+ * per {@link COPY_BATCH_CHARS} of text: the fastest path measured), and merged in one transaction. Commits of the same stream
  * take turns across processes through a transaction-scoped advisory lock, so extraction stays parallel while
  * two workers never merge the same tables (or add the same pivot column) at once.
  */
 export class PostgresSpanLoad implements ReleasableSpanLoad {
   private readonly conn: PostgresSqlConnection;
-  private readonly staged = new Map<string, ColumnSpec[]>();
+  private readonly staged = new Map<string, Staged>();
 
   private constructor(
     private readonly client: PoolClient,
@@ -42,43 +54,47 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     for (const t of tables) {
       await client.query(`DROP TABLE IF EXISTS pg_temp.${quoteIdent(t.name)}`);
       await client.query(createStagingSql(postgresDialect, t.name, t.columns));
-      load.staged.set(t.name, t.columns);
+      load.staged.set(t.name, { columns: t.columns, lines: [], chars: 0 });
     }
     return load;
   }
 
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const name = stagingName(table);
-    const columns = this.staged.get(name);
-    if (!columns) throw new Error(`no staging for table ${table}`);
-    if (rows.length === 0) return;
-    const dataColumns = columns.slice(2).map((c) => c.name);
-    await this.copy(
-      name,
-      columns,
-      rows.map(({ seq, windowStart, row }) => [seq, windowStart, ...dataColumns.map((c) => row[c])]),
-    );
+    const staged = this.staged.get(name);
+    if (!staged) throw new Error(`no staging for table ${table}`);
+    const dataColumns = staged.columns.slice(2).map((c) => c.name);
+    for (const { seq, windowStart, row } of rows) this.add(staged, [seq, windowStart, ...dataColumns.map((c) => row[c])]);
+    if (staged.chars >= COPY_BATCH_CHARS) await this.copy(name);
   }
 
   async reject(rows: ReadonlyArray<{ windowStart: Day; payload: string; error: string }>): Promise<void> {
-    if (rows.length === 0) return;
-    await this.copy(
-      REJECTS_STAGING,
-      REJECT_COLUMNS,
-      rows.map((r) => [r.windowStart, r.payload, r.error]),
-    );
+    const staged = this.staged.get(REJECTS_STAGING)!;
+    for (const r of rows) this.add(staged, [r.windowStart, r.payload, r.error]);
+    if (staged.chars >= COPY_BATCH_CHARS) await this.copy(REJECTS_STAGING);
   }
 
-  async reset(): Promise<void> {
-    await this.client.query(`TRUNCATE ${this.stagedNames().join(', ')}`);
+  async reset(windowStart?: Day): Promise<void> {
+    await this.copyAll();
+    if (windowStart === undefined) await this.client.query(`TRUNCATE ${this.stagedNames().join(', ')}`);
+    else for (const name of this.stagedNames()) await this.client.query(`DELETE FROM ${name} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
   }
 
-  async commit(extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]> {
+  async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
     const r = this.request;
+    await this.copyAll();
     return this.conn.transaction(async () => {
       // Held until COMMIT or ROLLBACK; the key is the stream's target tables in this schema.
       await this.conn.run('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.${r.stream}`]);
-      return commitSpan(this.conn, postgresDialect, this.schema, { ...r, loadedAt: new Date().toISOString(), extracted, requests });
+      // the merge sorts and hashes a span's staged rows: in the server's memory rather than in temp files
+      await this.conn.run(`SET LOCAL work_mem = '64MB'`);
+      return commitSpan(this.conn, postgresDialect, this.schema, {
+        ...r,
+        windows: windows ?? r.windows,
+        loadedAt: new Date().toISOString(),
+        extracted,
+        requests,
+      });
     });
   }
 
@@ -100,22 +116,34 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     return [...this.staged.keys()].map((n) => `pg_temp.${quoteIdent(n)}`);
   }
 
-  /** One `COPY … FROM STDIN` (text format) of `rows` into the staging table `name`. */
-  private async copy(name: string, columns: ColumnSpec[], rows: ReadonlyArray<readonly CopyValue[]>): Promise<void> {
-    const sql = `COPY pg_temp.${quoteIdent(name)} (${columns.map((c) => quoteIdent(c.name)).join(', ')}) FROM STDIN`;
-    await pipeline(Readable.from(chunks(rows)), this.client.query(copyFrom(sql)));
+  /** Adds a row to the COPY text waiting for `staged` (a value PostgreSQL cannot hold is refused here). */
+  private add(staged: Staged, values: readonly CopyValue[]): void {
+    const line = copyTextRow(values);
+    staged.lines.push(line);
+    staged.chars += line.length;
+  }
+
+  /** One `COPY … FROM STDIN` (text format) of the text waiting for the staging table `name`. */
+  private async copy(name: string): Promise<void> {
+    const staged = this.staged.get(name)!;
+    if (staged.lines.length === 0) return;
+    const lines = staged.lines;
+    staged.lines = [];
+    staged.chars = 0;
+    const sql = `COPY pg_temp.${quoteIdent(name)} (${staged.columns.map((c) => quoteIdent(c.name)).join(', ')}) FROM STDIN`;
+    await pipeline(Readable.from(chunks(lines)), this.client.query(copyFrom(sql)));
+  }
+
+  private async copyAll(): Promise<void> {
+    for (const name of this.staged.keys()) await this.copy(name);
   }
 }
 
-/** The rows as COPY text, a few hundred kilobytes at a time, so memory stays bounded by the batch. */
-function* chunks(rows: ReadonlyArray<readonly CopyValue[]>): Generator<string> {
-  let chunk = '';
-  for (const row of rows) {
-    chunk += copyTextRow(row);
-    if (chunk.length >= COPY_CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
+/** Lines of COPY text joined into chunks of about 256 kB, the size the socket is handed at a time. */
+function* chunks(lines: string[]): Generator<string> {
+  for (let i = 0; i < lines.length; ) {
+    let chunk = '';
+    while (i < lines.length && chunk.length < 256 * 1024) chunk += lines[i++];
+    yield chunk;
   }
-  if (chunk.length > 0) yield chunk;
 }
