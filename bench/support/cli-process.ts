@@ -27,6 +27,8 @@ export function buildCli(): Promise<string> {
 /** How a `loyalty-etl` process ended, how long it took and the most memory it held. */
 export interface CliRun {
   code: number | null;
+  /** The signal that ended the process, if one did. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   /** From spawn to exit. */
@@ -55,13 +57,13 @@ export async function runCli(args: string[], env: Record<string, string> = {}, n
   child.stderr.on('data', (d) => (stderr += d));
   // a run that hangs fails the bench instead of holding it forever
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on('close', (c, s) => done([c, s])));
   clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
   // no file when the process was killed before it could exit by itself
   const peakRssBytes = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) * 1024 : Number.NaN;
   rmSync(dir, { recursive: true, force: true });
-  return { code, stdout, stderr, seconds, peakRssBytes };
+  return { code, signal, stdout, stderr, seconds, peakRssBytes };
 }
 
 /** The environment without `LOYALTY_*` variables: the bench's jobs file says where to load, not the shell. */
