@@ -1,4 +1,4 @@
-import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { RecordError } from './record-error.js';
 
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
@@ -23,18 +23,48 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   const dtZone = label ? zoneOfLabel(label, field) : zone;
   const millis = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
   const parts = { year: +y!, month: +mo!, day: +d!, hour: +h!, minute: +mi!, second: s ? +s : 0, millisecond: millis };
-  const fast = fromDayOffset(parts, dtZone);
-  if (fast !== undefined) return fast;
-  const dt = DateTime.fromObject(parts, { zone: dtZone });
-  if (!dt.isValid || dt.day !== parts.day || dt.month !== parts.month) {
-    throw new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
-  }
-  const utc = dt.toUTC();
-  if (utc.year < 1 || utc.year > 9999) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
-  return `${utc.toISO({ includeOffset: false })}Z`;
+  const notReal = () => new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
+  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.hour > 23 || parts.minute > 59 || parts.second > 59) throw notReal();
+  const tz = typeof dtZone === 'string' ? IANAZone.create(dtZone) : dtZone;
+  if (!tz.isValid) throw notReal();
+  const local = wallClockMillis(parts);
+  const utc = fromDayOffset(parts, local, tz) ?? wallClockToUtc(local, tz);
+  // the day must exist and the clock must not have skipped past it (a day a zone left out, a 30 February)
+  const shown = new Date(utc + tz.offset(utc) * 60_000);
+  if (shown.getUTCDate() !== parts.day || shown.getUTCMonth() + 1 !== parts.month) throw notReal();
+  const iso = new Date(utc).toISOString();
+  // four-digit years only: years before 0001 or after 9999 (in UTC) have no ISO form here nor a place in the warehouse
+  if (iso.length !== 24 || iso.startsWith('0000')) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
+  return iso;
 }
 
 type LocalParts = { year: number; month: number; day: number; hour: number; minute: number; second: number; millisecond: number };
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** The wall clock of `parts` as if it were UTC (years 0-99 included, which `Date.UTC` would move to the 1900s). */
+function wallClockMillis(parts: LocalParts): number {
+  const date = new Date(0);
+  date.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  date.setUTCHours(parts.hour, parts.minute, parts.second, parts.millisecond);
+  return date.getTime();
+}
+
+/**
+ * The UTC instant a wall clock `local` (as UTC millis) shows in `zone`. The offsets a day before and a day after
+ * are the only ones it can have (zones change their clocks at most once a day): each gives an instant, kept when
+ * the zone shows that clock then. Both (a clock that repeats): the earlier. Neither (a clock that skipped it): read
+ * with the offset before the change, which lands as far past the change as the clock was.
+ */
+function wallClockToUtc(local: number, zone: Zone): number {
+  const before = zone.offset(local - DAY);
+  const after = zone.offset(local + DAY);
+  const shows = (offset: number) => zone.offset(local - offset * MINUTE) === offset;
+  if (shows(before)) return local - before * MINUTE;
+  if (after !== before && shows(after)) return local - after * MINUTE;
+  return local - before * MINUTE;
+}
 
 /**
  * UTC offsets (minutes) of local days, by zone and day: `Europe/Athens 2024-03-01` → 120, or null for a day whose
@@ -44,38 +74,28 @@ type LocalParts = { year: number; month: number; day: number; hour: number; minu
 const dayOffsets = new Map<string, number | null>();
 const MAX_DAYS = 100_000;
 
-/**
- * The UTC instant of `parts` in `zone` from the offset of its local day, or undefined where that shortcut does not
- * give what luxon gives: a day whose offset changes (a clock change), a year outside 1000–9999, an hour, minute or
- * second out of range. Those go the long way.
- */
-function fromDayOffset(parts: LocalParts, zone: string | FixedOffsetZone): string | undefined {
-  const { year, month, day, hour, minute, second, millisecond } = parts;
-  if (year < 1000 || year > 9999 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const key = `${typeof zone === 'string' ? zone : zone.name} ${year}-${month}-${day}`;
+/** The UTC instant of `local` in `zone` from the offset of its local day, or undefined on a day of a clock change. */
+function fromDayOffset(parts: LocalParts, local: number, zone: Zone): number | undefined {
+  const key = `${zone.name} ${parts.year}-${parts.month}-${parts.day}`;
   let offset = dayOffsets.get(key);
   if (offset === undefined) {
-    offset = steadyDayOffset(parts, zone);
+    offset = steadyDayOffset(local - (((local % DAY) + DAY) % DAY), zone);
     if (dayOffsets.size >= MAX_DAYS) dayOffsets.clear();
     dayOffsets.set(key, offset);
   }
-  if (offset === null) return undefined;
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millisecond) - offset * 60_000;
-  const iso = new Date(utc).toISOString();
-  // years 1000-9999 in UTC keep the four-digit form; others are left to the long way's range check
-  return iso.length === 24 ? iso : undefined;
+  return offset === null ? undefined : local - offset * MINUTE;
 }
 
 /**
- * The offset of the local day of `parts` when it is a real day with the same offset at its first and last
- * instant and at noon (zones change their clocks at most once a day); else null.
+ * The offset of the local day starting at wall clock `midnight` when it is the same at its first and last instant
+ * and at noon; else null.
  */
-function steadyDayOffset(parts: LocalParts, zone: string | FixedOffsetZone): number | null {
-  const at = (hour: number, minute: number, second: number, millisecond: number) => DateTime.fromObject({ year: parts.year, month: parts.month, day: parts.day, hour, minute, second, millisecond }, { zone });
-  const times = [at(0, 0, 0, 0), at(12, 0, 0, 0), at(23, 59, 59, 999)];
-  const real = (dt: DateTime) => dt.isValid && dt.year === parts.year && dt.month === parts.month && dt.day === parts.day;
-  if (!times.every(real) || times.some((dt) => dt.offset !== times[0]!.offset)) return null;
-  return times[0]!.offset;
+function steadyDayOffset(midnight: number, zone: Zone): number | null {
+  const offsets = [midnight, midnight + DAY / 2, midnight + DAY - 1].map((local) => {
+    const utc = wallClockToUtc(local, zone);
+    return (local - utc) / MINUTE;
+  });
+  return offsets.every((o) => o === offsets[0]) && zone.offset(midnight - offsets[0]! * MINUTE) === offsets[0] ? offsets[0]! : null;
 }
 
 function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {

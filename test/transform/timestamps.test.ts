@@ -9,6 +9,20 @@ describe('parseSourceTimestamp', () => {
     expect(parseSourceTimestamp('2024-07-01 12:15:00', 'UTC')).toBe('2024-07-01T12:15:00.000Z');
   });
 
+  it('reads clocks on the days a zone changes them', () => {
+    // Athens springs forward 03:00 → 04:00 and falls back 04:00 → 03:00
+    expect(parseSourceTimestamp('2024-03-31 02:30:00', 'Europe/Athens')).toBe('2024-03-31T00:30:00.000Z');
+    expect(parseSourceTimestamp('2024-03-31 04:30:00', 'Europe/Athens')).toBe('2024-03-31T01:30:00.000Z');
+    expect(parseSourceTimestamp('2024-10-27 05:00:00', 'Europe/Athens')).toBe('2024-10-27T03:00:00.000Z');
+    // the first 04:00 after Apia's clocks jumped from 03:00 (a day 24 hours away from the zone's offset today)
+    expect(parseSourceTimestamp('2011-09-24 04:00:00', 'Pacific/Apia')).toBe('2011-09-24T14:00:00.000Z');
+    expect(parseSourceTimestamp('2011-12-31 12:00:00', 'Pacific/Apia')).toBe('2011-12-30T22:00:00.000Z');
+    // Apia left out 30 December 2011 altogether
+    expect(() => parseSourceTimestamp('2011-12-30 12:00:00', 'Pacific/Apia')).toThrowError(/not a real date/);
+    // years before 100 are not read as the 1900s
+    expect(parseSourceTimestamp('0099-06-01 12:00:00', 'UTC')).toBe('0099-06-01T12:00:00.000Z');
+  });
+
   it('honours zone labels and offsets', () => {
     expect(parseSourceTimestamp('2024-03-01 12:15:00 UTC', 'Europe/Athens')).toBe('2024-03-01T12:15:00.000Z');
     expect(parseSourceTimestamp('2024-03-01T10:15:00.123+0000', 'Europe/Athens')).toBe('2024-03-01T10:15:00.123Z');
@@ -17,7 +31,7 @@ describe('parseSourceTimestamp', () => {
     expect(parseSourceTimestamp('2024-03-01T10:15:00Z', 'Asia/Tokyo')).toBe('2024-03-01T10:15:00.000Z');
   });
 
-  it.each(['yesterday', '2024-02-30 10:00:00', '2024-13-01 10:00:00', '2024-03-01 10:00:00 XYZ', '2024-03-01 25:00:00', '2024-03-01 10:00:00 +2500'])(
+  it.each(['yesterday', '2024-02-30 10:00:00', '2024-13-01 10:00:00', '2024-03-01 10:00:00 XYZ', '2024-03-01 25:00:00', '2024-03-01 10:60:00', '2024-03-01 10:00:60', '2024-03-01 24:00:00', '0000-01-01 00:00:00', '2024-03-01 10:00:00 +2500'])(
     'rejects %s with a RecordError naming the field',
     (text) => {
       expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(RecordError);
