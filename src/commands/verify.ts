@@ -5,8 +5,8 @@ import { readAllPages } from '../extract/paged-window.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { checkWindow, warehouseWindows, type WindowCheck } from '../state/window-reconciliation.js';
-import { STREAM_ORDER } from '../streams/registry.js';
+import { checkWindow, duplicateKeys, warehouseWindows, type DuplicateKeys, type WindowCheck } from '../state/window-reconciliation.js';
+import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
@@ -58,11 +58,16 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const api = createApi(config, commandLogger());
   const limit = pLimit(config.source.concurrency);
   const checks: WindowCheck[] = [];
+  let duplicates: DuplicateKeys[] = [];
   if (windows.length > 0) {
     const first = windows[0]!.start;
     const last = windows.at(-1)!.start;
     const held = await usingDestination(config, (destination) =>
-      destination.withConnection(async (conn) => new Map(await Promise.all(streams.map(async (s) => [s, await warehouseWindows(conn, job, s, first, last)] as const)))),
+      destination.withConnection(async (conn) => {
+        // keys the database does not enforce are the merge's to keep: checked here
+        if (!destination.capabilities.declaredKeys) duplicates = await duplicateKeys(conn, streams.flatMap((s) => streamDefinition(s).tables));
+        return new Map(await Promise.all(streams.map(async (s) => [s, await warehouseWindows(conn, job, s, first, last)] as const)));
+      }),
     );
     for (const stream of streams) {
       const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
@@ -71,7 +76,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   }
   const gaps = checks.filter((c) => c.gap !== null);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, duplicateKeys: duplicates }, null, 2)}\n`);
   } else {
     const out: string[] = [];
     if (gaps.length > 0) {
@@ -83,9 +88,14 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
         '',
       );
     }
+    if (duplicates.length > 0) out.push(table(['table', 'keys held by more than one row'], duplicates.map((d) => [d.table, d.keys])), '');
     out.push(`verified ${windows.length} window(s) × ${streams.length} stream(s) (${streams.join(', ')}) of job ${job}, ${options.from}..${options.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`);
     if (streams.includes('loyalty_postings')) out.push('loyalty_postings: the source has no per-window count; compared with what each window\'s load recorded');
     process.stdout.write(`${out.join('\n')}\n`);
+  }
+  if (duplicates.length > 0) {
+    const d = duplicates[0]!;
+    throw new CommandError(`verify: ${d.table} holds ${d.keys} key(s) in more than one row${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : ''}; re-load the windows of those rows with backfill --from D --to D`, ExitCode.gaps);
   }
   if (gaps.length > 0) {
     const first = gaps[0]!;

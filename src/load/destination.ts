@@ -10,6 +10,12 @@ export interface DestinationCapabilities {
   readonly multiProcess: boolean;
   /** Window claims can use row locks (`FOR UPDATE SKIP LOCKED`). */
   readonly rowLocks: boolean;
+  /**
+   * The data tables declare their keys, so the database itself refuses a second row with the same key
+   * (PostgreSQL). Without (DuckDB, `sql/duckdb/005_unkeyed_data_tables.sql`) the merge alone keeps them, and
+   * `verify` checks them.
+   */
+  readonly declaredKeys: boolean;
 }
 
 /** Describes the span about to be loaded. */

@@ -1,4 +1,5 @@
 import type { StreamName } from '../config/config-schema.js';
+import { quoteIdent } from '../load/identifiers.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';
 
@@ -102,4 +103,28 @@ export function checkWindow(stream: StreamName, window: Day, warehouse: Warehous
 function difference(expected: number, held: number): string | null {
   if (held === expected) return null;
   return held < expected ? `${expected - held} missing` : `${held - expected} more than expected`;
+}
+
+/** A table whose key more than one row holds. */
+export interface DuplicateKeys {
+  table: string;
+  /** Keys held by more than one row. */
+  keys: number;
+}
+
+/**
+ * The tables of `tables` where some key is held by more than one row, for a warehouse that does not declare its
+ * keys (the merge keeps them): a whole-table check, since a duplicate may span windows.
+ */
+export async function duplicateKeys(conn: SqlConnection, tables: ReadonlyArray<{ name: string; key: readonly string[] }>): Promise<DuplicateKeys[]> {
+  const out: DuplicateKeys[] = [];
+  for (const t of tables) {
+    if (t.key.length === 0) continue;
+    const [row] = await conn.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM ${conn.schemaSql}.${quoteIdent(t.name)} GROUP BY ${t.key.map(quoteIdent).join(', ')} HAVING COUNT(*) > 1) d`,
+    );
+    const keys = Number(row!.n);
+    if (keys > 0) out.push({ table: t.name, keys });
+  }
+  return out;
 }

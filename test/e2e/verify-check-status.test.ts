@@ -69,6 +69,27 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
     const again = await captureStdout(() => verifyCommand({ config: file, from: FROM, to: TO }));
     expect(again.error).toBeUndefined();
     expect(again.out).toMatch(/no gaps/);
+
+    // a key held twice: DuckDB leaves keys to the merge (PostgreSQL refuses the row), so verify checks them there
+    const doubled = await withWarehouse(config, async (conn) => {
+      const [row] = await conn.all<{ customer_id: string; d: string }>(`SELECT customer_id, CAST(_window_start AS VARCHAR) AS d FROM accounts ORDER BY customer_id LIMIT 1`);
+      try {
+        await conn.run(`INSERT INTO accounts SELECT * FROM accounts WHERE customer_id = $1`, [row!.customer_id]);
+        return row!;
+      } catch (error) {
+        expect(target.name).toBe('postgres');
+        expect((error as Error).message).toMatch(/duplicate key/);
+        return undefined;
+      }
+    });
+    if (doubled) {
+      const twice = await captureStdout(() => verifyCommand({ config: file, from: FROM, to: TO }));
+      expect((twice.error as CommandError).exitCode).toBe(ExitCode.gaps);
+      expect((twice.error as CommandError).message).toMatch(/^verify: accounts holds 1 key\(s\) in more than one row/);
+      expect(twice.out).toMatch(/^accounts\s+1$/m);
+      await backfillCommand({ config: file, from: doubled.d, to: doubled.d });
+      expect((await captureStdout(() => verifyCommand({ config: file, from: FROM, to: TO }))).error).toBeUndefined();
+    }
   });
 
   it('check reports the config, one source call and the warehouse; status shows watermarks, lag, runs, backfills and rejects', async () => {

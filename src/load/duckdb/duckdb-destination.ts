@@ -26,7 +26,7 @@ export class WarehouseBusyError extends Error {
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
 export class DuckDbDestination implements Destination {
   readonly name = 'duckdb';
-  readonly capabilities = { multiProcess: false, rowLocks: false };
+  readonly capabilities = { multiProcess: false, rowLocks: false, declaredKeys: false };
   private readonly commitLock = new Mutex();
 
   private constructor(

@@ -20,7 +20,7 @@ export class WarehouseConnectionError extends Error {
  */
 export class PostgresDestination implements Destination {
   readonly name = 'postgres';
-  readonly capabilities = { multiProcess: true, rowLocks: true };
+  readonly capabilities = { multiProcess: true, rowLocks: true, declaredKeys: true };
 
   /**
    * Claims, lease renewals and locks go through a pool of their own: spans hold their sessions for as long as
