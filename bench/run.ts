@@ -1,12 +1,12 @@
 /**
  * `npm run bench [-- <section>…]`: runs the benchmark sections (all, or the ones named), prints a table per
  * section and its verdicts, and writes everything to `bench/results/<time>.json`. Exits 1 when a verdict
- * fails. Timing belongs here, never in the tests.
+ * fails; `bench/results/latest.json` keeps the latest result of each section. Timing belongs here, never in the tests.
  *
  * To add a measurement (end-to-end rows/s against the fetch-only baseline, peak RSS, …), write a
  * `BenchSection` in `sections/` and list it below.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSection, SectionResult } from './support/bench-section.js';
@@ -47,6 +47,11 @@ const dir = join(import.meta.dirname, 'results');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-process.stdout.write(`\nresults: ${file}\n`);
+// latest.json (kept in the repository) holds the latest run of every section, each with its machine and time
+const latestFile = join(dir, 'latest.json');
+const latest = existsSync(latestFile) ? (JSON.parse(readFileSync(latestFile, 'utf8')) as { sections: Record<string, unknown> }) : { sections: {} };
+for (const [name, result] of Object.entries(results)) latest.sections[name] = { startedAt: report.startedAt, machine: report.machine, ...result };
+writeFileSync(latestFile, `${JSON.stringify({ updatedAt: report.finishedAt, sections: latest.sections }, null, 2)}\n`);
+process.stdout.write(`\nresults: ${file} (and ${latestFile})\n`);
 const failed = Object.values(results).flatMap((r) => r.checks).filter((c) => !c.passed);
 process.exit(failed.length > 0 ? 1 : 0);
