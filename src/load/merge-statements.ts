@@ -31,9 +31,17 @@ function latestStaged(spec: TableSpec): string {
 }
 
 /** Staged parent rows that win: no row of the target comes from a later window. */
-function winners(schema: string, spec: TableSpec): string {
+function winnersSql(schema: string, spec: TableSpec): string {
   const match = spec.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
-  return `(SELECT s.* FROM ${latestStaged(spec)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start"))`;
+  return `SELECT s.* FROM ${latestStaged(spec)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
+}
+
+/**
+ * The temp table holding the winners of a `latest-wins` table, found once per commit (before any merge
+ * statement changes the targets) and read by the merges of the table and of its children.
+ */
+function winners(spec: TableSpec): string {
+  return q(`_win_${spec.name}`);
 }
 
 export interface MergeContext {
@@ -57,6 +65,11 @@ export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Stateme
   const children = tables.filter((t) => t.merge.kind === 'children');
   const others = tables.filter((t) => t.merge.kind !== 'children');
   const out: Statement[] = [];
+  const parents = tables.filter((t) => t.merge.kind === 'latest-wins');
+  for (const parent of parents) {
+    out.push({ sql: `DROP TABLE IF EXISTS ${winners(parent)}`, params: [] });
+    out.push({ sql: `CREATE TEMP TABLE ${winners(parent)} AS ${winnersSql(ctx.schema, parent)}`, params: [] });
+  }
   for (const child of children) {
     const rule = child.merge as { kind: 'children'; parent: string; parentKey: string[] };
     const parent = byName.get(rule.parent);
@@ -70,31 +83,27 @@ export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Stateme
         params: [ctx.spanStart, ctx.spanEnd],
       });
     }
-    out.push(...upsertStatements(spec, ctx, byName));
+    out.push(...upsertStatements(spec, ctx));
   }
+  for (const parent of parents) out.push({ sql: `DROP TABLE ${winners(parent)}`, params: [] });
   return out;
 }
 
 function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[], ctx: MergeContext): Statement[] {
   const target = qualified(ctx.schema, child.name);
-  const w = winners(ctx.schema, parent);
-  const onKey = parentKey.map((k, i) => `w.${q(parent.key[i]!)} = c.${q(k)}`).join(' AND ');
+  const w = winners(parent);
   const del = `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${w} w WHERE ${parentKey.map((k, i) => `w.${q(parent.key[i]!)} = ${target}.${q(k)}`).join(' AND ')})`;
   const p = new Params();
   const cols = child.columns.map((c) => q(c.name));
   const ins =
     `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) ` +
     `SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), 'w."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`].join(', ')} ` +
-    `FROM ${q(stagingName(child.name))} c JOIN ${w} w ON ${onKey} AND w."_seq" = c."_seq"`;
+    // a child row belongs to the record of its `_seq`, whose key it carries
+    `FROM ${q(stagingName(child.name))} c JOIN ${w} w ON w."_seq" = c."_seq"`;
   return [
     { sql: del, params: [] },
     { sql: ins, params: p.values },
   ];
-}
-
-/** Columns of a pivot's child that hold its parent's key: the declared parent key, or the same names. */
-function pivotChildKey(child: TableSpec, parent: TableSpec): string[] {
-  return child.merge.kind === 'children' ? child.merge.parentKey : parent.key;
 }
 
 /**
@@ -103,10 +112,10 @@ function pivotChildKey(child: TableSpec, parent: TableSpec): string[] {
  * update path costs DuckDB ten times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
  * inserted). Commits of one stream take turns, so no other writer can insert the same key in between.
  */
-function upsertStatements(spec: TableSpec, ctx: MergeContext, byName: Map<string, TableSpec>): Statement[] {
+function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const p = new Params();
   const target = qualified(ctx.schema, spec.name);
-  const source = spec.merge.kind === 'latest-wins' ? winners(ctx.schema, spec) : latestStaged(spec);
+  const source = spec.merge.kind === 'latest-wins' ? winners(spec) : latestStaged(spec);
   const pivotCols = spec.pivot ? (ctx.pivots.get(spec.name) ?? []) : [];
   const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), '_window_start', '_run_id', '_loaded_at'];
   const selectCols = [
@@ -119,12 +128,10 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext, byName: Map<string
   let from = `${source} s`;
   if (spec.pivot && pivotCols.length > 0) {
     const pv = spec.pivot;
-    const child = byName.get(pv.child)!;
-    const childKey = pivotChildKey(child, spec).map(q);
+    // the pivot of each record's child rows (one `_seq` per record)
     const aggregates = pivotCols.map((c) => `MAX(CASE WHEN ${q(pv.nameColumn)} = ${p.add(c.key)} THEN ${q(pv.valueColumn)} END) AS ${q(c.column)}`);
-    const pivotSql = `(SELECT ${[...childKey, '"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY ${[...childKey, '"_seq"'].join(', ')})`;
-    const on = pivotChildKey(child, spec).map((k, i) => `pv.${q(k)} = s.${q(spec.key[i]!)}`).join(' AND ');
-    from += ` LEFT JOIN ${pivotSql} pv ON ${on} AND pv."_seq" = s."_seq"`;
+    const pivotSql = `(SELECT ${['"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY "_seq")`;
+    from += ` LEFT JOIN ${pivotSql} pv ON pv."_seq" = s."_seq"`;
   }
   const match = spec.key.map((k) => `s.${q(k)} = ${target}.${q(k)}`).join(' AND ');
   // every staged key replaces its row, except where a latest-wins row came from a later window

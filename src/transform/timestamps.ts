@@ -28,10 +28,14 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   const tz = typeof dtZone === 'string' ? IANAZone.create(dtZone) : dtZone;
   if (!tz.isValid) throw notReal();
   const local = wallClockMillis(parts);
-  const utc = fromDayOffset(parts, local, tz) ?? wallClockToUtc(local, tz);
-  // the day must exist and the clock must not have skipped past it (a day a zone left out, a 30 February)
-  const shown = new Date(utc + tz.offset(utc) * 60_000);
-  if (shown.getUTCDate() !== parts.day || shown.getUTCMonth() + 1 !== parts.month) throw notReal();
+  // a day of the calendar (not a 30 February, which the clock arithmetic would move to March)
+  if (!showsDay(local, parts)) throw notReal();
+  let utc = fromDayOffset(local, tz);
+  if (utc === undefined) {
+    utc = wallClockToUtc(local, tz);
+    // on a day of a clock change: the clock must not have skipped past the day (a day the zone left out)
+    if (!showsDay(utc + tz.offset(utc) * MINUTE, parts)) throw notReal();
+  }
   const iso = new Date(utc).toISOString();
   // four-digit years only: years before 0001 or after 9999 (in UTC) have no ISO form here nor a place in the warehouse
   if (iso.length !== 24 || iso.startsWith('0000')) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
@@ -42,6 +46,12 @@ type LocalParts = { year: number; month: number; day: number; hour: number; minu
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+
+/** Whether the wall clock `local` (as UTC millis) falls on the day of `parts`. */
+function showsDay(local: number, parts: LocalParts): boolean {
+  const date = new Date(local);
+  return date.getUTCDate() === parts.day && date.getUTCMonth() + 1 === parts.month;
+}
 
 /** The wall clock of `parts` as if it were UTC (years 0-99 included, which `Date.UTC` would move to the 1900s). */
 function wallClockMillis(parts: LocalParts): number {
@@ -67,35 +77,38 @@ function wallClockToUtc(local: number, zone: Zone): number {
 }
 
 /**
- * UTC offsets (minutes) of local days, by zone and day: `Europe/Athens 2024-03-01` → 120, or null for a day whose
- * offset changes (a clock change). Finding a zone's offset through `Intl` was the largest single cost of a load;
- * a source's timestamps fall on few distinct days.
+ * UTC offsets (minutes) of local days, by zone and day number (days since 1970-01-01 on the wall clock), or null
+ * for a day a clock change may fall in. Finding a zone's offset through `Intl` was the largest single cost of a
+ * load; a source's timestamps fall on comparatively few distinct days.
  */
-const dayOffsets = new Map<string, number | null>();
+const dayOffsets = new Map<Zone, Map<number, number | null>>();
 const MAX_DAYS = 100_000;
 
 /** The UTC instant of `local` in `zone` from the offset of its local day, or undefined on a day of a clock change. */
-function fromDayOffset(parts: LocalParts, local: number, zone: Zone): number | undefined {
-  const key = `${zone.name} ${parts.year}-${parts.month}-${parts.day}`;
-  let offset = dayOffsets.get(key);
+function fromDayOffset(local: number, zone: Zone): number | undefined {
+  if (zone instanceof FixedOffsetZone) return local - zone.offset(local) * MINUTE;
+  let days = dayOffsets.get(zone);
+  if (!days) dayOffsets.set(zone, (days = new Map()));
+  const day = Math.floor(local / DAY);
+  let offset = days.get(day);
   if (offset === undefined) {
-    offset = steadyDayOffset(local - (((local % DAY) + DAY) % DAY), zone);
-    if (dayOffsets.size >= MAX_DAYS) dayOffsets.clear();
-    dayOffsets.set(key, offset);
+    offset = steadyDayOffset(day * DAY, zone);
+    if (days.size >= MAX_DAYS) days.clear();
+    days.set(day, offset);
   }
   return offset === null ? undefined : local - offset * MINUTE;
 }
 
 /**
- * The offset of the local day starting at wall clock `midnight` when it is the same at its first and last instant
- * and at noon; else null.
+ * The offset of the local day starting at wall clock `midnight` when no clock change can fall in it; else null.
+ * Offsets lie within ±14 h, so the day lies between the instants 14 h before `midnight` read as UTC and 14 h after
+ * its end: the same offset there and in between (clocks change at most once a day) leaves no room for a change.
  */
 function steadyDayOffset(midnight: number, zone: Zone): number | null {
-  const offsets = [midnight, midnight + DAY / 2, midnight + DAY - 1].map((local) => {
-    const utc = wallClockToUtc(local, zone);
-    return (local - utc) / MINUTE;
-  });
-  return offsets.every((o) => o === offsets[0]) && zone.offset(midnight - offsets[0]! * MINUTE) === offsets[0] ? offsets[0]! : null;
+  const first = zone.offset(midnight - 14 * 3_600_000);
+  const middle = zone.offset(midnight + DAY / 2 - first * MINUTE);
+  const last = zone.offset(midnight + DAY + 14 * 3_600_000);
+  return first === middle && middle === last ? first : null;
 }
 
 function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
