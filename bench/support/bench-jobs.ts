@@ -22,7 +22,7 @@ export interface BenchJob {
 export function benchJobsYaml(job: BenchJob, destination: DestinationConfig): string {
   const target =
     destination.type === 'duckdb'
-      ? `  type: duckdb\n  path: ${JSON.stringify(destination.path)}\n  schema: ${destination.schema}`
+      ? `  type: duckdb\n  path: ${JSON.stringify(destination.path)}\n  schema: ${destination.schema}${destination.memory_limit ? `\n  memory_limit: ${destination.memory_limit}` : ''}`
       : `  type: postgres\n  url: ${JSON.stringify(destination.url)}\n  schema: ${destination.schema}`;
   return `source:
   base_url: ${job.url}

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { DEFAULT_MEMORY_LIMIT } from '../../src/load/duckdb/duckdb-destination.js';
 import { quoteIdent } from '../../src/load/identifiers.js';
 import { copyTextRow } from '../../src/load/postgres/copy-text-row.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';
@@ -12,8 +13,14 @@ import type { RowSink, StagedRows } from './row-sink.js';
 /** Rows gathered per COPY of the raw PostgreSQL load: one statement per this many rows, as a bulk load would. */
 const COPY_ROWS = 50_000;
 
-function plainTableSql(dialect: WarehouseDialect, spec: TableSpec): string {
-  return `CREATE TABLE ${quoteIdent(spec.name)} (${spec.columns.map((c) => `${quoteIdent(c.name)} ${dialect.typeName(c.type)}`).join(', ')})`;
+/**
+ * A table of the target's data columns and types; with its key as a primary key where the warehouse declares keys
+ * (PostgreSQL: every row loaded pays for the key's index, with or without a loader in front).
+ */
+function plainTableSql(dialect: WarehouseDialect, spec: TableSpec, withKey: boolean): string {
+  const columns = spec.columns.map((c) => `${quoteIdent(c.name)} ${dialect.typeName(c.type)}`);
+  if (withKey && spec.key.length > 0) columns.push(`PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')})`);
+  return `CREATE TABLE ${quoteIdent(spec.name)} (${columns.join(', ')})`;
 }
 
 function valuesOf(spec: TableSpec, row: Row): Array<string | number | null> {
@@ -22,8 +29,9 @@ function valuesOf(spec: TableSpec, row: Row): Array<string | number | null> {
 
 /**
  * The raw DuckDB bulk load: one appender per table into a plain table of the target's columns and types (no
- * key, no index, no merge), values appended as text for DuckDB to cast (the fastest way measured), kept open
- * for the whole load and closed at the end.
+ * key, no index, no merge: DuckDB's targets declare none either), values appended as text for DuckDB to cast
+ * (the fastest way measured), kept open for the whole load and closed at the end; DuckDB has the loader's
+ * memory limit.
  */
 export class DuckDbRawLoad implements RowSink {
   readonly name = 'duckdb raw';
@@ -35,7 +43,7 @@ export class DuckDbRawLoad implements RowSink {
   ) {}
 
   static async open(path: string): Promise<DuckDbRawLoad> {
-    const instance = await DuckDBInstance.create(path);
+    const instance = await DuckDBInstance.create(path, { memory_limit: DEFAULT_MEMORY_LIMIT });
     return new DuckDbRawLoad(instance, await instance.connect());
   }
 
@@ -44,7 +52,7 @@ export class DuckDbRawLoad implements RowSink {
   async append(spec: TableSpec, rows: StagedRows): Promise<void> {
     let appender = this.appenders.get(spec.name);
     if (!appender) {
-      await this.conn.run(plainTableSql(duckdbDialect, spec));
+      await this.conn.run(plainTableSql(duckdbDialect, spec, false));
       appender = await this.conn.createAppender(spec.name);
       this.appenders.set(spec.name, appender);
     }
@@ -74,7 +82,7 @@ export class DuckDbRawLoad implements RowSink {
 
 /**
  * The raw PostgreSQL bulk load: `COPY … FROM STDIN` (text format, built by the loader's own `copyTextRow`)
- * into a plain table of the target's columns and types (no key, no index, no merge), 50,000 rows per COPY.
+ * into a table of the target's columns, types and primary key (no staging, no merge), 50,000 rows per COPY.
  */
 export class PostgresRawLoad implements RowSink {
   readonly name = 'postgres raw';
@@ -94,7 +102,7 @@ export class PostgresRawLoad implements RowSink {
   async append(spec: TableSpec, rows: StagedRows): Promise<void> {
     let pending = this.pending.get(spec.name);
     if (!pending) {
-      await this.client.query(plainTableSql(postgresDialect, spec));
+      await this.client.query(plainTableSql(postgresDialect, spec, true));
       this.pending.set(spec.name, (pending = { spec, rows: [] }));
     }
     for (const { row } of rows) pending.rows.push(valuesOf(spec, row));

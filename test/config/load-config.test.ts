@@ -42,6 +42,9 @@ describe('jobs.yaml', () => {
     expect(errorOf(() => parseConfig(zone, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.timezone: must be an IANA time zone/);
     expect(errorOf(() => parseConfig('source: [', 'my.yaml', {})).message).toMatch(/^my\.yaml: line \d+: is not valid YAML/);
     expect(errorOf(() => loadConfig('does-not-exist.yaml', {})).message).toBe('does-not-exist.yaml: file not found');
+    const memory = `${minimal}destination:\n  type: duckdb\n  memory_limit: lots\n`;
+    expect(errorOf(() => parseConfig(memory, 'my.yaml', {})).message).toBe('my.yaml: destination.memory_limit: must be a size such as 128MB or 1GiB');
+    expect(parseConfig(memory.replace('lots', '256MB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', memory_limit: '256MB' });
   });
 
   it('checks the retry settings', () => {

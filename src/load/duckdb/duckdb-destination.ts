@@ -16,7 +16,7 @@ import { DuckDbSpanLoad } from './duckdb-span-load.js';
  * with this the merge of a span of a million staged postings still runs (its sort spills), and 64 MB was
  * measured too little for it.
  */
-const MEMORY_LIMIT = '128MB';
+export const DEFAULT_MEMORY_LIMIT = '128MB';
 
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
@@ -36,11 +36,11 @@ export class DuckDbDestination implements Destination {
   ) {}
 
   /** Opens (or creates) the warehouse file. */
-  static async open(path: string, schema = 'main'): Promise<DuckDbDestination> {
+  static async open(path: string, schema = 'main', memoryLimit = DEFAULT_MEMORY_LIMIT): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     try {
-      const instance = await DuckDBInstance.create(file, { memory_limit: MEMORY_LIMIT });
+      const instance = await DuckDBInstance.create(file, { memory_limit: memoryLimit });
       return new DuckDbDestination(instance, file, schema);
     } catch (error) {
       const message = (error as Error).message;
