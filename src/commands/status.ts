@@ -25,6 +25,10 @@ export function formatStatus(status: JobStatus): string {
   ));
   const lock = status.runLock;
   lines.push('', lock ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}` : 'run lock: free');
+  const events = status.webhookEvents;
+  if (events) {
+    lines.push(`webhook events: ${events.stored} stored${events.lastReceivedAt ? `, last received ${events.lastReceivedAt.slice(0, 19)}` : ''}; ${events.backlog} not yet asked about by loyalty_postings (bookmark at event ${events.bookmark})`);
+  }
   if (status.backfills.length > 0) {
     lines.push('', 'backfills');
     lines.push(table(

@@ -1,6 +1,7 @@
 import type { JobConfig } from '../config/config-schema.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
+import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import { backfillWindowCounts } from './window-claims.js';
 
@@ -65,6 +66,18 @@ export interface JobStatus {
   /** Open backfills, then the latest finished ones. */
   backfills: BackfillSummary[];
   runs: RunSummary[];
+  /** For a job whose postings ask the customers of webhook events: how far it has read them. */
+  webhookEvents: WebhookEventsStatus | null;
+}
+
+/** The loyalty webhook events stored, and those a job's postings have not asked about yet. */
+export interface WebhookEventsStatus {
+  stored: number;
+  lastReceivedAt: string | null;
+  /** `_etl_event_bookmarks.through_seq` of the job's postings (0 before the first span). */
+  bookmark: number;
+  /** Events after the bookmark: their customers are asked by the next spans that reach their day. */
+  backlog: number;
 }
 
 /** Reads what `status` shows from the ledger tables. */
@@ -121,6 +134,7 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     streams,
     runLock: await readRunLock(conn, job),
     backfills: await readBackfills(conn, job),
+    webhookEvents: jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook' ? await readWebhookEvents(conn, job) : null,
     runs: runs.map((r) => ({
       runId: r.run_id,
       command: r.command,
@@ -180,6 +194,15 @@ async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3
     });
   }
   return out;
+}
+
+async function readWebhookEvents(conn: SqlConnection, job: string): Promise<WebhookEventsStatus> {
+  const bookmark = (await readEventBookmark(conn, job, 'loyalty_postings')) ?? 0;
+  const [row] = await conn.all<{ stored: number | string; backlog: number | string; last: string | null }>(
+    `SELECT COUNT(*) AS stored, COUNT(*) FILTER (WHERE seq > $1) AS backlog, CAST(MAX(received_at) AS VARCHAR) AS last FROM ${q(conn)}.loyalty_events`,
+    [bookmark],
+  );
+  return { stored: Number(row?.stored ?? 0), lastReceivedAt: row?.last ?? null, bookmark, backlog: Number(row?.backlog ?? 0) };
 }
 
 function q(conn: SqlConnection): string {

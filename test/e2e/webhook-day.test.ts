@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
+import { statusCommand } from '../../src/commands/status.js';
 import { startEmulator, type Emulator, type Middleware, type TruthCustomer } from '../../src/emulator/index.js';
 import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
 import { startWebhookReceiver } from '../../src/webhook/webhook-receiver.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { captureStdout } from '../helpers/stdout.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -127,11 +129,16 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     await withWarehouse(config, async (conn) => {
       expect(Number((await conn.all<{ through_seq: number | string }>(`SELECT through_seq FROM _etl_event_bookmarks`))[0]!.through_seq)).toBe(0);
     });
+    // status shows the events waiting for the postings stream
+    const waiting = await captureStdout(() => statusCommand({ config: file }));
+    expect(waiting.out).toMatch(/^webhook events: 5 stored, last received \S+; 5 not yet asked about by loyalty_postings \(bookmark at event 0\)$/m);
 
     // The nightly run: only the customers with events are asked, and the warehouse reaches the ground truth.
     asked = [];
     emulator.stats.reset();
     const printed = await run(file, DAY);
+    const { out: json } = await captureStdout(() => statusCommand({ config: file, json: true }));
+    expect(JSON.parse(json).webhookEvents).toMatchObject({ stored: 5, backlog: 0, bookmark: 5 });
     const who = (key: string) => known.find((c) => c.phone === key || c.email === key)!.customer_id;
     expect(asked.map(who).sort()).toEqual(withEvents);
     const requests = emulator.stats.requests('/accounts/loyalty/postings');
