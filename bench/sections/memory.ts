@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
+import { DEFAULT_MEMORY_LIMIT } from '../../src/load/duckdb/duckdb-destination.js';
 import { addDays } from '../../src/plan/days.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { startBenchEmulator } from '../support/bench-emulator.js';
@@ -33,7 +34,7 @@ const LIMIT_MB = 300;
 /** `BENCH_DESTINATIONS=duckdb npm run bench -- memory`: one destination only. */
 const DESTINATIONS = (['duckdb', 'postgres'] as const).filter((d) => (process.env.BENCH_DESTINATIONS ?? 'duckdb,postgres').split(',').includes(d));
 /** The DuckDB destination's `memory_limit` (`BENCH_DUCKDB_MEMORY_LIMIT` to try another). */
-const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT ?? '128MB';
+const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT ?? DEFAULT_MEMORY_LIMIT;
 const SAME_WITHIN = 0.2;
 
 /**

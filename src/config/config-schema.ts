@@ -46,7 +46,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       type: z.literal('duckdb'),
       path: z.string().min(1).default('./warehouse.duckdb'),
       schema: z.string().min(1).default('main'),
-      /** What DuckDB's buffer manager may hold before it spills to `<path>.tmp/` (default 128MB). */
+      /** What DuckDB's buffer manager may hold before it spills to `<path>.tmp/` (default 256MB). */
       memory_limit: z
         .string()
         .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB')

@@ -1,4 +1,4 @@
-import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { RecordError } from './record-error.js';
 
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
@@ -125,11 +125,18 @@ function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
   throw new RecordError(field, `unknown time zone label ${JSON.stringify(label)}`);
 }
 
-/** Validates a `YYYY-MM-DD` date and returns it unchanged. */
+/** Validates a `YYYY-MM-DD` date (years 0001–9999, proleptic Gregorian) and returns it unchanged. */
 export function parseSourceDate(text: string, field = ''): string {
   const t = text.trim();
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
-  const dt = m ? DateTime.fromObject({ year: +m[1]!, month: +m[2]!, day: +m[3]! }, { zone: 'UTC' }) : undefined;
-  if (!dt || !dt.isValid || dt.toISODate() !== t || dt.year < 1) throw new RecordError(field, `not a date YYYY-MM-DD: ${JSON.stringify(text.slice(0, 60))}`);
-  return t;
+  if (m) {
+    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)) return t;
+  }
+  throw new RecordError(field, `not a date YYYY-MM-DD: ${JSON.stringify(text.slice(0, 60))}`);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }

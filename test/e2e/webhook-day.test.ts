@@ -131,7 +131,7 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     });
     // status shows the events waiting for the postings stream
     const waiting = await captureStdout(() => statusCommand({ config: file }));
-    expect(waiting.out).toMatch(/^webhook events: 5 stored, last received \S+; 5 not yet asked about by loyalty_postings \(bookmark at event 0\)$/m);
+    expect(waiting.out).toMatch(/^webhook events: 5 stored, last received 20\d\d-\d\d-\d\d \d\d:\d\d:\d\d; 5 not yet asked about by loyalty_postings \(bookmark at event 0\)$/m);
 
     // The nightly run: only the customers with events are asked, and the warehouse reaches the ground truth.
     asked = [];

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../src/load/open-destination.js';
+import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 
-async function memoryLimitOf(memoryLimit: string | undefined): Promise<string> {
+async function openWithLimit(memoryLimit: string | undefined) {
   const { config } = await duckdbTestDestination.fresh();
-  const destination = await openDestination({ ...config, ...(memoryLimit ? { memory_limit: memoryLimit } : {}) } as typeof config);
+  return openDestination({ ...config, ...(memoryLimit ? { memory_limit: memoryLimit } : {}) } as typeof config);
+}
+
+async function memoryLimitOf(memoryLimit: string | undefined): Promise<string> {
+  const destination = await openWithLimit(memoryLimit);
   try {
     return await destination.withConnection(async (conn) => (await conn.all<{ m: string }>(`SELECT current_setting('memory_limit') AS m`))[0]!.m);
   } finally {
@@ -13,9 +18,21 @@ async function memoryLimitOf(memoryLimit: string | undefined): Promise<string> {
 }
 
 describe('DuckDB memory limit', () => {
-  it("is 128 MB unless destination.memory_limit says otherwise, never DuckDB's default of most of the machine", async () => {
+  it("is 256 MB unless destination.memory_limit says otherwise, never DuckDB's default of most of the machine", async () => {
     // DuckDB shows the limit in its own units (MiB)
-    expect(await memoryLimitOf(undefined)).toMatch(/^12[0-8](\.\d+)? MiB$/);
+    expect(await memoryLimitOf(undefined)).toMatch(/^2(4\d|5[0-6])(\.\d+)? MiB$/);
     expect(await memoryLimitOf('1GiB')).toMatch(/^1(\.0)? GiB$|^1024(\.0)? MiB$/);
+  });
+
+  it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
+    const destination = await openWithLimit('4MB');
+    try {
+      const many = Array.from({ length: 40_000 }, (_, i) => ({ row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`), fields: { tier: `t${i}`, store: `s${i}` } }));
+      await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(/(Out of Memory Error|could not allocate).* — raise destination\.memory_limit in the jobs file$/);
+      const left = await destination.withConnection(async (conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
+      expect(Number(left[0]!.n)).toBe(0);
+    } finally {
+      await destination.close();
+    }
   });
 });

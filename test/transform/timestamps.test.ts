@@ -43,6 +43,12 @@ describe('parseSourceTimestamp', () => {
 describe('parseSourceDate', () => {
   it('accepts real days and rejects the rest', () => {
     expect(parseSourceDate('1990-02-28')).toBe('1990-02-28');
+    expect(parseSourceDate(' 2024-02-29 ')).toBe('2024-02-29');
+    expect(parseSourceDate('2000-02-29')).toBe('2000-02-29');
+    expect(parseSourceDate('0001-01-01')).toBe('0001-01-01');
+    for (const bad of ['2023-02-29', '1900-02-29', '0000-01-01', '2024-04-31', '2024-00-10', '2024-1-10', '2024-01-10T00:00']) {
+      expect(() => parseSourceDate(bad, 'birthdate'), bad).toThrowError(/^birthdate: not a date YYYY-MM-DD/);
+    }
     expect(() => parseSourceDate('1990-02-31')).toThrowError(RecordError);
     expect(() => parseSourceDate('31/02/1990')).toThrowError(RecordError);
   });

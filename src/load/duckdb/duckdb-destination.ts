@@ -11,12 +11,12 @@ import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 
 /**
- * What DuckDB's buffer manager may hold: data pages, staging tables, sorts and joins, which spill to
- * `<warehouse>.tmp/` beyond it. DuckDB's default (80% of the machine's memory) lets one load take gigabytes;
- * with this the merge of a span of a million staged postings still runs (its sort spills), and 64 MB was
- * measured too little for it.
+ * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
+ * sorts and joins, which spill to `<warehouse>.tmp/` beyond it. DuckDB's own default (80% of the machine's
+ * memory) lets one load take gigabytes. 128 MB was measured too little for a backfill of a year of a million
+ * account records (spans of a month, four at a time): the merge of a span ran out of memory.
  */
-export const DEFAULT_MEMORY_LIMIT = '128MB';
+export const DEFAULT_MEMORY_LIMIT = '256MB';
 
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
@@ -40,7 +40,8 @@ export class DuckDbDestination implements Destination {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     try {
-      const instance = await DuckDBInstance.create(file, { memory_limit: memoryLimit });
+      // No statement of the pipeline relies on the order rows are inserted in; not keeping it lets DuckDB hold less.
+      const instance = await DuckDBInstance.create(file, { memory_limit: memoryLimit, preserve_insertion_order: 'false' });
       return new DuckDbDestination(instance, file, schema);
     } catch (error) {
       const message = (error as Error).message;

@@ -92,18 +92,22 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   }
 
   async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
-    this.closeAppenders();
-    return this.commitLock.run(() =>
-      this.conn.transaction(() =>
-        commitSpan(this.conn, duckdbDialect, this.schema, {
-          ...this.request,
-          windows: windows ?? this.request.windows,
-          loadedAt: new Date().toISOString(),
-          extracted,
-          requests,
-        }),
-      ),
-    );
+    try {
+      this.closeAppenders();
+      return await this.commitLock.run(() =>
+        this.conn.transaction(() =>
+          commitSpan(this.conn, duckdbDialect, this.schema, {
+            ...this.request,
+            windows: windows ?? this.request.windows,
+            loadedAt: new Date().toISOString(),
+            extracted,
+            requests,
+          }),
+        ),
+      );
+    } catch (error) {
+      throw withMemoryHint(error);
+    }
   }
 
   async abort(): Promise<void> {
@@ -129,7 +133,11 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   private flushEvery(staged: Staged, appended: number): void {
     staged.unflushed += appended;
     if (staged.unflushed < FLUSH_ROWS) return;
-    staged.appender!.flushSync();
+    try {
+      staged.appender!.flushSync();
+    } catch (error) {
+      throw withMemoryHint(error);
+    }
     staged.unflushed = 0;
   }
 
@@ -146,4 +154,13 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 function appendValue(appender: DuckDBAppender, value: string | number | null | undefined): void {
   if (value === null || value === undefined) appender.appendNull();
   else appender.appendVarchar(typeof value === 'string' ? value : String(value));
+}
+
+/**
+ * DuckDB's out-of-memory error with what to do about it here: its own advice (`SET memory_limit`) is not
+ * something a user of the pipeline can do, the jobs file is.
+ */
+export function withMemoryHint(error: unknown): unknown {
+  if (!(error instanceof Error) || !/Out of Memory Error|could not allocate block/.test(error.message)) return error;
+  return new Error(`${error.message.split('\n')[0]} — raise destination.memory_limit in the jobs file`, { cause: error });
 }
