@@ -114,7 +114,7 @@ export const endToEnd: BenchSection = {
       notes: [
         `job: ${JOB.windowDays}-day windows (the nightly grid), page size ${JOB.pageSize}, concurrency ${JOB.concurrency}, postings spans of ${JOB.postingsSpanDays} days (each customer asked once), customers: all; emulator in its own process, no latency.`,
         'pipeline: `loyalty-etl backfill` as a process of its own; its time is the run\'s own (`_etl_runs`), records are those its windows read. fetch-only: the same extractor, client and concurrency in the bench process, records dropped.',
-        'loader: the same rows (fetched and normalized beforehand) staged and committed span by span through the destination (staging, merge, ledger, watermark); raw: the same rows appended (DuckDB appender, into tables of the target\'s columns, unkeyed like its targets) or COPYed (50k rows per COPY, into tables of the target\'s columns and primary keys, as its targets declare them), with no staging, merge or ledger. Only the loaders\' own calls are timed.',
+        'loader: the same rows (fetched and normalized beforehand) staged and committed span by span through the destination (staging, merge, ledger, watermark); raw: the same rows appended (DuckDB appender) or COPYed (50k rows per COPY) into plain tables of the target\'s columns with no key (the rows hold every version of a record), with no staging, merge or ledger. Only the loaders\' own calls are timed.',
       ],
       data: results.map((r) => ({ ...r, pipeline: Object.fromEntries(Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }])) })),
     };

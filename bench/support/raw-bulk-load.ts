@@ -13,14 +13,9 @@ import type { RowSink, StagedRows } from './row-sink.js';
 /** Rows gathered per COPY of the raw PostgreSQL load: one statement per this many rows, as a bulk load would. */
 const COPY_ROWS = 50_000;
 
-/**
- * A table of the target's data columns and types; with its key as a primary key where the warehouse declares keys
- * (PostgreSQL: every row loaded pays for the key's index, with or without a loader in front).
- */
-function plainTableSql(dialect: WarehouseDialect, spec: TableSpec, withKey: boolean): string {
-  const columns = spec.columns.map((c) => `${quoteIdent(c.name)} ${dialect.typeName(c.type)}`);
-  if (withKey && spec.key.length > 0) columns.push(`PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')})`);
-  return `CREATE TABLE ${quoteIdent(spec.name)} (${columns.join(', ')})`;
+/** A table of the target's data columns and types, no key: the raw load's rows include every version of a record. */
+function plainTableSql(dialect: WarehouseDialect, spec: TableSpec): string {
+  return `CREATE TABLE ${quoteIdent(spec.name)} (${spec.columns.map((c) => `${quoteIdent(c.name)} ${dialect.typeName(c.type)}`).join(', ')})`;
 }
 
 function valuesOf(spec: TableSpec, row: Row): Array<string | number | null> {
@@ -29,7 +24,7 @@ function valuesOf(spec: TableSpec, row: Row): Array<string | number | null> {
 
 /**
  * The raw DuckDB bulk load: one appender per table into a plain table of the target's columns and types (no
- * key, no index, no merge: DuckDB's targets declare none either), values appended as text for DuckDB to cast
+ * key, no index, no merge), values appended as text for DuckDB to cast
  * (the fastest way measured), kept open for the whole load and closed at the end; DuckDB has the loader's
  * memory limit.
  */
@@ -52,7 +47,7 @@ export class DuckDbRawLoad implements RowSink {
   async append(spec: TableSpec, rows: StagedRows): Promise<void> {
     let appender = this.appenders.get(spec.name);
     if (!appender) {
-      await this.conn.run(plainTableSql(duckdbDialect, spec, false));
+      await this.conn.run(plainTableSql(duckdbDialect, spec));
       appender = await this.conn.createAppender(spec.name);
       this.appenders.set(spec.name, appender);
     }
@@ -82,7 +77,7 @@ export class DuckDbRawLoad implements RowSink {
 
 /**
  * The raw PostgreSQL bulk load: `COPY … FROM STDIN` (text format, built by the loader's own `copyTextRow`)
- * into a table of the target's columns, types and primary key (no staging, no merge), 50,000 rows per COPY.
+ * into a plain table of the target's columns and types (no key, no index, no merge), 50,000 rows per COPY.
  */
 export class PostgresRawLoad implements RowSink {
   readonly name = 'postgres raw';
@@ -102,7 +97,7 @@ export class PostgresRawLoad implements RowSink {
   async append(spec: TableSpec, rows: StagedRows): Promise<void> {
     let pending = this.pending.get(spec.name);
     if (!pending) {
-      await this.client.query(plainTableSql(postgresDialect, spec, true));
+      await this.client.query(plainTableSql(postgresDialect, spec));
       this.pending.set(spec.name, (pending = { spec, rows: [] }));
     }
     for (const { row } of rows) pending.rows.push(valuesOf(spec, row));
