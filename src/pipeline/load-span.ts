@@ -85,8 +85,8 @@ export async function loadSpan(
     const extracted = new Map<Day, number>();
     const rejected = new Map<Day, number>();
     let seq = 0;
-    /** The window of the last batch read. */
-    let reading: Day | undefined;
+    /** Windows whose listing was read to its end. */
+    const complete = new Set<Day>();
     const checkRejects = (windows: Window[]) => {
       for (const window of windows) {
         const bad = rejected.get(window.start) ?? 0;
@@ -99,7 +99,7 @@ export async function loadSpan(
 
     try {
       for await (const batch of stream.extract(ctx, span)) {
-        reading = batch.windowStart;
+        if (batch.windowComplete) complete.add(batch.windowStart);
         if (batch.restart) {
           const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
           logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
@@ -130,12 +130,12 @@ export async function loadSpan(
         await load.reject(rejects);
       }
     } catch (error) {
-      if (reading === undefined || !stream.readsWindowsInOrder || commitWork.length > 0) throw error;
-      const read = span.filter((w) => w.start < reading!);
-      if (read.length === 0) throw error;
-      // the windows read to the end are kept; the one being read, and those after it, fail
+      // the windows at the start of the span that were read to their end are kept; the others fail
+      const firstIncomplete = span.findIndex((w) => !complete.has(w.start));
+      const read = span.slice(0, firstIncomplete);
+      if (firstIncomplete <= 0 || commitWork.length > 0) throw error;
       checkRejects(read);
-      await load.reset(reading);
+      for (const w of span.slice(firstIncomplete)) if (extracted.has(w.start) || rejected.has(w.start)) await load.reset(w.start);
       let counts: WindowCounts[];
       try {
         counts = await load.commit(extracted, ctx.api.counter.requests, read);
@@ -143,7 +143,7 @@ export async function loadSpan(
         throw error; // nothing was committed: the span fails for what stopped its reading
       }
       logLoaded(stream, counts, started, logger);
-      throw new SpanPartlyLoadedError(error, counts, span.filter((w) => w.start >= reading!));
+      throw new SpanPartlyLoadedError(error, counts, span.slice(firstIncomplete));
     }
 
     checkRejects(span);

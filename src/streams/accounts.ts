@@ -138,7 +138,6 @@ export const accountsStream: StreamDefinition = {
   name: 'accounts',
   tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(ACCOUNTS_SPAN_DAYS / job.window_days)),
-  readsWindowsInOrder: true,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
       const pages = readAllPages({
@@ -149,6 +148,7 @@ export const accountsStream: StreamDefinition = {
         concurrency: ctx.concurrency,
       });
       for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart, reason: page.reason };
+      yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },
   normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),

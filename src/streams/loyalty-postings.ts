@@ -123,8 +123,6 @@ export const loyaltyPostingsStream: StreamDefinition = {
   name: 'loyalty_postings',
   tables: [loyaltyPostingsTable],
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
-  // a customer's postings fall anywhere in the span: no window is complete before every customer was asked
-  readsWindowsInOrder: false,
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
     const days = new SpanDays(span, ctx.timezone);
     const selection = ctx.jobConfig.postings.customers;

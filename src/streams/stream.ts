@@ -40,6 +40,11 @@ export interface ExtractedBatch {
   restart: boolean;
   /** On a restart: why the previous read could not be kept. */
   reason?: string;
+  /**
+   * This window's listing has been read to its end: no batch of it follows. When reading stops with an error,
+   * the windows at the start of the span marked complete are committed rather than lost.
+   */
+  windowComplete?: boolean;
 }
 
 /** A record turned into warehouse rows: table name → rows. */
@@ -54,11 +59,6 @@ export interface StreamDefinition {
   readonly tables: TableSpec[];
   /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
   maxWindowsPerSpan(job: JobConfig): number;
-  /**
-   * The span's windows are read one after another, each to its end before the next begins: when reading stops
-   * with an error, the windows before the one being read are complete, and are committed rather than lost.
-   */
-  readonly readsWindowsInOrder: boolean;
   extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
   /** A normalizer for one span; it may count occurrences across the span's records. */
   normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;

@@ -146,7 +146,6 @@ export const surveysStream: StreamDefinition = {
   name: 'surveys',
   tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
   maxWindowsPerSpan: () => 1,
-  readsWindowsInOrder: true,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
       // Survey elements carry no key: a read is proven complete by totalCount and page lengths alone.
@@ -157,6 +156,7 @@ export const surveysStream: StreamDefinition = {
         concurrency: ctx.concurrency,
       });
       for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
+      yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },
   normalizer: (ctx) => surveyNormalizer(ctx.timezone),
