@@ -52,6 +52,9 @@ export class LoaderSink implements RowSink {
   }
 
   async close(): Promise<void> {
+    // a replay that failed mid-span gives its staging back before the warehouse closes
+    await this.load?.abort().catch(() => undefined);
+    this.load = undefined;
     await this.destination.close();
   }
 }
