@@ -8,14 +8,18 @@ export interface ReleasableSpanLoad extends SpanLoad {
 
 /**
  * The span load a destination hands out: its connection is released once it commits or aborts, whatever happens,
- * and only once (an abort after a failed commit has nothing left to do).
+ * and only once (an abort after a failed commit has nothing left to do); `onReleased` is told when it is.
  */
-export function releasedOnEnd(load: ReleasableSpanLoad): SpanLoad {
+export function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanLoad {
   let released = false;
   const release = async () => {
     if (released) return;
     released = true;
-    await load.release();
+    try {
+      await load.release();
+    } finally {
+      onReleased?.();
+    }
   };
   return {
     append: (table, rows) => load.append(table, rows),
@@ -37,4 +41,24 @@ export function releasedOnEnd(load: ReleasableSpanLoad): SpanLoad {
       }
     },
   };
+}
+
+/**
+ * The spans a destination has handed out and not yet seen end, so that closing the destination gives their
+ * connections back first: a PostgreSQL pool waits for every client before it ends, and would wait for ever.
+ */
+export class OpenSpans {
+  private readonly open = new Set<SpanLoad>();
+
+  /** The span load to hand out for `load`, tracked until it commits or aborts. */
+  track(load: ReleasableSpanLoad): SpanLoad {
+    const span: SpanLoad = releasedOnEnd(load, () => this.open.delete(span));
+    this.open.add(span);
+    return span;
+  }
+
+  /** Aborts every span still open (their staged rows are dropped, nothing is loaded). */
+  async abortAll(): Promise<void> {
+    for (const span of [...this.open]) await span.abort().catch(() => undefined);
+  }
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { migrate } from '../migrate.js';
-import { releasedOnEnd } from '../released-span-load.js';
+import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
@@ -28,6 +28,7 @@ export class DuckDbDestination implements Destination {
   readonly name = 'duckdb';
   readonly capabilities = { multiProcess: false, rowLocks: false, declaredKeys: false };
   private readonly commitLock = new Mutex();
+  private readonly spans = new OpenSpans();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -69,7 +70,7 @@ export class DuckDbDestination implements Destination {
     const raw = await this.instance.connect();
     await raw.run(`SET TimeZone = 'UTC'`);
     const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock);
-    return releasedOnEnd(load);
+    return this.spans.track(load);
   }
 
   async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
@@ -88,6 +89,7 @@ export class DuckDbDestination implements Destination {
   }
 
   async close(): Promise<void> {
+    await this.spans.abortAll();
     this.instance.closeSync();
   }
 }

@@ -4,7 +4,7 @@ import { redactUrl } from '../../log/redact.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import { quoteIdent } from '../identifiers.js';
 import { migrate } from '../migrate.js';
-import { releasedOnEnd } from '../released-span-load.js';
+import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
@@ -21,6 +21,7 @@ export class WarehouseConnectionError extends Error {
 export class PostgresDestination implements Destination {
   readonly name = 'postgres';
   readonly capabilities = { multiProcess: true, rowLocks: true, declaredKeys: true };
+  private readonly spans = new OpenSpans();
 
   /**
    * Claims, lease renewals and locks go through a pool of their own: spans hold their sessions for as long as
@@ -91,7 +92,7 @@ export class PostgresDestination implements Destination {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    return releasedOnEnd(load);
+    return this.spans.track(load);
   }
 
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
@@ -116,6 +117,7 @@ export class PostgresDestination implements Destination {
   }
 
   async close(): Promise<void> {
+    await this.spans.abortAll();
     await Promise.all([this.pool.end(), this.ledgerPool.end()]);
   }
 

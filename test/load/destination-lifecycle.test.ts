@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../src/load/open-destination.js';
+import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
-import { duckdbTestDestination } from '../helpers/destinations.js';
+import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
 
 async function openWithLimit(memoryLimit: string | undefined) {
   const { config } = await duckdbTestDestination.fresh();
@@ -35,4 +36,21 @@ describe('DuckDB memory limit', () => {
       await destination.close();
     }
   });
+});
+
+describe.each(testDestinations)('closing a $name warehouse', (target) => {
+  it('gives back a span still open (its rows staged, never committed) instead of waiting on it', async () => {
+    const { config } = await target.fresh();
+    const destination = await openDestination(config);
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('C1', 'Athens') }]);
+    await destination.close();
+    const again = await openDestination(config);
+    try {
+      const [row] = await again.withConnection((conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
+      expect(Number(row!.n)).toBe(0);
+    } finally {
+      await again.close();
+    }
+  }, 15_000);
 });
