@@ -29,7 +29,7 @@ describe('DuckDB memory limit', () => {
     const destination = await openWithLimit('4MB');
     try {
       const many = Array.from({ length: 40_000 }, (_, i) => ({ row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`), fields: { tier: `t${i}`, store: `s${i}` } }));
-      await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(/(Out of Memory Error|could not allocate).* — raise destination\.memory_limit in the jobs file$/);
+      await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(/(Out of Memory Error|could not allocate|failed to allocate).* — raise destination\.memory_limit in the jobs file$/);
       const left = await destination.withConnection(async (conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
       expect(Number(left[0]!.n)).toBe(0);
     } finally {

@@ -61,11 +61,15 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     if (!staged) throw new Error(`no staging for table ${table}`);
     const appender = await this.appenderOf(staged);
     const dataColumns = staged.columns.slice(2);
-    for (const { seq, windowStart, row } of rows) {
-      appender.appendBigInt(BigInt(seq));
-      appender.appendVarchar(windowStart);
-      for (const c of dataColumns) appendValue(appender, row[c.name]);
-      appender.endRow();
+    try {
+      for (const { seq, windowStart, row } of rows) {
+        appender.appendBigInt(BigInt(seq));
+        appender.appendVarchar(windowStart);
+        for (const c of dataColumns) appendValue(appender, row[c.name]);
+        appender.endRow();
+      }
+    } catch (error) {
+      throw withMemoryHint(error);
     }
     this.flushEvery(staged, rows.length);
   }
@@ -161,6 +165,6 @@ function appendValue(appender: DuckDBAppender, value: string | number | null | u
  * something a user of the pipeline can do, the jobs file is.
  */
 export function withMemoryHint(error: unknown): unknown {
-  if (!(error instanceof Error) || !/Out of Memory Error|could not allocate block/.test(error.message)) return error;
+  if (!(error instanceof Error) || !/Out of Memory Error|(could not|failed to) allocate/.test(error.message)) return error;
   return new Error(`${error.message.split('\n')[0]} — raise destination.memory_limit in the jobs file`, { cause: error });
 }
