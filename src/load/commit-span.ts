@@ -32,7 +32,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   for (const spec of span.tables) {
     if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.runId, span.loadedAt));
   }
-  for (const statement of mergeStatements(span.tables, { schema, runId: span.runId, loadedAt: span.loadedAt, pivots, upsert: dialect.upsert, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
+  for (const statement of mergeStatements(span.tables, { schema, runId: span.runId, loadedAt: span.loadedAt, pivots, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
     await conn.run(statement.sql, statement.params);
   }
   const starts = span.windows.map((w) => w.start);

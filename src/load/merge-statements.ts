@@ -53,8 +53,6 @@ export interface MergeContext {
   loadedAt: string;
   /** Pivot columns of each table that has a pivot, as returned by ensurePivotColumns. */
   pivots: Map<string, PivotColumn[]>;
-  /** How rows whose key may be held already are written (the warehouse dialect's `upsert`). */
-  upsert: 'on-conflict' | 'delete-insert';
 }
 
 /**
@@ -135,25 +133,11 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
     const pivotSql = `(SELECT ${['"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY "_seq")`;
     from += ` LEFT JOIN ${pivotSql} pv ON pv."_seq" = s."_seq"`;
   }
-  const select = `SELECT ${selectCols.join(', ')} FROM ${from}`;
-  if (ctx.upsert === 'on-conflict') {
-    // in key order: the key's index takes its entries in order, measured faster than in any other
-    const keyOrder = spec.key.map((k) => `s.${q(k)}`).join(', ');
-    const updates = insertCols.filter((c) => !spec.key.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
-    // a latest-wins row from a later window stays (its winners were chosen against the target already)
-    const guard = spec.merge.kind === 'latest-wins' ? ` WHERE ${target}."_window_start" <= excluded."_window_start"` : '';
-    return [
-      {
-        sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) ${select} ORDER BY ${keyOrder} ON CONFLICT (${spec.key.map(q).join(', ')}) DO UPDATE SET ${updates.join(', ')}${guard}`,
-        params: p.values,
-      },
-    ];
-  }
   const match = spec.key.map((k) => `s.${q(k)} = ${target}.${q(k)}`).join(' AND ');
   // every staged key replaces its row, except where a latest-wins row came from a later window
   const replaced = spec.merge.kind === 'latest-wins' ? source : q(stagingName(spec.name));
   return [
     { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
-    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) ${select}`, params: p.values },
+    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}`, params: p.values },
   ];
 }
