@@ -52,9 +52,7 @@ export class LoaderSink implements RowSink {
   }
 
   async close(): Promise<void> {
-    // a replay that failed mid-span gives its staging back before the warehouse closes
-    await this.load?.abort().catch(() => undefined);
-    this.load = undefined;
+    // a span left open by a failed replay is aborted by the destination as it closes
     await this.destination.close();
   }
 }

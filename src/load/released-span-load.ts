@@ -10,7 +10,7 @@ export interface ReleasableSpanLoad extends SpanLoad {
  * The span load a destination hands out: its connection is released once it commits or aborts, whatever happens,
  * and only once (an abort after a failed commit has nothing left to do); `onReleased` is told when it is.
  */
-export function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanLoad {
+function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanLoad {
   let released = false;
   const release = async () => {
     if (released) return;
