@@ -5,6 +5,7 @@ import type { Destination } from '../../src/load/destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { planRange } from '../../src/plan/plan-windows.js';
 import { groupWindows, type Window } from '../../src/plan/windows.js';
+import type { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import { streamDefinition } from '../../src/streams/registry.js';
 import type { StreamContext } from '../../src/streams/stream.js';
 
@@ -29,6 +30,20 @@ export function backfillSpans(config: ResolvedConfig, job: string, stream: Strea
  * at a time as `backfill` runs them; records are counted and dropped — no validation, normalization or load.
  * `customers` is the warehouse postings read their customer list from (the one the pipeline loaded).
  */
+/** The context a span of `job` is extracted in, as the pipeline builds it, with its own request count and no logs. */
+export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, destination: Destination): StreamContext {
+  return {
+    api: api.scoped(),
+    pageSize: config.source.page_size,
+    concurrency: config.source.concurrency,
+    timezone: config.source.timezone,
+    job,
+    jobConfig: config.jobs[job]!,
+    destination,
+    logger: silentLogger,
+  };
+}
+
 export async function fetchOnly(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string, customers?: Destination): Promise<FetchCount> {
   const definition = streamDefinition(stream);
   const api = createApi(config, silentLogger);
@@ -38,17 +53,7 @@ export async function fetchOnly(config: ResolvedConfig, job: string, stream: Str
   let batches = 0;
   const lane = async () => {
     for (let span = queue.shift(); span; span = queue.shift()) {
-      const ctx: StreamContext = {
-        api: api.scoped(),
-        pageSize: config.source.page_size,
-        concurrency: config.source.concurrency,
-        timezone: config.source.timezone,
-        job,
-        jobConfig: config.jobs[job]!,
-        destination,
-        logger: silentLogger,
-      };
-      for await (const batch of definition.extract(ctx, span)) {
+      for await (const batch of definition.extract(benchStreamContext(config, job, api, destination), span)) {
         records += batch.records.length;
         batches++;
       }

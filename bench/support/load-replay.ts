@@ -12,9 +12,8 @@ import { silentLogger } from '../../src/log/logger.js';
 import type { Day } from '../../src/plan/days.js';
 import type { Window } from '../../src/plan/windows.js';
 import { streamDefinition } from '../../src/streams/registry.js';
-import type { StreamContext } from '../../src/streams/stream.js';
 import { RecordError } from '../../src/transform/record-error.js';
-import { backfillSpans } from './fetch-only.js';
+import { backfillSpans, benchStreamContext } from './fetch-only.js';
 import type { RowSink, StagedRows } from './row-sink.js';
 
 /**
@@ -93,16 +92,7 @@ export async function captureRows(config: ResolvedConfig, job: string, stream: S
   let records = 0;
   const started = performance.now();
   for (const span of backfillSpans(config, job, stream, from, to)) {
-    const ctx: StreamContext = {
-      api: api.scoped(),
-      pageSize: config.source.page_size,
-      concurrency: config.source.concurrency,
-      timezone: config.source.timezone,
-      job,
-      jobConfig: config.jobs[job]!,
-      destination: customers!,
-      logger: silentLogger,
-    };
+    const ctx = benchStreamContext(config, job, api, customers!);
     await write({ span });
     const normalize = definition.normalizer(ctx);
     const extracted = new Map<Day, number>();
