@@ -30,6 +30,7 @@ function valuesOf(spec: TableSpec, row: Row): Array<string | number | null> {
  */
 export class DuckDbRawLoad implements RowSink {
   readonly name = 'duckdb raw';
+  readonly takes = 'tables';
   private readonly appenders = new Map<string, DuckDBAppender>();
 
   private constructor(
@@ -81,6 +82,7 @@ export class DuckDbRawLoad implements RowSink {
  */
 export class PostgresRawLoad implements RowSink {
   readonly name = 'postgres raw';
+  readonly takes = 'tables';
   private readonly pending = new Map<string, { spec: TableSpec; rows: Array<Array<string | number | null>> }>();
 
   private constructor(private readonly client: pg.Client) {}

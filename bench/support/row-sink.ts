@@ -11,6 +11,11 @@ export type StagedRows = ReadonlyArray<{ seq: number; windowStart: Day; row: Row
  */
 export interface RowSink {
   readonly name: string;
+  /**
+   * What the sink is handed: rows as the pipeline stages them (`staged`: a table staged with another's rows
+   * arrives inside them), or as the warehouse's tables hold them (`tables`: every table's rows on their own).
+   */
+  readonly takes: 'staged' | 'tables';
   /** Before the first rows of a span. */
   beginSpan(span: Window[], tables: TableSpec[]): Promise<void>;
   append(table: TableSpec, rows: StagedRows): Promise<void>;

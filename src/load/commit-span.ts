@@ -6,7 +6,7 @@ import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
-import { REJECTS_STAGING, stagingName } from './staging.js';
+import { REJECTS_STAGING, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -30,9 +30,9 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   if (span.claimedBy !== undefined) await assertClaimed(conn, span.job, span.stream, span.windows, span.claimedBy);
   const pivots = new Map<string, PivotColumn[]>();
   for (const spec of span.tables) {
-    if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.runId, span.loadedAt));
+    if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt));
   }
-  for (const statement of mergeStatements(span.tables, { schema, runId: span.runId, loadedAt: span.loadedAt, pivots, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
+  for (const statement of mergeStatements({ dialect, schema, tables: span.tables, runId: span.runId, loadedAt: span.loadedAt, pivots, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
     await conn.run(statement.sql, statement.params);
   }
   const starts = span.windows.map((w) => w.start);
@@ -45,7 +45,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   );
   const main = span.tables[0]!;
   const key = main.key.map(quoteIdent).join(', ');
-  const loaded = await countByWindow(conn, `SELECT DISTINCT "_window_start", ${key} FROM ${quoteIdent(stagingName(main.name))}`);
+  const loaded = await countByWindow(conn, `SELECT DISTINCT "_window_start", ${key} FROM ${stagedRows(dialect, main, span.tables)} st`);
   const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
   const counts: WindowCounts[] = span.windows.map((window, i) => ({
     window,

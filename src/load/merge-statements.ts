@@ -1,7 +1,8 @@
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
-import { stagingName } from './staging.js';
+import { stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
 
 /** An SQL statement with its `$n` parameters. */
 export interface Statement {
@@ -24,16 +25,28 @@ const q = quoteIdent;
  * rather than `DISTINCT ON`: DuckDB cannot spill `DISTINCT ON` to disk, and runs out of its memory limit on the
  * span of a long backfill, while a window function spills.
  */
-function latestStaged(spec: TableSpec): string {
+function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const key = spec.key.map(q).join(', ');
-  const numbered = `SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${q(stagingName(spec.name))}`;
+  const numbered = `SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st`;
   return `(SELECT * FROM (${numbered}) n WHERE "_latest" = 1)`;
 }
 
 /** Staged parent rows that win: no row of the target comes from a later window. */
-function winnersSql(schema: string, spec: TableSpec): string {
+function winnersSql(spec: TableSpec, ctx: MergeContext): string {
   const match = spec.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
-  return `SELECT s.* FROM ${latestStaged(spec)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
+  // the objects of the tables staged as entries of this one, parsed once for their merges and the pivot
+  const objects = entriesOf(spec, ctx.tables).map((column) => `, ${ctx.dialect.jsonObject(`s.${q(column)}`)} AS ${q(parsedObject(column))}`);
+  return `SELECT s.*${objects.join('')} FROM ${latestStaged(spec, ctx)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(ctx.schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
+}
+
+/** The staging-only columns of `spec` that tables staged as its entries read. */
+function entriesOf(spec: TableSpec, tables: TableSpec[]): string[] {
+  return tables.flatMap((t) => (t.stagedWith?.kind === 'entries' && t.stagedWith.table === spec.name ? [t.stagedWith.column] : []));
+}
+
+/** The column of a winners table holding the parsed object of the staged column `column`. */
+function parsedObject(column: string): string {
+  return `${column}_object`;
 }
 
 /**
@@ -45,7 +58,10 @@ function winners(spec: TableSpec): string {
 }
 
 export interface MergeContext {
+  dialect: WarehouseDialect;
   schema: string;
+  /** Every table of the stream, those staged with another's rows included. */
+  tables: TableSpec[];
   /** First and last day of the span, for `replace-window` tables. */
   spanStart: string;
   spanEnd: string;
@@ -60,7 +76,8 @@ export interface MergeContext {
  * one transaction: children of a `latest-wins` parent first (they read the parent's current versions), then
  * the parents, then plain upserts.
  */
-export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Statement[] {
+export function mergeStatements(ctx: MergeContext): Statement[] {
+  const tables = ctx.tables;
   const byName = new Map(tables.map((t) => [t.name, t]));
   const children = tables.filter((t) => t.merge.kind === 'children');
   const others = tables.filter((t) => t.merge.kind !== 'children');
@@ -68,7 +85,7 @@ export function mergeStatements(tables: TableSpec[], ctx: MergeContext): Stateme
   const parents = tables.filter((t) => t.merge.kind === 'latest-wins');
   for (const parent of parents) {
     out.push({ sql: `DROP TABLE IF EXISTS ${winners(parent)}`, params: [] });
-    out.push({ sql: `CREATE TEMP TABLE ${winners(parent)} AS ${winnersSql(ctx.schema, parent)}`, params: [] });
+    out.push({ sql: `CREATE TEMP TABLE ${winners(parent)} AS ${winnersSql(parent, ctx)}`, params: [] });
   }
   for (const child of children) {
     const rule = child.merge as { kind: 'children'; parent: string; parentKey: string[] };
@@ -95,11 +112,18 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   const del = `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${w} w WHERE ${parentKey.map((k, i) => `w.${q(parent.key[i]!)} = ${target}.${q(k)}`).join(' AND ')})`;
   const p = new Params();
   const cols = child.columns.map((c) => q(c.name));
-  const ins =
-    `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) ` +
-    `SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), 'w."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`].join(', ')} ` +
-    // a child row belongs to the record of its `_seq`, whose key it carries
-    `FROM ${q(stagingName(child.name))} c JOIN ${w} w ON w."_seq" = c."_seq"`;
+  const system = ['c."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`];
+  let from: string;
+  const staged = child.stagedWith;
+  if (staged?.kind === 'entries' && staged.table === parent.name) {
+    // the entries of the winners' own objects: the winners are the records whose children are replaced
+    const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
+    from = `${ctx.dialect.objectEntries(w, keep, `s.${q(parsedObject(staged.column))}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
+  } else {
+    // a child row belongs to the record of its `_seq`, whose key and window it carries
+    from = `${stagedRows(ctx.dialect, child, ctx.tables)} c JOIN ${w} w ON w."_seq" = c."_seq"`;
+  }
+  const ins = `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), ...system].join(', ')} FROM ${from}`;
   return [
     { sql: del, params: [] },
     { sql: ins, params: p.values },
@@ -115,29 +139,37 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
 function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const p = new Params();
   const target = qualified(ctx.schema, spec.name);
-  const source = spec.merge.kind === 'latest-wins' ? winners(spec) : latestStaged(spec);
+  const source = spec.merge.kind === 'latest-wins' ? winners(spec) : latestStaged(spec, ctx);
   const pivotCols = spec.pivot ? (ctx.pivots.get(spec.name) ?? []) : [];
   const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), '_window_start', '_run_id', '_loaded_at'];
+  let from = `${source} s`;
+  const pivotValues: string[] = [];
+  if (spec.pivot && pivotCols.length > 0) {
+    // each row's pivot values are the entries of its own staged object (parsed already in a winners table)
+    const entries = pivotEntries(spec, ctx.tables);
+    if (spec.merge.kind !== 'latest-wins') from = `(SELECT *, ${ctx.dialect.jsonObject(`src.${q(entries)}`)} AS ${q(parsedObject(entries))} FROM ${source} src) s`;
+    for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(parsedObject(entries))}`, p.add(c.key)));
+  }
   const selectCols = [
     ...spec.columns.map((c) => `s.${q(c.name)}`),
-    ...pivotCols.map((c) => `pv.${q(c.column)}`),
+    ...pivotValues,
     's."_window_start"',
     p.add(ctx.runId),
     `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`,
   ];
-  let from = `${source} s`;
-  if (spec.pivot && pivotCols.length > 0) {
-    const pv = spec.pivot;
-    // the pivot of each record's child rows (one `_seq` per record)
-    const aggregates = pivotCols.map((c) => `MAX(CASE WHEN ${q(pv.nameColumn)} = ${p.add(c.key)} THEN ${q(pv.valueColumn)} END) AS ${q(c.column)}`);
-    const pivotSql = `(SELECT ${['"_seq"', ...aggregates].join(', ')} FROM ${q(stagingName(pv.child))} GROUP BY "_seq")`;
-    from += ` LEFT JOIN ${pivotSql} pv ON pv."_seq" = s."_seq"`;
-  }
   const match = spec.key.map((k) => `s.${q(k)} = ${target}.${q(k)}`).join(' AND ');
   // every staged key replaces its row, except where a latest-wins row came from a later window
-  const replaced = spec.merge.kind === 'latest-wins' ? source : q(stagingName(spec.name));
+  const replaced = spec.merge.kind === 'latest-wins' ? source : stagedRows(ctx.dialect, spec, ctx.tables);
   return [
     { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
     { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}`, params: p.values },
   ];
+}
+
+/** The staging-only column of `spec` that holds, as entries, the child its pivot spreads into columns. */
+function pivotEntries(spec: TableSpec, tables: TableSpec[]): string {
+  const child = tables.find((t) => t.name === spec.pivot!.child);
+  const staged = child?.stagedWith;
+  if (staged?.kind !== 'entries' || staged.table !== spec.name) throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot!.child} must be staged as entries of ${spec.name}`);
+  return staged.column;
 }

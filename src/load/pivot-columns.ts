@@ -1,7 +1,7 @@
 import { pivotColumnName } from '../transform/column-names.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import type { SqlConnection } from './sql-connection.js';
-import { stagingName } from './staging.js';
+import { stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -12,7 +12,7 @@ export interface PivotColumn {
 }
 
 /**
- * Makes sure every key staged for `spec`'s pivot has a column, inside the caller's transaction: looks the keys
+ * Makes sure every name staged for `spec`'s pivot has a column, inside the caller's transaction: looks the keys
  * up in `_etl_columns` (the documented map from column back to source key), names new ones, records them and
  * adds the columns. Returns every pivot column the table has, old and new, in a stable order.
  */
@@ -21,14 +21,18 @@ export async function ensurePivotColumns(
   dialect: WarehouseDialect,
   schema: string,
   spec: TableSpec,
+  tables: readonly TableSpec[],
   runId: string,
   loadedAt: string,
 ): Promise<PivotColumn[]> {
   const pivot = spec.pivot!;
+  const child = tables.find((t) => t.name === pivot.child);
+  if (child?.stagedWith?.kind !== 'entries') throw new Error(`table ${spec.name}: the pivot's child ${pivot.child} must be staged as entries`);
+  const nameColumn = child.stagedWith.nameColumn;
   const known = await conn.db.selectFrom('_etl_columns').select(['column_name', 'source_key']).where('table_name', '=', spec.name).execute();
   const byKey = new Map(known.map((r) => [r.source_key, r.column_name]));
   const taken = new Set([...known.map((r) => r.column_name), ...spec.columns.map((c) => c.name), '_window_start', '_run_id', '_loaded_at']);
-  const staged = await conn.all<{ k: string }>(`SELECT DISTINCT ${quoteIdent(pivot.nameColumn)} AS k FROM ${quoteIdent(stagingName(pivot.child))}`);
+  const staged = await conn.all<{ k: string }>(`SELECT DISTINCT ${quoteIdent(nameColumn)} AS k FROM ${stagedRows(dialect, child, tables)} st`);
   // New keys are named in code point order, sorted here rather than by the database: an ORDER BY follows the
   // database's collation (a PostgreSQL in en_US sorts differently from DuckDB), and which of two colliding keys
   // gets the plain name must not depend on the warehouse.

@@ -15,7 +15,27 @@ export const REJECTS_STAGING = '_stg_rejects';
  * `_window_start`, then the data columns.
  */
 export function stagingColumns(spec: TableSpec): ColumnSpec[] {
-  return [{ name: '_seq', type: 'integer' }, { name: '_window_start', type: 'date' }, ...spec.columns];
+  return [{ name: '_seq', type: 'integer' }, { name: '_window_start', type: 'date' }, ...spec.columns, ...(spec.stagingOnly ?? [])];
+}
+
+/** The tables of a stream that have a staging table: those not staged with another table's rows. */
+export function stagedTables(tables: readonly TableSpec[]): TableSpec[] {
+  return tables.filter((t) => !t.stagedWith);
+}
+
+/**
+ * The staged rows of `spec` (`_seq`, `_window_start` and its data columns) as SQL to read FROM: its staging table,
+ * or the rows derived from the staging table it is staged with.
+ */
+export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: readonly TableSpec[]): string {
+  const own = spec.stagedWith;
+  if (!own) return quoteIdent(stagingName(spec.name));
+  const parent = tables.find((t) => t.name === own.table);
+  if (!parent || parent.stagedWith) throw new Error(`table ${spec.name} is staged with ${own.table}, which is not a staged table of the same stream`);
+  const source = quoteIdent(stagingName(parent.name));
+  if (own.kind === 'copy') return `(SELECT ${['_seq', '_window_start', ...spec.columns.map((c) => c.name)].map(quoteIdent).join(', ')} FROM ${source})`;
+  const keep = ['_seq', '_window_start', ...spec.columns.map((c) => c.name).filter((c) => c !== own.nameColumn && c !== own.valueColumn)].map(quoteIdent);
+  return dialect.objectEntries(source, keep, dialect.jsonObject(`s.${quoteIdent(own.column)}`), quoteIdent(own.nameColumn), quoteIdent(own.valueColumn));
 }
 
 export const REJECT_COLUMNS: ColumnSpec[] = [

@@ -21,13 +21,25 @@ export type MergeRule =
   | { kind: 'replace-window' }
   | { kind: 'children'; parent: string; parentKey: string[] };
 
-/** One column per distinct value of a child's `nameColumn`, named `prefix + sanitized name`, text-typed. */
+/**
+ * One column per distinct name of the child's entries, named `prefix + sanitized name`, text-typed. The child is
+ * staged as {@link StagedWith} `entries` of the table the pivot belongs to, so each row finds its pivot values in
+ * its own staged row.
+ */
 export interface PivotSpec {
   prefix: string;
   child: string;
-  nameColumn: string;
-  valueColumn: string;
 }
+
+/**
+ * A table whose rows are staged inside the staged rows of another table of the stream (`table`), instead of in
+ * a staging table of their own: values a record would otherwise stage twice (a key on every child row, a second
+ * table of the same keys) are staged once, and the loader stages one row per record.
+ * - `copy`: one row per staged row of `table`, of the columns this table declares (all of them `table`'s too).
+ * - `entries`: one row per entry of the JSON object `{name: text | null}` held in `table`'s staging-only column
+ *   `column`; `nameColumn` takes the entry's name, `valueColumn` its value, every other column `table`'s.
+ */
+export type StagedWith = { table: string; kind: 'copy' } | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string };
 
 /** A warehouse table a stream writes: its key, its data columns and how its rows merge. */
 export interface TableSpec {
@@ -37,6 +49,10 @@ export interface TableSpec {
   columns: ColumnSpec[];
   merge: MergeRule;
   pivot?: PivotSpec;
+  /** Staged inside another table's staged rows (no staging table of its own). */
+  stagedWith?: StagedWith;
+  /** Columns staged with the rows but never written to the target: what tables staged with this one read. */
+  stagingOnly?: ColumnSpec[];
 }
 
 /** A row as the transform hands it to the loader: column name → value already in its final text form. */

@@ -7,16 +7,40 @@ export interface WarehouseDialect {
   typeName(type: ColumnType): string;
   /** `CREATE TEMP TABLE` suffix, e.g. PostgreSQL's `ON COMMIT PRESERVE ROWS`. */
   readonly tempTableSuffix: string;
+  /** Staging column `column` (a JSON object of text values) as an object {@link objectValue} looks names up in. */
+  jsonObject(column: string): string;
+  /** The value `object` holds for the name `name` (an expression or a parameter), or NULL. */
+  objectValue(object: string, name: string): string;
+  /**
+   * Rows to read FROM: one per entry of the object `object` (an expression over the rows of `source`, which it
+   * reads as `s`, made by {@link jsonObject}), with the columns `keep` and the entry as `name` and `value` (all of them quoted already).
+   */
+  objectEntries(source: string, keep: string[], object: string, name: string, value: string): string;
+}
+
+function duckdbJsonObject(column: string): string {
+  return `CAST(CAST(${column} AS JSON) AS MAP(VARCHAR, VARCHAR))`;
 }
 
 export const duckdbDialect: WarehouseDialect = {
   name: 'duckdb',
   typeName: (type) => ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
   tempTableSuffix: '',
+  // a MAP, parsed from the JSON once per row; a missing name reads as NULL
+  jsonObject: duckdbJsonObject,
+  objectValue: (object, name) => `${object}[${name}]`,
+  objectEntries: (source, keep, object, name, value) =>
+    `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
+    `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
 };
 
 export const postgresDialect: WarehouseDialect = {
   name: 'postgres',
   typeName: (type) => ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
   tempTableSuffix: '',
+  // staged as jsonb already
+  jsonObject: (column) => column,
+  objectValue: (object, name) => `(${object} ->> CAST(${name} AS text))`,
+  objectEntries: (source, keep, object, name, value) =>
+    `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-window.js';
-import type { TableSpec } from '../load/table-spec.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText } from '../transform/values.js';
@@ -29,11 +29,14 @@ export const accountRecordSchema = z.looseObject({
   customFieldMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
 });
 
+/** The staging-only column of `accounts` that holds a record's custom fields. */
+const CUSTOM_FIELDS = '_custom_fields';
+
 export const accountsTable: TableSpec = {
   name: 'accounts',
   key: ['customer_id'],
   merge: { kind: 'latest-wins' },
-  pivot: { prefix: 'cf_', child: 'account_custom_fields', nameColumn: 'field_name', valueColumn: 'value' },
+  pivot: { prefix: 'cf_', child: 'account_custom_fields' },
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'phone', type: 'text' },
@@ -51,12 +54,15 @@ export const accountsTable: TableSpec = {
     { name: 'city', type: 'text' },
     { name: 'language', type: 'text' },
   ],
+  // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
+  stagingOnly: [{ name: CUSTOM_FIELDS, type: 'json' }],
 };
 
 export const accountCustomFieldsTable: TableSpec = {
   name: 'account_custom_fields',
   key: ['customer_id', 'field_name'],
   merge: { kind: 'children', parent: 'accounts', parentKey: ['customer_id'] },
+  stagedWith: { table: 'accounts', kind: 'entries', column: CUSTOM_FIELDS, nameColumn: 'field_name', valueColumn: 'value' },
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'field_name', type: 'text' },
@@ -72,11 +78,13 @@ export const accountWindowsTable: TableSpec = {
   name: '_etl_account_windows',
   key: ['customer_id', '_window_start'],
   merge: { kind: 'replace-window' },
+  stagedWith: { table: 'accounts', kind: 'copy' },
   columns: [{ name: 'customer_id', type: 'text' }],
 };
 
 /**
- * Turns one account export record into an `accounts` row and its `account_custom_fields` rows.
+ * Turns one account export record into its `accounts` row, which carries its custom fields (the rows of
+ * `account_custom_fields` and the values of the `cf_` columns) as a JSON object in `_custom_fields`.
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
@@ -106,12 +114,19 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
   };
-  const fields = Object.entries(r.customFieldMap ?? {}).map(([name, value]) => ({
-    customer_id: customerId,
-    field_name: cleanKey(name),
-    value: cleanText(value, `customFieldMap.${name}`),
-  }));
-  return { accounts: [account], account_custom_fields: fields, _etl_account_windows: [{ customer_id: customerId }] };
+  const fields: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(r.customFieldMap ?? {})) fields[cleanKey(name)] = cleanText(value, `customFieldMap.${name}`);
+  return { accounts: [withCustomFields(account, fields)] };
+}
+
+/**
+ * An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object, made of
+ * well-formed text only (a lone surrogate, which has no UTF-8 form, becomes U+FFFD as it would in any column).
+ */
+export function withCustomFields(account: Row, fields: Record<string, string | null>): Row {
+  const object: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(fields)) object[name.toWellFormed()] = value?.toWellFormed() ?? null;
+  return { ...account, [CUSTOM_FIELDS]: JSON.stringify(object) };
 }
 
 /** The key of an export record: its `customerId` when it is text (a malformed record may have none). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-window.js';
-import type { Row, TableSpec } from '../load/table-spec.js';
+import type { TableSpec } from '../load/table-spec.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
@@ -37,11 +37,14 @@ const surveyAnswerRecordSchema = z.looseObject({
   questions: z.record(z.string(), z.string()),
 });
 
+/** The staging-only column of `survey_responses` that holds a response's answers. */
+const ANSWERS = '_answers';
+
 export const surveyResponsesTable: TableSpec = {
   name: 'survey_responses',
   key: ['response_id'],
   merge: { kind: 'replace-window' },
-  pivot: { prefix: 'q_', child: 'survey_answers', nameColumn: 'question_code', valueColumn: 'answer' },
+  pivot: { prefix: 'q_', child: 'survey_answers' },
   columns: [
     { name: 'response_id', type: 'text' },
     { name: 'survey_id', type: 'text' },
@@ -58,12 +61,15 @@ export const surveyResponsesTable: TableSpec = {
     { name: 'phone', type: 'text' },
     { name: 'email', type: 'text' },
   ],
+  // the response's answers, `{question code: answer | null}`: `survey_answers` and the `q_` columns read them
+  stagingOnly: [{ name: ANSWERS, type: 'json' }],
 };
 
 export const surveyAnswersTable: TableSpec = {
   name: 'survey_answers',
   key: ['response_id', 'question_code'],
   merge: { kind: 'replace-window' },
+  stagedWith: { table: 'survey_responses', kind: 'entries', column: ANSWERS, nameColumn: 'question_code', valueColumn: 'answer' },
   columns: [
     { name: 'response_id', type: 'text' },
     { name: 'question_code', type: 'text' },
@@ -120,10 +126,10 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
       email: cleanText(a.email, 'email'),
     };
     const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers)));
-    const out: NormalizedRecord = {
-      survey_responses: [{ response_id: responseId, ...response }],
-      survey_answers: answers.map((x): Row => ({ response_id: responseId, question_code: x.code, answer: x.answer })),
-    };
+    const staged: Record<string, string | null> = {};
+    // well-formed text only: a lone surrogate has no UTF-8 form for the warehouse's JSON to read
+    for (const x of answers) staged[x.code.toWellFormed()] = x.answer?.toWellFormed() ?? null;
+    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: JSON.stringify(staged) }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
       out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));

@@ -1,7 +1,7 @@
 import type { Destination } from '../../src/load/destination.js';
 import type { Row } from '../../src/load/table-spec.js';
 import type { WindowCounts } from '../../src/state/ledger.js';
-import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
+import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
 
 /** An `accounts` row as the transform makes it. */
 export function account(id: string, city: string | null): Row {
@@ -19,8 +19,7 @@ export async function loadAccounts(
   let seq = 0;
   for (const a of accounts) {
     seq++;
-    await span.append('accounts', [{ seq, windowStart, row: a.row }]);
-    await span.append('account_custom_fields', Object.entries(a.fields).map(([field_name, value]) => ({ seq, windowStart, row: { customer_id: a.row.customer_id!, field_name, value } })));
+    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, a.fields) }]);
   }
   return span.commit(new Map([[windowStart, accounts.length]]), 1);
 }

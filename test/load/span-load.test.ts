@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
+import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { testDestinations } from '../helpers/destinations.js';
 
@@ -45,6 +45,19 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     });
   });
 
+  it('loads names and values with lone surrogates, as U+FFFD like any other text column', async () => {
+    await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'x\uDC00y'), fields: { 'half \uD800': 'a\uDBFFb', whole: '\uD83D\uDE00' } }]);
+    await destination.withConnection(async (conn) => {
+      const long = await conn.all<{ field_name: string; value: string }>('SELECT field_name, value FROM account_custom_fields ORDER BY value');
+      expect(long).toEqual([
+        { field_name: 'half \uFFFD', value: 'a\uFFFDb' },
+        { field_name: 'whole', value: '\uD83D\uDE00' },
+      ]);
+      const [row] = await conn.all<Record<string, string>>('SELECT city, cf_whole FROM accounts');
+      expect(row).toEqual({ city: 'x\uFFFDy', cf_whole: '\uD83D\uDE00' });
+    });
+  });
+
   it('keeps the latest window of a customer whatever the order windows commit in', async () => {
     await loadAccounts(destination, '2024-01-05', [{ row: account('C1', 'new'), fields: { tier: 'gold' } }]);
     await loadAccounts(destination, '2024-01-02', [{ row: account('C1', 'old'), fields: { tier: 'silver', legacy: 'x' } }]);
@@ -75,8 +88,7 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
   it('commits nothing when the commit fails, and the window can be loaded again', async () => {
     const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     // a row the target refuses (no key) fails the merge after the new pivot column was added
-    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: { ...account('C1', 'x'), customer_id: null } }]);
-    await span.append('account_custom_fields', [{ seq: 1, windowStart: '2024-01-01', row: { customer_id: 'C1', field_name: 'brand new', value: 'v' } }]);
+    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, { 'brand new': 'v' }) }]);
     await expect(span.commit(new Map(), 0)).rejects.toThrow();
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT * FROM accounts')).toEqual([]);

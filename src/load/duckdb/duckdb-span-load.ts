@@ -7,7 +7,7 @@ import type { SpanLoadRequest } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
-import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagingColumns, stagingName } from '../staging.js';
+import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagedTables, stagingColumns, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
@@ -47,7 +47,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex): Promise<DuckDbSpanLoad> {
     const load = new DuckDbSpanLoad(raw, schema, request, commitLock);
-    const tables = [...request.tables.map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
+    const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
     for (const t of tables) {
       await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
       await raw.run(createStagingSql(duckdbDialect, t.name, t.columns));
@@ -58,7 +58,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const staged = this.staged.get(stagingName(table));
-    if (!staged) throw new Error(`no staging for table ${table}`);
+    if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     const appender = await this.appenderOf(staged);
     const dataColumns = staged.columns.slice(2);
     try {

@@ -9,7 +9,7 @@ import { commitSpan } from '../commit-span.js';
 import type { SpanLoadRequest } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
-import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagingColumns, stagingName } from '../staging.js';
+import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagedTables, stagingColumns, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { postgresDialect } from '../warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
@@ -50,7 +50,7 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   /** Creates the staging tables on `client`, which the span owns until {@link release}. */
   static async open(client: PoolClient, schema: string, request: SpanLoadRequest): Promise<PostgresSpanLoad> {
     const load = new PostgresSpanLoad(client, schema, request);
-    const tables = [...request.tables.map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
+    const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
     for (const t of tables) {
       await client.query(`DROP TABLE IF EXISTS pg_temp.${quoteIdent(t.name)}`);
       await client.query(createStagingSql(postgresDialect, t.name, t.columns));
@@ -62,7 +62,7 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const name = stagingName(table);
     const staged = this.staged.get(name);
-    if (!staged) throw new Error(`no staging for table ${table}`);
+    if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     const dataColumns = staged.columns.slice(2).map((c) => c.name);
     for (const { seq, windowStart, row } of rows) this.add(staged, [seq, windowStart, ...dataColumns.map((c) => row[c])]);
     if (staged.chars >= COPY_BATCH_CHARS) await this.copy(name);
