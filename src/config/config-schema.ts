@@ -40,6 +40,9 @@ const sourceSchema = z
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, { message: 'must not be less than backoff_base_ms', path: ['backoff_max_ms'] });
 
+/** A DuckDB size setting. */
+const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
+
 const destinationSchema = z.discriminatedUnion('type', [
   z
     .object({
@@ -47,10 +50,12 @@ const destinationSchema = z.discriminatedUnion('type', [
       path: z.string().min(1).default('./warehouse.duckdb'),
       schema: z.string().min(1).default('main'),
       /** What DuckDB's buffer manager may hold before it spills to `<path>.tmp/` (default 256MB). */
-      memory_limit: z
-        .string()
-        .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB')
-        .optional(),
+      memory_limit: duckdbSize.optional(),
+      /**
+       * How much write-ahead log DuckDB gathers before it checkpoints (writes committed rows into the file);
+       * DuckDB's default, 16MB, unless set.
+       */
+      checkpoint_threshold: duckdbSize.optional(),
     })
     .strict(),
   z

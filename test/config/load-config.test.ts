@@ -45,6 +45,9 @@ describe('jobs.yaml', () => {
     const memory = `${minimal}destination:\n  type: duckdb\n  memory_limit: lots\n`;
     expect(errorOf(() => parseConfig(memory, 'my.yaml', {})).message).toBe('my.yaml: destination.memory_limit: must be a size such as 128MB or 1GiB');
     expect(parseConfig(memory.replace('lots', '256MB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', memory_limit: '256MB' });
+    const checkpoint = `${minimal}destination:\n  type: duckdb\n  checkpoint_threshold: 1 gigabyte\n`;
+    expect(errorOf(() => parseConfig(checkpoint, 'my.yaml', {})).message).toBe('my.yaml: destination.checkpoint_threshold: must be a size such as 128MB or 1GiB');
+    expect(parseConfig(checkpoint.replace('1 gigabyte', '1GB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', checkpoint_threshold: '1GB' });
   });
 
   it('checks the retry settings', () => {

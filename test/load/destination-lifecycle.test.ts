@@ -25,6 +25,21 @@ describe('DuckDB memory limit', () => {
     expect(await memoryLimitOf('1GiB')).toMatch(/^1(\.0)? GiB$|^1024(\.0)? MiB$/);
   });
 
+  it('checkpoints at 16 MB of log unless destination.checkpoint_threshold says otherwise', async () => {
+    const setting = async (extra: object) => {
+      const { config } = await duckdbTestDestination.fresh();
+      const destination = await openDestination({ ...config, ...extra } as typeof config);
+      try {
+        return await destination.withConnection(async (conn) => (await conn.all<{ t: string }>(`SELECT current_setting('checkpoint_threshold') AS t`))[0]!.t);
+      } finally {
+        await destination.close();
+      }
+    };
+    // DuckDB shows it in MiB: 1GB is 953.6 MiB
+    expect(await setting({})).toMatch(/^16(\.0)? MiB$/);
+    expect(await setting({ checkpoint_threshold: '1GB' })).toMatch(/^953\.\d MiB$/);
+  });
+
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
     const destination = await openWithLimit('4MB');
     try {

@@ -18,6 +18,17 @@ import { DuckDbSpanLoad } from './duckdb-span-load.js';
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
+/** The jobs file's DuckDB settings (`destination.memory_limit`, `destination.checkpoint_threshold`). */
+export interface DuckDbSettings {
+  memoryLimit?: string;
+  /**
+   * Write-ahead log gathered before a checkpoint. DuckDB's 16MB checkpoints after every commit of a long backfill;
+   * 1GB made a backfill of a million account records load about 20% faster, but held more memory (a 300-day
+   * run peaked at 515 MB instead of 423 MB) and leaves more log to replay after a crash.
+   */
+  checkpointThreshold?: string;
+}
+
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
   override readonly name = 'WarehouseBusyError';
@@ -37,12 +48,16 @@ export class DuckDbDestination implements Destination {
   ) {}
 
   /** Opens (or creates) the warehouse file. */
-  static async open(path: string, schema = 'main', memoryLimit = DEFAULT_MEMORY_LIMIT): Promise<DuckDbDestination> {
+  static async open(path: string, schema = 'main', settings: DuckDbSettings = {}): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     try {
       // No statement of the pipeline relies on the order rows are inserted in; not keeping it lets DuckDB hold less.
-      const instance = await DuckDBInstance.create(file, { memory_limit: memoryLimit, preserve_insertion_order: 'false' });
+      const instance = await DuckDBInstance.create(file, {
+        memory_limit: settings.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+        preserve_insertion_order: 'false',
+        ...(settings.checkpointThreshold ? { checkpoint_threshold: settings.checkpointThreshold } : {}),
+      });
       return new DuckDbDestination(instance, file, schema);
     } catch (error) {
       const message = (error as Error).message;
