@@ -1,6 +1,6 @@
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
-import { stagedRows } from './staging.js';
+import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -113,16 +113,11 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   const p = new Params();
   const cols = child.columns.map((c) => q(c.name));
   const system = ['c."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`];
-  let from: string;
   const staged = child.stagedWith;
-  if (staged?.kind === 'entries' && staged.table === parent.name) {
-    // the entries of the winners' own objects: the winners are the records whose children are replaced
-    const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
-    from = `${ctx.dialect.objectEntries(w, keep, `s.${q(parsedObject(staged.column))}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
-  } else {
-    // a child row belongs to the record of its `_seq`, whose key and window it carries
-    from = `${stagedRows(ctx.dialect, child, ctx.tables)} c JOIN ${w} w ON w."_seq" = c."_seq"`;
-  }
+  if (staged?.kind !== 'entries' || staged.table !== parent.name) throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
+  // the entries of the winners' own objects: the winners are the records whose children are replaced
+  const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
+  const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(parsedObject(staged.column))}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
   const ins = `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), ...system].join(', ')} FROM ${from}`;
   return [
     { sql: del, params: [] },
@@ -146,7 +141,7 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const pivotValues: string[] = [];
   if (spec.pivot && pivotCols.length > 0) {
     // each row's pivot values are the entries of its own staged object (parsed already in a winners table)
-    const entries = pivotEntries(spec, ctx.tables);
+    const entries = pivotChild(spec, ctx.tables).stagedWith.column;
     if (spec.merge.kind !== 'latest-wins') from = `(SELECT *, ${ctx.dialect.jsonObject(`src.${q(entries)}`)} AS ${q(parsedObject(entries))} FROM ${source} src) s`;
     for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(parsedObject(entries))}`, p.add(c.key)));
   }
@@ -164,12 +159,4 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
     { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
     { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}`, params: p.values },
   ];
-}
-
-/** The staging-only column of `spec` that holds, as entries, the child its pivot spreads into columns. */
-function pivotEntries(spec: TableSpec, tables: TableSpec[]): string {
-  const child = tables.find((t) => t.name === spec.pivot!.child);
-  const staged = child?.stagedWith;
-  if (staged?.kind !== 'entries' || staged.table !== spec.name) throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot!.child} must be staged as entries of ${spec.name}`);
-  return staged.column;
 }

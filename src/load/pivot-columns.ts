@@ -1,7 +1,7 @@
 import { pivotColumnName } from '../transform/column-names.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import type { SqlConnection } from './sql-connection.js';
-import { stagedRows } from './staging.js';
+import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -26,8 +26,7 @@ export async function ensurePivotColumns(
   loadedAt: string,
 ): Promise<PivotColumn[]> {
   const pivot = spec.pivot!;
-  const child = tables.find((t) => t.name === pivot.child);
-  if (child?.stagedWith?.kind !== 'entries') throw new Error(`table ${spec.name}: the pivot's child ${pivot.child} must be staged as entries`);
+  const child = pivotChild(spec, tables);
   const nameColumn = child.stagedWith.nameColumn;
   const known = await conn.db.selectFrom('_etl_columns').select(['column_name', 'source_key']).where('table_name', '=', spec.name).execute();
   const byKey = new Map(known.map((r) => [r.source_key, r.column_name]));

@@ -1,5 +1,5 @@
 import { quoteIdent } from './identifiers.js';
-import type { ColumnSpec, TableSpec } from './table-spec.js';
+import type { ColumnSpec, StagedWith, TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
 /** Name of the staging table of a target table; staging tables are temporary, one set per window load. */
@@ -47,4 +47,11 @@ export const REJECT_COLUMNS: ColumnSpec[] = [
 export function createStagingSql(dialect: WarehouseDialect, name: string, columns: ColumnSpec[]): string {
   const cols = columns.map((c) => `${quoteIdent(c.name)} ${c.name === '_seq' ? 'BIGINT' : dialect.typeName(c.type)}`).join(', ');
   return `CREATE TEMP TABLE ${quoteIdent(name)} (${cols})${dialect.tempTableSuffix}`;
+}
+
+/** The child a pivot of `spec` spreads into columns, which must be staged as entries of `spec`'s own rows. */
+export function pivotChild(spec: TableSpec, tables: readonly TableSpec[]): TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> } {
+  const child = tables.find((t) => t.name === spec.pivot?.child);
+  if (child?.stagedWith?.kind !== 'entries' || child.stagedWith.table !== spec.name) throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`);
+  return child as TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> };
 }

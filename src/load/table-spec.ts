@@ -12,7 +12,7 @@ export interface ColumnSpec {
  * - `upsert`: plain upsert on the key.
  * - `replace-window`: the span's windows hold exactly what was staged: rows loaded earlier from the same
  *   windows are deleted first (a listing filtered by window is the whole truth of that window).
- * - `children`: rows owned by a `latest-wins` parent; for every parent row the window wins, the old
+ * - `children`: rows owned by a `latest-wins` parent, staged as its entries; for every parent row the window wins, the old
  *   children are deleted and the staged ones inserted (so a removed custom field disappears).
  */
 export type MergeRule =

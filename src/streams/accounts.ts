@@ -3,7 +3,7 @@ import { readAllPages } from '../extract/paged-window.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanKey, cleanText } from '../transform/values.js';
+import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -113,20 +113,14 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     gender: cleanText(r.gender, 'gender'),
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
+    [CUSTOM_FIELDS]: stagedObject(Object.entries(r.customFieldMap ?? {}).map(([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
   };
-  const fields: Record<string, string | null> = {};
-  for (const [name, value] of Object.entries(r.customFieldMap ?? {})) fields[cleanKey(name)] = cleanText(value, `customFieldMap.${name}`);
-  return { accounts: [withCustomFields(account, fields)] };
+  return { accounts: [account] };
 }
 
-/**
- * An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object, made of
- * well-formed text only (a lone surrogate, which has no UTF-8 form, becomes U+FFFD as it would in any column).
- */
+/** An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object. */
 export function withCustomFields(account: Row, fields: Record<string, string | null>): Row {
-  const object: Record<string, string | null> = {};
-  for (const [name, value] of Object.entries(fields)) object[name.toWellFormed()] = value?.toWellFormed() ?? null;
-  return { ...account, [CUSTOM_FIELDS]: JSON.stringify(object) };
+  return { ...account, [CUSTOM_FIELDS]: stagedObject(Object.entries(fields)) };
 }
 
 /** The key of an export record: its `customerId` when it is text (a malformed record may have none). */

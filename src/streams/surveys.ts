@@ -5,7 +5,7 @@ import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanKey, cleanText } from '../transform/values.js';
+import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -126,10 +126,8 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
       email: cleanText(a.email, 'email'),
     };
     const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers)));
-    const staged: Record<string, string | null> = {};
-    // well-formed text only: a lone surrogate has no UTF-8 form for the warehouse's JSON to read
-    for (const x of answers) staged[x.code.toWellFormed()] = x.answer?.toWellFormed() ?? null;
-    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: JSON.stringify(staged) }] };
+    const staged = stagedObject(answers.map((x) => [x.code, x.answer] as const));
+    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: staged }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
       out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));

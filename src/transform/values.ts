@@ -22,6 +22,17 @@ export function cleanKey(key: string): string {
   return key.includes('\u0000') ? key.replaceAll('\u0000', '') : key;
 }
 
+/**
+ * Named text values (custom fields, answers) as the JSON object a record stages them in, of well-formed text
+ * only: a lone surrogate, which has no UTF-8 form, becomes U+FFFD as it does in any other column. A name given
+ * twice keeps its last value.
+ */
+export function stagedObject(entries: Iterable<readonly [string, string | null]>): string {
+  const object: Record<string, string | null> = {};
+  for (const [name, value] of entries) object[name.toWellFormed()] = value?.toWellFormed() ?? null;
+  return JSON.stringify(object);
+}
+
 /** Largest magnitude a DECIMAL(18,4) column holds. */
 const DECIMAL_LIMIT = 1e14;
 
