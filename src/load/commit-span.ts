@@ -6,7 +6,7 @@ import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
-import { REJECTS_STAGING, stagedRows } from './staging.js';
+import { REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -37,9 +37,9 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   }
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
-  await conn.run(`DELETE FROM ${qualified(schema, '_etl_rejects')} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [span.job, span.stream, ...starts]);
+  await conn.run(`DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [span.job, span.stream, ...starts]);
   await conn.run(
-    `INSERT INTO ${qualified(schema, '_etl_rejects')} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
+    `INSERT INTO ${qualified(schema, REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
       `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
     [span.job, span.runId, span.stream, span.loadedAt],
   );

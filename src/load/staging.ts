@@ -7,7 +7,10 @@ export function stagingName(table: string): string {
   return `_stg_${table}`;
 }
 
-/** Staging of rejected records of the window, merged into `_etl_rejects`. */
+/** The table of rejected records. */
+export const REJECTS_TABLE = '_etl_rejects';
+
+/** Staging of rejected records of the window, merged into {@link REJECTS_TABLE}. */
 export const REJECTS_STAGING = '_stg_rejects';
 
 /**

@@ -9,6 +9,7 @@ import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
+import { DeferredVacuum } from './deferred-vacuum.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -45,6 +46,7 @@ export class DuckDbDestination implements Destination {
     private readonly instance: DuckDBInstance,
     readonly path: string,
     readonly schema: string,
+    private readonly vacuum: DeferredVacuum,
   ) {}
 
   /** Opens (or creates) the warehouse file. */
@@ -58,7 +60,12 @@ export class DuckDbDestination implements Destination {
         preserve_insertion_order: 'false',
         ...(settings.checkpointThreshold ? { checkpoint_threshold: settings.checkpointThreshold } : {}),
       });
-      return new DuckDbDestination(instance, file, schema);
+      const raw = await instance.connect();
+      try {
+        return new DuckDbDestination(instance, file, schema, await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)));
+      } finally {
+        raw.closeSync();
+      }
     } catch (error) {
       const message = (error as Error).message;
       if (/lock/i.test(message)) {
@@ -84,7 +91,7 @@ export class DuckDbDestination implements Destination {
   async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {
     const raw = await this.instance.connect();
     await raw.run(`SET TimeZone = 'UTC'`);
-    const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock);
+    const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock, this.vacuum);
     return this.spans.track(load);
   }
 

@@ -7,10 +7,11 @@ import type { SpanLoadRequest } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
-import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagedTables, stagingColumns, stagingName } from '../staging.js';
+import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, REJECTS_TABLE, stagedTables, stagingColumns, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
+import type { DeferredVacuum } from './deferred-vacuum.js';
 
 interface Staged {
   name: string;
@@ -41,12 +42,13 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     private readonly schema: string,
     private readonly request: SpanLoadRequest,
     private readonly commitLock: Mutex,
+    private readonly vacuum: DeferredVacuum,
   ) {
     this.conn = new DuckDbSqlConnection(raw, schema);
   }
 
-  static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex): Promise<DuckDbSpanLoad> {
-    const load = new DuckDbSpanLoad(raw, schema, request, commitLock);
+  static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum): Promise<DuckDbSpanLoad> {
+    const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum);
     const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
     for (const t of tables) {
       await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
@@ -98,15 +100,18 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
     try {
       this.closeAppenders();
+      const written = [...this.request.tables.map((t) => t.name), REJECTS_TABLE];
       return await this.commitLock.run(() =>
-        this.conn.transaction(() =>
-          commitSpan(this.conn, duckdbDialect, this.schema, {
-            ...this.request,
-            windows: windows ?? this.request.windows,
-            loadedAt: new Date().toISOString(),
-            extracted,
-            requests,
-          }),
+        this.vacuum.commit(this.conn, this.schema, written, () =>
+          this.conn.transaction(() =>
+            commitSpan(this.conn, duckdbDialect, this.schema, {
+              ...this.request,
+              windows: windows ?? this.request.windows,
+              loadedAt: new Date().toISOString(),
+              extracted,
+              requests,
+            }),
+          ),
         ),
       );
     } catch (error) {
