@@ -6,6 +6,7 @@ import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
+import { listedDuplicate, stagedKeysOf, type StagedKeys } from './span-keys.js';
 import { REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -18,6 +19,8 @@ export interface SpanCommit extends SpanLoadRequest {
   extracted: Map<Day, number>;
   /** Source requests the span took; recorded on its first window. */
   requests: number;
+  /** What the span knows of the keys it staged (see `SpanKeys`). */
+  keys: ReadonlyMap<string, StagedKeys>;
 }
 
 /**
@@ -32,7 +35,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   for (const spec of span.tables) {
     if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt));
   }
-  for (const statement of mergeStatements({ dialect, schema, tables: span.tables, runId: span.runId, loadedAt: span.loadedAt, pivots, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
+  for (const statement of mergeStatements({ dialect, schema, tables: span.tables, runId: span.runId, loadedAt: span.loadedAt, pivots, keys: span.keys, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
     await conn.run(statement.sql, statement.params);
   }
   const starts = span.windows.map((w) => w.start);
@@ -43,9 +46,7 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
       `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
     [span.job, span.runId, span.stream, span.loadedAt],
   );
-  const main = span.tables[0]!;
-  const key = main.key.map(quoteIdent).join(', ');
-  const loaded = await countByWindow(conn, `SELECT DISTINCT "_window_start", ${key} FROM ${stagedRows(dialect, main, span.tables)} st`);
+  const loaded = await countByWindow(conn, distinctKeys(dialect, span.tables[0]!, span));
   const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
   const counts: WindowCounts[] = span.windows.map((window, i) => ({
     window,
@@ -58,6 +59,21 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   await advanceWatermark(conn, span.job, span.stream, span.firstDay, span.runId, span.loadedAt);
   await span.onCommit?.(conn, { runId: span.runId, loadedAt: span.loadedAt });
   return counts;
+}
+
+/**
+ * `_window_start` of each distinct (window, key) of `spec`'s staged rows: the rows a window loaded. Keys the span saw
+ * once need no `DISTINCT`.
+ */
+function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanCommit): string {
+  const rows = stagedRows(dialect, spec, span.tables);
+  const key = spec.key.map(quoteIdent).join(', ');
+  const distinct = (from: string) => `SELECT DISTINCT "_window_start", ${key} FROM ${from} st`;
+  const known = stagedKeysOf(spec, span.tables, span.keys);
+  if (known === 'unique') return `SELECT "_window_start" FROM ${rows} st`;
+  if (known === undefined) return distinct(rows);
+  const listed = listedDuplicate(spec.name, 'st');
+  return `SELECT "_window_start", ${key} FROM ${rows} st WHERE NOT ${listed} UNION ALL ${distinct(`(SELECT * FROM ${rows} st WHERE ${listed})`)}`;
 }
 
 async function countByWindow(conn: SqlConnection, rowsSql: string): Promise<Map<Day, number>> {

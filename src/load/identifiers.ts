@@ -14,3 +14,9 @@ export function quoteIdent(name: string): string {
 export function qualified(schema: string, table: string): string {
   return `${quoteIdent(schema)}.${quoteIdent(table)}`;
 }
+
+/** An SQL string literal, inner quotes doubled: for names of the pipeline's own tables inside SQL text. */
+export function quoteLiteral(text: string): string {
+  if (text.includes('\u0000')) throw new Error('a literal cannot contain NUL');
+  return `'${text.replaceAll("'", "''")}'`;
+}

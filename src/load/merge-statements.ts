@@ -1,5 +1,6 @@
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
+import { listedDuplicate, stagedKeysOf, type StagedKeys } from './span-keys.js';
 import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -21,14 +22,21 @@ class Params {
 const q = quoteIdent;
 
 /**
- * The staged rows of `spec`, one per key: the last occurrence wins (a record seen twice in a span). Numbered
- * rather than `DISTINCT ON`: DuckDB cannot spill `DISTINCT ON` to disk, and runs out of its memory limit on the
- * span of a long backfill, while a window function spills.
+ * The staged rows of `spec`, one per key: the last occurrence wins (a record seen twice in a span). Only rows whose
+ * key the span saw more than once are numbered (`SpanKeys`); the rest pass as they are. Numbered rather
+ * than `DISTINCT ON`: DuckDB cannot spill `DISTINCT ON` to disk, and runs out of its memory limit on the span of a
+ * long backfill, while a window function spills.
  */
 function latestStaged(spec: TableSpec, ctx: MergeContext): string {
+  const rows = stagedRows(ctx.dialect, spec, ctx.tables);
+  const known = stagedKeysOf(spec, ctx.tables, ctx.keys);
+  const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
+  if (known === 'unique') return `(${once('')})`;
   const key = spec.key.map(q).join(', ');
-  const numbered = `SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st`;
-  return `(SELECT * FROM (${numbered}) n WHERE "_latest" = 1)`;
+  const latest = (from: string) => `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
+  if (known === undefined) return `(${latest(rows)})`;
+  const listed = listedDuplicate(spec.name, 'st');
+  return `(${once(` WHERE NOT ${listed}`)} UNION ALL ${latest(`(SELECT * FROM ${rows} st WHERE ${listed})`)})`;
 }
 
 /** Staged parent rows that win: no row of the target comes from a later window. */
@@ -69,6 +77,8 @@ export interface MergeContext {
   loadedAt: string;
   /** Pivot columns of each table that has a pivot, as returned by ensurePivotColumns. */
   pivots: Map<string, PivotColumn[]>;
+  /** What the span knows of the keys it staged, by table name. */
+  keys: ReadonlyMap<string, StagedKeys>;
 }
 
 /**
@@ -157,6 +167,6 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const replaced = spec.merge.kind === 'latest-wins' ? source : stagedRows(ctx.dialect, spec, ctx.tables);
   return [
     { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
-    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}`, params: p.values },
+    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`, params: p.values },
   ];
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
+import { accountCustomFieldsTable, accountsTable, accountWindowsTable, withCustomFields } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { testDestinations } from '../helpers/destinations.js';
 
@@ -82,6 +82,45 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT city, cf_a, cf_b FROM accounts')).toEqual([{ city: 'second', cf_a: null, cf_b: '2' }]);
       expect(await conn.all('SELECT field_name FROM account_custom_fields')).toEqual([{ field_name: 'b' }]);
+    });
+  });
+
+  it('of records seen once and records seen again in a span, loads the latest of each and counts each window its keys', async () => {
+    const windows = [
+      { start: '2024-01-01', end: '2024-01-01' },
+      { start: '2024-01-02', end: '2024-01-02' },
+    ];
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows, tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable] });
+    const staged = (seq: number, windowStart: string, id: string, city: string) => ({ seq, windowStart, row: withCustomFields(account(id, city), { seen: city }) });
+    await span.append('accounts', [staged(1, '2024-01-01', 'C1', 'a'), staged(2, '2024-01-01', 'C2', 'b')]);
+    await span.append('accounts', [staged(3, '2024-01-01', 'C1', 'c')]);
+    await span.append('accounts', [staged(4, '2024-01-02', 'C3', 'd'), staged(5, '2024-01-02', 'C1', 'e'), staged(6, '2024-01-02', 'C4', 'f')]);
+    const counts = await span.commit(
+      new Map([
+        ['2024-01-01', 3],
+        ['2024-01-02', 3],
+      ]),
+      2,
+    );
+    expect(counts.map((c) => [c.window.start, c.loaded])).toEqual([
+      ['2024-01-01', 2],
+      ['2024-01-02', 3],
+    ]);
+    await destination.withConnection(async (conn) => {
+      expect(await conn.all('SELECT customer_id, city, cf_seen FROM accounts ORDER BY customer_id')).toEqual([
+        { customer_id: 'C1', city: 'e', cf_seen: 'e' },
+        { customer_id: 'C2', city: 'b', cf_seen: 'b' },
+        { customer_id: 'C3', city: 'd', cf_seen: 'd' },
+        { customer_id: 'C4', city: 'f', cf_seen: 'f' },
+      ]);
+      expect(await conn.all('SELECT customer_id, value FROM account_custom_fields ORDER BY customer_id')).toEqual([
+        { customer_id: 'C1', value: 'e' },
+        { customer_id: 'C2', value: 'b' },
+        { customer_id: 'C3', value: 'd' },
+        { customer_id: 'C4', value: 'f' },
+      ]);
+      const windowsOf = await conn.all<{ customer_id: string; w: string }>(`SELECT customer_id, CAST("_window_start" AS VARCHAR) AS w FROM _etl_account_windows ORDER BY 1, 2`);
+      expect(windowsOf.map((r) => `${r.customer_id} ${r.w}`)).toEqual(['C1 2024-01-01', 'C1 2024-01-02', 'C2 2024-01-01', 'C3 2024-01-02', 'C4 2024-01-02']);
     });
   });
 

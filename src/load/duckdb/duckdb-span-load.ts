@@ -12,6 +12,7 @@ import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import type { DeferredVacuum } from './deferred-vacuum.js';
+import { DUPLICATE_COLUMNS, DUPLICATES_STAGING, SpanKeys } from '../span-keys.js';
 
 interface Staged {
   name: string;
@@ -36,6 +37,7 @@ const FLUSH_ROWS = 20_000;
 export class DuckDbSpanLoad implements ReleasableSpanLoad {
   private readonly conn: DuckDbSqlConnection;
   private readonly staged = new Map<string, Staged>();
+  private readonly keys: SpanKeys;
 
   private constructor(
     private readonly raw: DuckDBConnection,
@@ -45,22 +47,24 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     private readonly vacuum: DeferredVacuum,
   ) {
     this.conn = new DuckDbSqlConnection(raw, schema);
+    this.keys = new SpanKeys(request.tables);
   }
 
   static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum): Promise<DuckDbSpanLoad> {
     const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum);
     const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
-    for (const t of tables) {
+    for (const t of [...tables, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }]) {
       await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
       await raw.run(createStagingSql(duckdbDialect, t.name, t.columns));
-      load.staged.set(t.name, { ...t, unflushed: 0 });
     }
+    for (const t of tables) load.staged.set(t.name, { ...t, unflushed: 0 });
     return load;
   }
 
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const staged = this.staged.get(stagingName(table));
     if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
+    this.keys.add(table, rows);
     const appender = await this.appenderOf(staged);
     const dataColumns = staged.columns.slice(2);
     try {
@@ -90,6 +94,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   }
 
   async reset(windowStart?: Day): Promise<void> {
+    this.keys.forget();
     this.closeAppenders();
     for (const t of this.staged.values()) {
       if (windowStart === undefined) await this.raw.run(`DELETE FROM temp.main.${quoteIdent(t.name)}`);
@@ -100,6 +105,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
     try {
       this.closeAppenders();
+      await this.stageDuplicates();
       const written = [...this.request.tables.map((t) => t.name), REJECTS_TABLE];
       return await this.commitLock.run(() =>
         this.vacuum.commit(this.conn, this.schema, written, () =>
@@ -110,6 +116,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
               loadedAt: new Date().toISOString(),
               extracted,
               requests,
+              keys: this.keys.states(),
             }),
           ),
         ),
@@ -130,8 +137,23 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     } catch {
       // rows an appender could not flush are dropped with its table
     }
-    for (const t of this.staged.values()) await this.raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`).catch(() => undefined);
+    for (const name of [...this.staged.keys(), DUPLICATES_STAGING]) await this.raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
     this.raw.closeSync();
+  }
+
+  /** The rows whose key the span may have staged twice, for the merge to find the latest of each. */
+  private async stageDuplicates(): Promise<void> {
+    await this.raw.run(`DELETE FROM temp.main.${quoteIdent(DUPLICATES_STAGING)}`);
+    const appender = await this.raw.createAppender(DUPLICATES_STAGING, 'main', 'temp');
+    try {
+      for (const [table, seq] of this.keys.listed()) {
+        appender.appendVarchar(table);
+        appender.appendBigInt(BigInt(seq));
+        appender.endRow();
+      }
+    } finally {
+      appender.closeSync();
+    }
   }
 
   private async appenderOf(staged: Staged): Promise<DuckDBAppender> {

@@ -1,0 +1,130 @@
+import { quoteIdent, quoteLiteral } from './identifiers.js';
+import { stagedTables } from './staging.js';
+import type { ColumnSpec, Row, TableSpec } from './table-spec.js';
+
+/**
+ * What a span knows of the keys it staged for a table:
+ * - `unique`: no key was staged twice; every staged row is the latest of its key.
+ * - `listed`: rows whose key may have been staged more than once are listed in {@link DUPLICATES_STAGING} by their
+ *   `_seq`; the rows not listed have keys staged once.
+ * A table the span knows nothing of (its staging was partly dropped, or it is staged with another table's rows
+ * that are not `unique`) is absent: its rows are all treated as possible duplicates.
+ */
+export type StagedKeys = 'unique' | 'listed';
+
+/** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from {@link SpanKeys}. */
+export const DUPLICATES_STAGING = '_stg_duplicates';
+
+export const DUPLICATE_COLUMNS: ColumnSpec[] = [
+  { name: 'table', type: 'text' },
+  { name: '_seq', type: 'integer' },
+];
+
+/** Marks a key whose first row is listed already. */
+const LISTED = -1;
+
+/** The keys of one staged table, by a 53-bit hash: rows whose hashes collide are listed, never dropped. */
+class TableKeys {
+  private first: Map<number, number> | undefined = new Map();
+  readonly listed: number[] = [];
+
+  constructor(private readonly key: readonly string[]) {}
+
+  add(rows: ReadonlyArray<{ seq: number; row: Row }>): void {
+    const first = this.first;
+    if (!first) return;
+    for (const { seq, row } of rows) {
+      const hash = hashKey(this.key.map((k) => row[k]));
+      const seen = first.get(hash);
+      if (seen === undefined) {
+        first.set(hash, seq);
+        continue;
+      }
+      if (seen !== LISTED) {
+        this.listed.push(seen);
+        first.set(hash, LISTED);
+      }
+      this.listed.push(seq);
+    }
+  }
+
+  forget(): void {
+    this.first = undefined;
+    this.listed.length = 0;
+  }
+
+  get state(): StagedKeys | undefined {
+    if (!this.first) return undefined;
+    return this.listed.length === 0 ? 'unique' : 'listed';
+  }
+}
+
+/**
+ * Follows the keys of a span's staged rows as they are appended, so that the merge sorts only the rows whose key
+ * was staged more than once (a record seen twice in a span), not every staged row to find the latest of each key.
+ * Memory: one map entry per staged row of the span, however long the backfill.
+ */
+export class SpanKeys {
+  private readonly tables = new Map<string, TableKeys>();
+
+  constructor(tables: readonly TableSpec[]) {
+    for (const t of stagedTables(tables)) this.tables.set(t.name, new TableKeys(t.key));
+  }
+
+  add(table: string, rows: ReadonlyArray<{ seq: number; row: Row }>): void {
+    this.tables.get(table)?.add(rows);
+  }
+
+  /** Staged rows were dropped: what was learnt of their keys no longer holds. */
+  forget(): void {
+    for (const keys of this.tables.values()) keys.forget();
+  }
+
+  /** The rows of {@link DUPLICATES_STAGING}: table name and `_seq`. */
+  *listed(): Generator<[string, number]> {
+    for (const [table, keys] of this.tables) for (const seq of keys.listed) yield [table, seq];
+  }
+
+  states(): Map<string, StagedKeys> {
+    const states = new Map<string, StagedKeys>();
+    for (const [table, keys] of this.tables) {
+      const state = keys.state;
+      if (state) states.set(table, state);
+    }
+    return states;
+  }
+}
+
+/**
+ * What is known of the keys of `spec`'s staged rows: its own, or for a table staged as a copy of another's rows,
+ * `unique` when that table's are (a key that extends a unique key is unique).
+ */
+export function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys: ReadonlyMap<string, StagedKeys>): StagedKeys | undefined {
+  const own = spec.stagedWith;
+  if (!own) return keys.get(spec.name);
+  const parent = tables.find((t) => t.name === own.table);
+  const extendsParentKey = parent !== undefined && parent.key.every((k) => spec.key.includes(k));
+  return own.kind === 'copy' && extendsParentKey && keys.get(own.table) === 'unique' ? 'unique' : undefined;
+}
+
+/** SQL condition: the staged row aliased `alias` of table `table` is listed as a possible duplicate. */
+export function listedDuplicate(table: string, alias: string): string {
+  return `EXISTS (SELECT 1 FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(table)} AND d."_seq" = ${alias}."_seq")`;
+}
+
+/** A 53-bit hash of a key's values (cyrb53). Two keys that hash alike are listed, so a collision costs a sort, never a row. */
+export function hashKey(values: ReadonlyArray<string | number | null | undefined>): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (const value of values) {
+    const text = value === null || value === undefined ? '\u0000N' : `\u0000${value}`;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}

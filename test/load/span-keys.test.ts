@@ -1,0 +1,36 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SpanKeys } from '../../src/load/span-keys.js';
+import type { TableSpec } from '../../src/load/table-spec.js';
+
+const table: TableSpec = { name: 't', key: ['a', 'b'], columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'text' }], merge: { kind: 'upsert' } };
+
+describe('the keys a span staged', () => {
+  it('lists every row whose key was staged more than once, and only those keys', () => {
+    // few distinct values, so that keys repeat
+    const value = fc.oneof(fc.constantFrom('x', 'y', 'x\u0000y', ''), fc.string({ maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, value), { maxLength: 60 }), fc.integer({ min: 1, max: 7 }), (keys, batch) => {
+        const span = new SpanKeys([table]);
+        const rows = keys.map(([a, b], i) => ({ seq: i + 1, row: { a, b } }));
+        for (let i = 0; i < rows.length; i += batch) span.add('t', rows.slice(i, i + batch));
+        const count = new Map<string, number>();
+        for (const [a, b] of keys) count.set(JSON.stringify([a, b]), (count.get(JSON.stringify([a, b])) ?? 0) + 1);
+        const repeated = rows.filter((r) => count.get(JSON.stringify([r.row.a, r.row.b]))! > 1).map((r) => r.seq);
+        const listed = [...span.listed()].map(([name, seq]) => (expect(name).toBe('t'), seq));
+        // 53-bit hashes of a few dozen keys: a collision here would be a broken hash, not bad luck
+        expect(listed.sort((x, y) => x - y)).toEqual(repeated);
+        expect(span.states().get('t')).toBe(repeated.length === 0 ? 'unique' : 'listed');
+      }),
+    );
+  });
+
+  it('knows nothing once staged rows were dropped, so the merge numbers them all', () => {
+    const span = new SpanKeys([table]);
+    span.add('t', [{ seq: 1, row: { a: 'x', b: 'y' } }]);
+    span.forget();
+    span.add('t', [{ seq: 2, row: { a: 'x', b: 'y' } }]);
+    expect(span.states().has('t')).toBe(false);
+    expect([...span.listed()]).toEqual([]);
+  });
+});
