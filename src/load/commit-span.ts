@@ -6,7 +6,7 @@ import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
-import { listedDuplicate, stagedKeysOf, type StagedKeys } from './span-keys.js';
+import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -68,12 +68,9 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
 function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanCommit): string {
   const rows = stagedRows(dialect, spec, span.tables);
   const key = spec.key.map(quoteIdent).join(', ');
+  const once = (where: string) => `SELECT "_window_start", ${key} FROM ${rows} st${where}`;
   const distinct = (from: string) => `SELECT DISTINCT "_window_start", ${key} FROM ${from} st`;
-  const known = stagedKeysOf(spec, span.tables, span.keys);
-  if (known === 'unique') return `SELECT "_window_start" FROM ${rows} st`;
-  if (known === undefined) return distinct(rows);
-  const listed = listedDuplicate(spec.name, 'st');
-  return `SELECT "_window_start", ${key} FROM ${rows} st WHERE NOT ${listed} UNION ALL ${distinct(`(SELECT * FROM ${rows} st WHERE ${listed})`)}`;
+  return byKeyRepetition(spec, span.tables, span.keys, rows, once, distinct);
 }
 
 async function countByWindow(conn: SqlConnection, rowsSql: string): Promise<Map<Day, number>> {

@@ -1,6 +1,6 @@
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
-import { listedDuplicate, stagedKeysOf, type StagedKeys } from './span-keys.js';
+import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -29,14 +29,10 @@ const q = quoteIdent;
  */
 function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const rows = stagedRows(ctx.dialect, spec, ctx.tables);
-  const known = stagedKeysOf(spec, ctx.tables, ctx.keys);
-  const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
-  if (known === 'unique') return `(${once('')})`;
   const key = spec.key.map(q).join(', ');
+  const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
   const latest = (from: string) => `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
-  if (known === undefined) return `(${latest(rows)})`;
-  const listed = listedDuplicate(spec.name, 'st');
-  return `(${once(` WHERE NOT ${listed}`)} UNION ALL ${latest(`(SELECT * FROM ${rows} st WHERE ${listed})`)})`;
+  return `(${byKeyRepetition(spec, ctx.tables, ctx.keys, rows, once, latest)})`;
 }
 
 /** Staged parent rows that win: no row of the target comes from a later window. */

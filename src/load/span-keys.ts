@@ -99,7 +99,7 @@ export class SpanKeys {
  * What is known of the keys of `spec`'s staged rows: its own, or for a table staged as a copy of another's rows,
  * `unique` when that table's are (a key that extends a unique key is unique).
  */
-export function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys: ReadonlyMap<string, StagedKeys>): StagedKeys | undefined {
+function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys: ReadonlyMap<string, StagedKeys>): StagedKeys | undefined {
   const own = spec.stagedWith;
   if (!own) return keys.get(spec.name);
   const parent = tables.find((t) => t.name === own.table);
@@ -107,9 +107,24 @@ export function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys
   return own.kind === 'copy' && extendsParentKey && keys.get(own.table) === 'unique' ? 'unique' : undefined;
 }
 
-/** SQL condition: the staged row aliased `alias` of table `table` is listed as a possible duplicate. */
-export function listedDuplicate(table: string, alias: string): string {
-  return `EXISTS (SELECT 1 FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(table)} AND d."_seq" = ${alias}."_seq")`;
+/**
+ * SQL over `spec`'s staged rows (`rows`, read as `st`), split by what the span knows of their keys: `once(where)`
+ * selects from the rows whose key came once (`where` is empty or narrows to them), `repeated(from)` from the rows
+ * whose key may have come again (`from` reads as `st`). Both select the same columns, joined by `UNION ALL`.
+ */
+export function byKeyRepetition(
+  spec: TableSpec,
+  tables: readonly TableSpec[],
+  keys: ReadonlyMap<string, StagedKeys>,
+  rows: string,
+  once: (where: string) => string,
+  repeated: (from: string) => string,
+): string {
+  const known = stagedKeysOf(spec, tables, keys);
+  if (known === 'unique') return once('');
+  if (known === undefined) return repeated(rows);
+  const listed = `EXISTS (SELECT 1 FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(spec.name)} AND d."_seq" = st."_seq")`;
+  return `${once(` WHERE NOT ${listed}`)} UNION ALL ${repeated(`(SELECT * FROM ${rows} st WHERE ${listed})`)}`;
 }
 
 /** A 53-bit hash of a key's values (cyrb53). Two keys that hash alike are listed, so a collision costs a sort, never a row. */
