@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
-import { main } from './main.js';
 
 // A backfill allocates a lot and keeps little (a page and a batch per span in flight). By default V8 lets the
 // heap grow to several times what is alive before it collects, so the longer a run, the more memory it holds;
@@ -8,5 +7,12 @@ import { main } from './main.js';
 // cost of a few more (short) collections. The setting is read at every collection, so it applies from here on.
 setFlagsFromString('--heap-growing-percent=50');
 
+// DuckDB's allocator (its own jemalloc) keeps pages a query freed for a while before it gives them back, and the
+// merges of a backfill free a lot at once: giving them back at once took 40-50 MB off the peak of a backfill of
+// every stream (244 MB against 284 MB over 30 days, 349 MB against 397 MB over 300 days). Read when DuckDB loads,
+// so set before anything imports it; a value in the environment wins.
+process.env.DUCKDB_JE_MALLOC_CONF ??= 'dirty_decay_ms:0,muzzy_decay_ms:0';
+
+const { main } = await import('./main.js');
 // Exit explicitly: idle keep-alive sockets must not hold a scheduler's job open.
 process.exit(await main(process.argv));
