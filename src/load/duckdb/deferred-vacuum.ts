@@ -70,7 +70,7 @@ export class DeferredVacuum {
     }
   }
 
-  isDue(rows: TableRows): boolean {
+  private isDue(rows: TableRows): boolean {
     return rows.dead >= Math.max(this.policy.minDeadRows, this.policy.deadShare * rows.live);
   }
 
@@ -89,7 +89,7 @@ export async function tableRows(conn: SqlConnection, schema: string, tables: rea
     `SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = $1 AND table_name IN (${tables.map((_, i) => `$${i + 2}`).join(', ')})`,
     [schema, ...tables],
   );
-  const counts = stored.map((s) => `SELECT ${stored.indexOf(s)} AS i, COUNT(*) AS live FROM ${qualified(schema, s.table_name)}`);
+  const counts = stored.map((s, i) => `SELECT ${i} AS i, COUNT(*) AS live FROM ${qualified(schema, s.table_name)}`);
   if (counts.length === 0) return [];
   const live = await conn.all<{ i: number | string; live: number | string }>(counts.join(' UNION ALL '));
   return live.map((l) => {
