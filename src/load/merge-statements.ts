@@ -161,8 +161,10 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const match = spec.key.map((k) => `s.${q(k)} = ${target}.${q(k)}`).join(' AND ');
   // every staged key replaces its row, except where a latest-wins row came from a later window
   const replaced = spec.merge.kind === 'latest-wins' ? source : stagedRows(ctx.dialect, spec, ctx.tables);
+  // a replace-window key that holds the window matches only rows of the span's windows, deleted already
+  const deletedWithWindows = spec.merge.kind === 'replace-window' && spec.key.includes('_window_start');
   return [
-    { sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] },
+    ...(deletedWithWindows ? [] : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
     { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`, params: p.values },
   ];
 }
