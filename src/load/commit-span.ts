@@ -1,5 +1,4 @@
 import type { Day } from '../plan/days.js';
-import type { Window } from '../plan/windows.js';
 import type { SpanLoadRequest } from './destination.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { qualified, quoteIdent } from './identifiers.js';

@@ -1,6 +1,6 @@
 import { quoteIdent, quoteLiteral } from './identifiers.js';
-import { stagedTables } from './staging.js';
-import type { ColumnSpec, Row, TableSpec } from './table-spec.js';
+import { DUPLICATES_STAGING, stagedTables } from './staging.js';
+import type { Row, TableSpec } from './table-spec.js';
 
 /**
  * What a span knows of the keys it staged for a table:
@@ -11,14 +11,6 @@ import type { ColumnSpec, Row, TableSpec } from './table-spec.js';
  * that are not `unique`) is absent: its rows are all treated as possible duplicates.
  */
 export type StagedKeys = 'unique' | 'listed';
-
-/** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from {@link SpanKeys}. */
-export const DUPLICATES_STAGING = '_stg_duplicates';
-
-export const DUPLICATE_COLUMNS: ColumnSpec[] = [
-  { name: 'table', type: 'text' },
-  { name: '_seq', type: 'integer' },
-];
 
 /** Marks a key whose first row is listed already. */
 const LISTED = -1;
@@ -34,7 +26,7 @@ class TableKeys {
     const first = this.first;
     if (!first) return;
     for (const { seq, row } of rows) {
-      const hash = hashKey(this.key.map((k) => row[k]));
+      const hash = hashKey(row, this.key);
       const seen = first.get(hash);
       if (seen === undefined) {
         first.set(hash, seq);
@@ -127,17 +119,26 @@ export function byKeyRepetition(
   return `${once(` WHERE NOT ${listed}`)} UNION ALL ${repeated(`(SELECT * FROM ${rows} st WHERE ${listed})`)}`;
 }
 
-/** A 53-bit hash of a key's values (cyrb53). Two keys that hash alike are listed, so a collision costs a sort, never a row. */
-export function hashKey(values: ReadonlyArray<string | number | null | undefined>): number {
+/**
+ * A 53-bit hash (cyrb53) of the values `row` holds for the columns `key`, each preceded by a mark that tells a
+ * NULL from text. Two keys that hash alike are listed, so a collision costs a sort, never a row.
+ */
+export function hashKey(row: Row, key: readonly string[]): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (const value of values) {
-    const text = value === null || value === undefined ? '\u0000N' : `\u0000${value}`;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
+  const mix = (c: number) => {
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  };
+  for (const column of key) {
+    const value = row[column];
+    if (value === null || value === undefined) {
+      mix(0);
+      continue;
     }
+    mix(1);
+    const text = typeof value === 'string' ? value : String(value);
+    for (let i = 0; i < text.length; i++) mix(text.charCodeAt(i));
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);

@@ -41,6 +41,29 @@ export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: r
   return dialect.objectEntries(source, keep, dialect.jsonObject(`s.${quoteIdent(own.column)}`), quoteIdent(own.nameColumn), quoteIdent(own.valueColumn));
 }
 
+/** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from `SpanKeys`. */
+export const DUPLICATES_STAGING = '_stg_duplicates';
+
+export const DUPLICATE_COLUMNS: ColumnSpec[] = [
+  { name: 'table', type: 'text' },
+  { name: '_seq', type: 'integer' },
+];
+
+/** A temp table of a span's staging. */
+export interface StagingTable {
+  name: string;
+  columns: ColumnSpec[];
+}
+
+/**
+ * The temp tables a span creates: `appended`, the staging table of each staged table and the rejects' (filled as
+ * pages arrive, emptied per window on a re-read); `all`, those and {@link DUPLICATES_STAGING} (filled at commit).
+ */
+export function spanStagingTables(tables: readonly TableSpec[]): { appended: StagingTable[]; all: StagingTable[] } {
+  const appended = [...stagedTables(tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
+  return { appended, all: [...appended, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }] };
+}
+
 export const REJECT_COLUMNS: ColumnSpec[] = [
   { name: '_window_start', type: 'date' },
   { name: 'payload', type: 'text' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
 import { statusCommand } from '../../src/commands/status.js';
-import { startEmulator, type Emulator, type Middleware, type TruthCustomer } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
 import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
 import { startWebhookReceiver } from '../../src/webhook/webhook-receiver.js';
 import { emulatorJobs } from '../helpers/cli.js';

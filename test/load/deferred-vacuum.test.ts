@@ -7,10 +7,6 @@ import { duckdbTestDestination } from '../helpers/destinations.js';
 const ROWS = 400_000;
 const instances: DuckDBInstance[] = [];
 
-afterEach(() => {
-  for (const instance of instances.splice(0)) instance.closeSync();
-});
-
 /** A warehouse that checkpoints at every commit, as the commits of a backfill's spans do. */
 async function open(path: string): Promise<DuckDbSqlConnection> {
   const instance = await DuckDBInstance.create(path, { checkpoint_threshold: '1KB' });
@@ -21,6 +17,8 @@ async function open(path: string): Promise<DuckDbSqlConnection> {
 function close(): void {
   for (const instance of instances.splice(0)) instance.closeSync();
 }
+
+afterEach(close);
 
 /** A table of ROWS ids, checkpointed: what earlier loads left. */
 async function warehouseWithTable(): Promise<string> {

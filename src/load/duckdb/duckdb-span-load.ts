@@ -7,12 +7,12 @@ import type { SpanLoadRequest } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
-import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, REJECTS_TABLE, stagedTables, stagingColumns, stagingName } from '../staging.js';
+import { createStagingSql, DUPLICATES_STAGING, REJECTS_STAGING, REJECTS_TABLE, spanStagingTables, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import type { DeferredVacuum } from './deferred-vacuum.js';
-import { DUPLICATE_COLUMNS, DUPLICATES_STAGING, SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../span-keys.js';
 
 interface Staged {
   name: string;
@@ -52,12 +52,12 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum): Promise<DuckDbSpanLoad> {
     const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum);
-    const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
-    for (const t of [...tables, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }]) {
+    const { appended, all } = spanStagingTables(request.tables);
+    for (const t of all) {
       await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
       await raw.run(createStagingSql(duckdbDialect, t.name, t.columns));
     }
-    for (const t of tables) load.staged.set(t.name, { ...t, unflushed: 0 });
+    for (const t of appended) load.staged.set(t.name, { ...t, unflushed: 0 });
     return load;
   }
 

@@ -9,11 +9,11 @@ import { commitSpan } from '../commit-span.js';
 import type { SpanLoadRequest } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
-import { createStagingSql, REJECT_COLUMNS, REJECTS_STAGING, stagedTables, stagingColumns, stagingName } from '../staging.js';
+import { createStagingSql, DUPLICATE_COLUMNS, DUPLICATES_STAGING, REJECTS_STAGING, spanStagingTables, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { postgresDialect } from '../warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
-import { DUPLICATE_COLUMNS, DUPLICATES_STAGING, SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../span-keys.js';
 import { PostgresSqlConnection } from './postgres-connection.js';
 
 /**
@@ -55,12 +55,12 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   /** Creates the staging tables on `client`, which the span owns until {@link release}. */
   static async open(client: PoolClient, schema: string, request: SpanLoadRequest): Promise<PostgresSpanLoad> {
     const load = new PostgresSpanLoad(client, schema, request);
-    const tables = [...stagedTables(request.tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
-    for (const t of [...tables, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }]) {
+    const { appended, all } = spanStagingTables(request.tables);
+    for (const t of all) {
       await client.query(`DROP TABLE IF EXISTS pg_temp.${quoteIdent(t.name)}`);
       await client.query(createStagingSql(postgresDialect, t.name, t.columns));
     }
-    for (const t of tables) load.staged.set(t.name, { columns: t.columns, lines: [], chars: 0 });
+    for (const t of appended) load.staged.set(t.name, { columns: t.columns, lines: [], chars: 0 });
     return load;
   }
 
