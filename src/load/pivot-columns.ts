@@ -1,7 +1,7 @@
 import { pivotColumnName } from '../transform/column-names.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import type { SqlConnection } from './sql-connection.js';
-import { pivotChild, stagedRows } from './staging.js';
+import { pivotChild, stagingName } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -27,11 +27,12 @@ export async function ensurePivotColumns(
 ): Promise<PivotColumn[]> {
   const pivot = spec.pivot!;
   const child = pivotChild(spec, tables);
-  const nameColumn = child.stagedWith.nameColumn;
   const known = await conn.db.selectFrom('_etl_columns').select(['column_name', 'source_key']).where('table_name', '=', spec.name).execute();
   const byKey = new Map(known.map((r) => [r.source_key, r.column_name]));
   const taken = new Set([...known.map((r) => r.column_name), ...spec.columns.map((c) => c.name), '_window_start', '_run_id', '_loaded_at']);
-  const staged = await conn.all<{ k: string }>(`SELECT DISTINCT ${quoteIdent(nameColumn)} AS k FROM ${stagedRows(dialect, child, tables)} st`);
+  // the names of every staged object, losers' included: which columns a table has must not depend on the order
+  // its windows were loaded in
+  const staged = await conn.all<{ k: string }>(dialect.jsonObjectNames(quoteIdent(stagingName(spec.name)), quoteIdent(child.stagedWith.column), '"k"'));
   // New keys are named in code point order, sorted here rather than by the database: an ORDER BY follows the
   // database's collation (a PostgreSQL in en_US sorts differently from DuckDB), and which of two colliding keys
   // gets the plain name must not depend on the warehouse.

@@ -16,6 +16,8 @@ export interface WarehouseDialect {
    * reads as `s`, made by {@link jsonObject}), with the columns `keep` and the entry as `name` and `value` (all of them quoted already).
    */
   objectEntries(source: string, keep: string[], object: string, name: string, value: string): string;
+  /** A query of the distinct names in the JSON objects of the staging column `column` of `source` (read as `s`), as `name`: no value is read. */
+  jsonObjectNames(source: string, column: string, name: string): string;
   /**
    * Rows go into a target table in the order of its key. PostgreSQL maintains the primary key's B-tree row by row,
    * and rows in key order fill its pages one after the other: a million postings went in in 5.0 s instead of 6.6 s,
@@ -39,6 +41,7 @@ export const duckdbDialect: WarehouseDialect = {
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
     `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
+  jsonObjectNames: (source, column, name) => `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
 };
 
 export const postgresDialect: WarehouseDialect = {
@@ -51,4 +54,5 @@ export const postgresDialect: WarehouseDialect = {
   objectValue: (object, name) => `(${object} ->> CAST(${name} AS text))`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
+  jsonObjectNames: (source, column, name) => `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
 };
