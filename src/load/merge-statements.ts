@@ -39,18 +39,12 @@ function latestStaged(spec: TableSpec, ctx: MergeContext): string {
 function winnersSql(spec: TableSpec, ctx: MergeContext): string {
   const match = spec.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
   // the objects of the tables staged as entries of this one, parsed once for their merges and the pivot
-  const objects = entriesOf(spec, ctx.tables).map((column) => `, ${ctx.dialect.jsonObject(`s.${q(column)}`)} AS ${q(parsedObject(column))}`);
-  return `SELECT s.*${objects.join('')} FROM ${latestStaged(spec, ctx)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(ctx.schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
+  return `SELECT ${ctx.dialect.withObjects('s', entriesOf(spec, ctx.tables).map(q))} FROM ${latestStaged(spec, ctx)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(ctx.schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
 }
 
 /** The staging-only columns of `spec` that tables staged as its entries read. */
 function entriesOf(spec: TableSpec, tables: TableSpec[]): string[] {
   return tables.flatMap((t) => (t.stagedWith?.kind === 'entries' && t.stagedWith.table === spec.name ? [t.stagedWith.column] : []));
-}
-
-/** The column of a winners table holding the parsed object of the staged column `column`. */
-function parsedObject(column: string): string {
-  return `${column}_object`;
 }
 
 /**
@@ -123,7 +117,7 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   if (staged?.kind !== 'entries' || staged.table !== parent.name) throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
   // the entries of the winners' own objects: the winners are the records whose children are replaced
   const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
-  const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(parsedObject(staged.column))}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
+  const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(staged.column)}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
   const ins = `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), ...system].join(', ')} FROM ${from}`;
   return [
     { sql: del, params: [] },
@@ -148,8 +142,8 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   if (spec.pivot && pivotCols.length > 0) {
     // each row's pivot values are the entries of its own staged object (parsed already in a winners table)
     const entries = pivotChild(spec, ctx.tables).stagedWith.column;
-    if (spec.merge.kind !== 'latest-wins') from = `(SELECT *, ${ctx.dialect.jsonObject(`src.${q(entries)}`)} AS ${q(parsedObject(entries))} FROM ${source} src) s`;
-    for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(parsedObject(entries))}`, p.add(c.key)));
+    if (spec.merge.kind !== 'latest-wins') from = `(SELECT ${ctx.dialect.withObjects('src', [q(entries)])} FROM ${source} src) s`;
+    for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(entries)}`, p.add(c.key)));
   }
   const selectCols = [
     ...spec.columns.map((c) => `s.${q(c.name)}`),

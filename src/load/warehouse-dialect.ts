@@ -9,6 +9,12 @@ export interface WarehouseDialect {
   readonly tempTableSuffix: string;
   /** Staging column `column` (a JSON object of text values) as an object {@link objectValue} looks names up in. */
   jsonObject(column: string): string;
+  /**
+   * A select list of every column of the rows `alias`, where the staging columns `columns` (quoted already) hold
+   * their objects ({@link jsonObject}) under their own names instead of their JSON text: parsed once, and not
+   * carried twice.
+   */
+  withObjects(alias: string, columns: string[]): string;
   /** The value `object` holds for the name `name` (an expression or a parameter), or NULL. */
   objectValue(object: string, name: string): string;
   /**
@@ -37,6 +43,7 @@ export const duckdbDialect: WarehouseDialect = {
   insertsInKeyOrder: false,
   // a MAP, parsed from the JSON once per row; a missing name reads as NULL
   jsonObject: duckdbJsonObject,
+  withObjects: (alias, columns) => (columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`),
   objectValue: (object, name) => `${object}[${name}]`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
@@ -51,6 +58,8 @@ export const postgresDialect: WarehouseDialect = {
   insertsInKeyOrder: true,
   // staged as jsonb already
   jsonObject: (column) => column,
+  // jsonb is an object already
+  withObjects: (alias) => `${alias}.*`,
   objectValue: (object, name) => `(${object} ->> CAST(${name} AS text))`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
