@@ -23,23 +23,26 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   const dtZone = label ? zoneOfLabel(label, field) : zone;
   const millis = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
   const parts = { year: +y!, month: +mo!, day: +d!, hour: +h!, minute: +mi!, second: s ? +s : 0, millisecond: millis };
-  const notReal = () => new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
-  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.hour > 23 || parts.minute > 59 || parts.second > 59) throw notReal();
+  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.hour > 23 || parts.minute > 59 || parts.second > 59) throw notReal(text, field);
   const tz = typeof dtZone === 'string' ? IANAZone.create(dtZone) : dtZone;
-  if (!tz.isValid) throw notReal();
-  const local = wallClockMillis(parts);
+  if (!tz.isValid) throw notReal(text, field);
   // a day of the calendar (not a 30 February, which the clock arithmetic would move to March)
-  if (!showsDay(local, parts)) throw notReal();
+  if (parts.day > daysInMonth(parts.year, parts.month)) throw notReal(text, field);
+  const local = wallClockMillis(parts);
   let utc = fromDayOffset(local, tz);
   if (utc === undefined) {
     utc = wallClockToUtc(local, tz);
     // on a day of a clock change: the clock must not have skipped past the day (a day the zone left out)
-    if (!showsDay(utc + tz.offset(utc) * MINUTE, parts)) throw notReal();
+    if (!showsDay(utc + tz.offset(utc) * MINUTE, parts)) throw notReal(text, field);
   }
   const iso = new Date(utc).toISOString();
   // four-digit years only: years before 0001 or after 9999 (in UTC) have no ISO form here nor a place in the warehouse
   if (iso.length !== 24 || iso.startsWith('0000')) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
   return iso;
+}
+
+function notReal(text: string, field: string): RecordError {
+  return new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
 }
 
 type LocalParts = { year: number; month: number; day: number; hour: number; minute: number; second: number; millisecond: number };
@@ -53,12 +56,22 @@ function showsDay(local: number, parts: LocalParts): boolean {
   return date.getUTCDate() === parts.day && date.getUTCMonth() + 1 === parts.month;
 }
 
-/** The wall clock of `parts` as if it were UTC (years 0-99 included, which `Date.UTC` would move to the 1900s). */
+/**
+ * The wall clock of `parts` (a real day) as if it were UTC, by the proleptic Gregorian calendar as `Date` counts
+ * it, with years 0-99 as they are (`Date.UTC` would move them to the 1900s), without a `Date` per timestamp.
+ */
 function wallClockMillis(parts: LocalParts): number {
-  const date = new Date(0);
-  date.setUTCFullYear(parts.year, parts.month - 1, parts.day);
-  date.setUTCHours(parts.hour, parts.minute, parts.second, parts.millisecond);
-  return date.getTime();
+  return daysFromCivil(parts.year, parts.month, parts.day) * DAY + ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000 + parts.millisecond;
+}
+
+/** Days from 1970-01-01 to a day of the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /**
