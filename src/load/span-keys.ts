@@ -30,37 +30,37 @@ class FirstSeqs {
   /** Stores `seq` as the first of `hash` and returns undefined; or, for a hash stored already, marks it {@link LISTED} and returns what it held. */
   claim(hash: number, seq: number): number | undefined {
     const h = hash === 0 ? HASH_ZERO : hash;
-    const mask = this.hashes.length - 1;
-    for (let i = (h >>> 0) & mask; ; i = (i + 1) & mask) {
-      const slot = this.hashes[i]!;
-      if (slot === h) {
-        const seen = this.seqs[i]!;
-        this.seqs[i] = LISTED;
-        return seen;
-      }
-      if (slot === 0) {
-        this.hashes[i] = h;
-        this.seqs[i] = seq;
-        if (++this.size * 4 > this.hashes.length * 3) this.grow();
-        return undefined;
-      }
+    const i = slotOf(this.hashes, h);
+    if (this.hashes[i] === h) {
+      const seen = this.seqs[i]!;
+      this.seqs[i] = LISTED;
+      return seen;
     }
+    this.hashes[i] = h;
+    this.seqs[i] = seq;
+    if (++this.size * 4 > this.hashes.length * 3) this.grow();
+    return undefined;
   }
 
   private grow(): void {
     const { hashes, seqs } = this;
     this.hashes = new Float64Array(hashes.length * 2);
     this.seqs = new Float64Array(hashes.length * 2);
-    const mask = this.hashes.length - 1;
     for (let j = 0; j < hashes.length; j++) {
-      const h = hashes[j]!;
-      if (h === 0) continue;
-      let i = (h >>> 0) & mask;
-      while (this.hashes[i] !== 0) i = (i + 1) & mask;
-      this.hashes[i] = h;
+      if (hashes[j] === 0) continue;
+      const i = slotOf(this.hashes, hashes[j]!);
+      this.hashes[i] = hashes[j]!;
       this.seqs[i] = seqs[j]!;
     }
   }
+}
+
+/** The slot of `hashes` (a power of two long, never full) that holds `h`, or the empty one where it goes. */
+function slotOf(hashes: Float64Array, h: number): number {
+  const mask = hashes.length - 1;
+  let i = (h >>> 0) & mask;
+  while (hashes[i] !== 0 && hashes[i] !== h) i = (i + 1) & mask;
+  return i;
 }
 
 /** The keys of one staged table, by a 53-bit hash: rows whose hashes collide are listed, never dropped. */

@@ -137,7 +137,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     } catch {
       // rows an appender could not flush are dropped with its table
     }
-    for (const name of [...this.staged.keys(), DUPLICATES_STAGING]) await this.raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
+    for (const { name } of spanStagingTables(this.request.tables).all) await this.raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
     this.raw.closeSync();
   }
 
