@@ -116,12 +116,15 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     await destination.ledgerTransaction((conn) => reapAbandonedRuns(conn, destination.capabilities, { ...me, now: new Date().toISOString() }));
   }
 
+  /** Spans of `stream` this worker loads at once. */
+  const lanesOf = (stream: StreamDefinition) => stream.lanes(Math.max(1, request.concurrency));
+
   async function queueOf(name: StreamName, stream: StreamDefinition): Promise<WindowQueue | undefined> {
     const ctx = { job: request.job, stream: name, runId, destination };
     const perSpan = stream.maxWindowsPerSpan(jobConfig);
     if (request.work.kind === 'backfill') {
       if (!request.work.backfill.streams.includes(name)) return undefined;
-      return BackfillQueue.open(ctx, request.work.backfill, { maxDays: perSpan * jobConfig.window_days, maxWindows: perSpan, spans: Math.max(1, request.concurrency) });
+      return BackfillQueue.open(ctx, request.work.backfill, { maxDays: perSpan * jobConfig.window_days, maxWindows: perSpan, spans: lanesOf(stream) });
     }
     let windows = request.work.windows.get(name);
     if (!windows || windows.length === 0) return undefined;
@@ -207,7 +210,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
           throw error;
         });
       // every lane ends before the run does, even when one of them hits a warehouse error
-      const lanes = await Promise.allSettled(Array.from({ length: Math.max(1, request.concurrency) }, lane));
+      const lanes = await Promise.allSettled(Array.from({ length: lanesOf(stream) }, lane));
       const broken = lanes.find((l) => l.status === 'rejected');
       if (broken) throw broken.reason;
     }

@@ -147,6 +147,7 @@ export const accountsStream: StreamDefinition = {
   name: 'accounts',
   tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(ACCOUNTS_SPAN_DAYS / job.window_days)),
+  lanes: (concurrency) => concurrency,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
       const pages = readAllPages({

@@ -113,6 +113,8 @@ export function postingNormalizer(timezone: string): (raw: unknown) => Normalize
 
 /** Postings are staged in batches of about this many records. */
 const BATCH = 1000;
+/** Spans of postings a worker loads at once, at most: see `lanes`. */
+const POSTINGS_LANES = 2;
 
 /**
  * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each selected
@@ -123,6 +125,12 @@ export const loyaltyPostingsStream: StreamDefinition = {
   name: 'loyalty_postings',
   tables: [loyaltyPostingsTable],
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
+  /**
+   * A span asks `source.concurrency` customers at once, so one lane keeps the requests flowing; a second one
+   * fetches while the other commits. More would not fetch faster, only stage more spans at a time (four busy
+   * 31-day spans of a backfill peaked about 26 MB higher, at their commits, than two).
+   */
+  lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
     const days = new SpanDays(span, ctx.timezone);
     const selection = ctx.jobConfig.postings.customers;

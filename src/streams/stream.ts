@@ -59,6 +59,12 @@ export interface StreamDefinition {
   readonly tables: TableSpec[];
   /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
   maxWindowsPerSpan(job: JobConfig): number;
+  /**
+   * Spans of the stream a worker loads at once (one lane a span), for a run of `concurrency`. Where a span reads
+   * one window after another, lanes are what keeps that many requests in flight; where one span alone keeps
+   * them in flight, more lanes only hold more spans' rows staged.
+   */
+  lanes(concurrency: number): number;
   extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
   /** A normalizer for one span; it may count occurrences across the span's records. */
   normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;

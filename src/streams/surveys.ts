@@ -150,6 +150,7 @@ export const surveysStream: StreamDefinition = {
   name: 'surveys',
   tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
   maxWindowsPerSpan: () => 1,
+  lanes: (concurrency) => concurrency,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
       // Survey elements carry no key: a read is proven complete by totalCount and page lengths alone.

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi, resolveJob } from '../../src/commands/job-session.js';
+import type { StreamName } from '../../src/config/config-schema.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Destination, SpanLoad } from '../../src/load/destination.js';
+import { openDestination } from '../../src/load/open-destination.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { runJob } from '../../src/pipeline/run-job.js';
+import { planRange } from '../../src/plan/plan-windows.js';
+import type { Window } from '../../src/plan/windows.js';
+import { emulatorJobs } from '../helpers/cli.js';
+import { testDestinations } from '../helpers/destinations.js';
+import { readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+
+const TZ = 'Europe/Athens';
+const START = '2024-03-01';
+const END = '2024-03-24';
+
+/**
+ * The real destination, counting the spans of each stream that are open (staged, not yet committed or
+ * aborted) at once.
+ */
+function countingSpans(destination: Destination): { destination: Destination; peak: Map<string, number> } {
+  const open = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const counting = Object.create(destination) as Destination;
+  counting.openSpan = async (request) => {
+    const load = await destination.openSpan(request);
+    const now = (open.get(request.stream) ?? 0) + 1;
+    open.set(request.stream, now);
+    peak.set(request.stream, Math.max(peak.get(request.stream) ?? 0, now));
+    const closed = () => open.set(request.stream, open.get(request.stream)! - 1);
+    const ended = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A) => fn(...args).finally(closed);
+    const counted: SpanLoad = Object.create(load);
+    counted.commit = ended(load.commit.bind(load));
+    counted.abort = ended(load.abort.bind(load));
+    return counted;
+  };
+  return { destination: counting, peak };
+}
+
+describe.each(testDestinations)('spans loaded at once into $name', (target) => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: 41, accounts: 90, startDate: START, endDate: END, timezone: TZ, port: 0 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('postings stage two spans at a time, whatever the concurrency, and still load every posting', async () => {
+    const { config: warehouse } = await target.fresh();
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: warehouse,
+      streams: ['accounts', 'surveys', 'loyalty_postings'],
+      postings: '    postings:\n      max_span_days: 3\n',
+      pageSize: 20,
+    });
+    const { config, job, jobConfig } = resolveJob({ config: file });
+    const logger = silentLogger;
+    const windows = planRange(jobConfig, START, END);
+    const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
+    const opened = await openDestination(config.destination);
+    const { destination, peak } = countingSpans(opened);
+    try {
+      const result = await runJob({ config, job, command: 'run', work: { kind: 'planned', windows: planned }, concurrency: 4, api: createApi(config, logger), destination, logger });
+      expect(result.failed).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+
+    // eight postings spans of three days: both lanes busy at once, never more
+    expect(peak.get('loyalty_postings')).toBe(2);
+    const truth = sortedByJson([...emulator.truth.postings(START, END)].map((p) => ({ ...p })));
+    expect(truth.length).toBeGreaterThan(100);
+    await withWarehouse(warehouse, async (conn) => expect(sortedByJson(await readPostings(conn))).toEqual(truth));
+  });
+});
