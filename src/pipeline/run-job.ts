@@ -44,7 +44,7 @@ export interface JobRunRequest {
   /** `run` or `backfill …`, as recorded in `_etl_runs`. */
   command: string;
   work: JobWork;
-  /** Spans loaded at once. Streams run in {@link STREAM_ORDER}; spans of a stream run in parallel. */
+  /** Spans loaded at once, at most (a stream may take fewer: its `lanes`). Streams run in {@link STREAM_ORDER}; spans of a stream run in parallel. */
   concurrency: number;
   api: LoyaltyApi;
   destination: Destination;
