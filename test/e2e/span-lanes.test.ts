@@ -30,10 +30,9 @@ function countingSpans(destination: Destination): { destination: Destination; pe
     open.set(request.stream, now);
     peak.set(request.stream, Math.max(peak.get(request.stream) ?? 0, now));
     const closed = () => open.set(request.stream, open.get(request.stream)! - 1);
-    const ended = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A) => fn(...args).finally(closed);
     const counted: SpanLoad = Object.create(load);
-    counted.commit = ended(load.commit.bind(load));
-    counted.abort = ended(load.abort.bind(load));
+    counted.commit = (...args) => load.commit(...args).finally(closed);
+    counted.abort = () => load.abort().finally(closed);
     return counted;
   };
   return { destination: counting, peak };
