@@ -69,7 +69,7 @@ function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanComm
   const key = spec.key.map(quoteIdent).join(', ');
   const once = (where: string) => `SELECT "_window_start", ${key} FROM ${rows} st${where}`;
   const distinct = (from: string) => `SELECT DISTINCT "_window_start", ${key} FROM ${from} st`;
-  return byKeyRepetition(spec, span.tables, span.keys, rows, once, distinct);
+  return byKeyRepetition(dialect, spec, span.tables, span.keys, rows, once, distinct);
 }
 
 async function countByWindow(conn: SqlConnection, rowsSql: string): Promise<Map<Day, number>> {

@@ -32,14 +32,19 @@ function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const key = spec.key.map(q).join(', ');
   const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
   const latest = (from: string) => `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
-  return `(${byKeyRepetition(spec, ctx.tables, ctx.keys, rows, once, latest)})`;
+  return `(${byKeyRepetition(ctx.dialect, spec, ctx.tables, ctx.keys, rows, once, latest)})`;
 }
 
-/** Staged parent rows that win: no row of the target comes from a later window. */
+/**
+ * Staged parent rows that win: no row of the target comes from a later window. An outer join that keeps the staged
+ * rows no later target row matches (the key is never NULL): both warehouses run it as a hash anti join, where DuckDB
+ * runs `NOT EXISTS` with the inequality by first copying every staged row into memory.
+ */
 function winnersSql(spec: TableSpec, ctx: MergeContext): string {
   const match = spec.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
+  const later = `${qualified(ctx.schema, spec.name)} t ON ${match} AND t."_window_start" > s."_window_start"`;
   // the objects of the tables staged as entries of this one, parsed once for their merges and the pivot
-  return `SELECT ${ctx.dialect.withObjects('s', entriesOf(spec, ctx.tables).map(q))} FROM ${latestStaged(spec, ctx)} s WHERE NOT EXISTS (SELECT 1 FROM ${qualified(ctx.schema, spec.name)} t WHERE ${match} AND t."_window_start" > s."_window_start")`;
+  return `SELECT ${ctx.dialect.withObjects('s', entriesOf(spec, ctx.tables).map(q))} FROM ${latestStaged(spec, ctx)} s LEFT JOIN ${later} WHERE t.${q(spec.key[0]!)} IS NULL`;
 }
 
 /** The staging-only columns of `spec` that tables staged as its entries read. */

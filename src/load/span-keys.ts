@@ -1,4 +1,5 @@
 import { quoteIdent, quoteLiteral } from './identifiers.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
 import { DUPLICATES_STAGING, stagedTables } from './staging.js';
 import type { Row, TableSpec } from './table-spec.js';
 
@@ -144,8 +145,11 @@ function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys: Reado
  * SQL over `spec`'s staged rows (`rows`, read as `st`), split by what the span knows of their keys: `once(where)`
  * selects from the rows whose key came once (`where` is empty or narrows to them), `repeated(from)` from the rows
  * whose key may have come again (`from` reads as `st`). Both select the same columns, joined by `UNION ALL`.
+ * The listed rows are found with `IN`, not a correlated `EXISTS`: DuckDB decorrelates that one here by first copying
+ * every staged row, all of its columns, into memory.
  */
 export function byKeyRepetition(
+  dialect: WarehouseDialect,
   spec: TableSpec,
   tables: readonly TableSpec[],
   keys: ReadonlyMap<string, StagedKeys>,
@@ -156,8 +160,8 @@ export function byKeyRepetition(
   const known = stagedKeysOf(spec, tables, keys);
   if (known === 'unique') return once('');
   if (known === undefined) return repeated(rows);
-  const listed = `EXISTS (SELECT 1 FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(spec.name)} AND d."_seq" = st."_seq")`;
-  return `${once(` WHERE NOT ${listed}`)} UNION ALL ${repeated(`(SELECT * FROM ${rows} st WHERE ${listed})`)}`;
+  const listed = `(SELECT d."_seq" FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(spec.name)})`;
+  return `${once(` WHERE ${dialect.notAmong('st."_seq"', listed)}`)} UNION ALL ${repeated(`(SELECT * FROM ${rows} st WHERE st."_seq" IN ${listed})`)}`;
 }
 
 /**

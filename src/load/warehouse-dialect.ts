@@ -30,6 +30,12 @@ export interface WarehouseDialect {
    * sort included. DuckDB's tables declare no key.
    */
   readonly insertsInKeyOrder: boolean;
+  /**
+   * A condition: `value` is not among the values of `list`, a subquery of one column. Neither holds NULL. DuckDB runs
+   * `NOT IN` as a hash join, where it would decorrelate a `NOT EXISTS` of the staged rows by first copying all of
+   * them; PostgreSQL runs `NOT EXISTS` as a hash anti join, and hashes `NOT IN` only while it fits `work_mem`.
+   */
+  notAmong(value: string, list: string): string;
 }
 
 function duckdbJsonObject(column: string): string {
@@ -49,6 +55,7 @@ export const duckdbDialect: WarehouseDialect = {
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
     `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
   jsonObjectNames: (source, column, name) => `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
+  notAmong: (value, list) => `${value} NOT IN ${list}`,
 };
 
 export const postgresDialect: WarehouseDialect = {
@@ -64,4 +71,5 @@ export const postgresDialect: WarehouseDialect = {
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
   jsonObjectNames: (source, column, name) => `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
+  notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,
 };
