@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationConfig, StreamName } from '../../src/config/config-schema.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
@@ -51,6 +51,8 @@ interface WorkloadResult {
   customers: number;
   fetch: FetchCount;
   pipeline: Record<DestinationName, BackfillRun>;
+  /** CPU seconds the emulator (the source) used while the fetch-only pass and each pipeline run read it. */
+  sourceCpuSeconds: { fetch: number } & Record<DestinationName, number>;
   capture: { records: number; rowsByTable: Record<string, number>; seconds: number };
   loads: SinkTime[];
   loadAverage: number[];
@@ -97,6 +99,9 @@ export const endToEnd: BenchSection = {
           'raw rows/s': Math.round(rawRate),
           'loader ÷ raw': pct(loaderRate / rawRate),
           'peak RSS MB': Math.round(run.peakRssBytes / 2 ** 20),
+          'pipeline CPU s': round(run.cpuSeconds, 1),
+          'source CPU s': round(r.sourceCpuSeconds[name], 1),
+          'fetch-only CPU s': round(r.fetch.cpuSeconds + r.sourceCpuSeconds.fetch, 1),
         });
         checks.push({ name: `${r.stream} → ${name}: pipeline vs fetch-only`, passed: pipelineRate / fetchRate >= TARGET, detail: `${pct(pipelineRate / fetchRate)} of the fetch-only rate (target ≥ ${TARGET * 100}%)` });
         checks.push({ name: `${r.stream} → ${name}: loader vs raw bulk load`, passed: loaderRate / rawRate >= TARGET, detail: `${pct(loaderRate / rawRate)} of the raw ${name === 'duckdb' ? 'appender' : 'COPY'} rate (target ≥ ${TARGET * 100}%)` });
@@ -114,6 +119,7 @@ export const endToEnd: BenchSection = {
       notes: [
         `job: ${JOB.windowDays}-day windows (the nightly grid), page size ${JOB.pageSize}, concurrency ${JOB.concurrency}, postings spans of ${JOB.postingsSpanDays} days (each customer asked once), customers: all; emulator in its own process, no latency.`,
         'pipeline: `loyalty-etl backfill` as a process of its own; its time is the run\'s own (`_etl_runs`), records are those its windows read. fetch-only: the same extractor, client and concurrency in the bench process, records dropped.',
+        `CPU: user and system seconds. pipeline: the \`loyalty-etl\` process over its whole life (start-up and migrations included), DuckDB's threads included; source: the emulator's process while the pipeline read it; fetch-only: the fetching process and the emulator's. The machine has ${cpus().length} cores for all of them (and PostgreSQL's server).`,
         'loader: the same rows (fetched and normalized beforehand) staged and committed span by span through the destination (staging, merge, ledger, watermark); raw: the same rows appended (DuckDB appender) or COPYed (50k rows per COPY) into plain tables of the target\'s columns with no key (the rows hold every version of a record), with no staging, merge or ledger. Only the loaders\' own calls are timed.',
       ],
       data: results.map((r) => ({ ...r, pipeline: Object.fromEntries(Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }])) })),
@@ -139,9 +145,14 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
 
     await before('duckdb');
     const customers = workload.before ? await openDestination(destinations.duckdb) : undefined;
+    // the emulator's CPU time since it was last asked
+    const sourceCpu = async () => (await emulator.takeArrivals()).cpuMs / 1000;
     let fetch: FetchCount;
+    const sourceCpuSeconds = {} as WorkloadResult['sourceCpuSeconds'];
     try {
+      await sourceCpu();
       fetch = await fetchOnly(jobs.duckdb.config, 'bench', workload.stream, FROM, TO, customers);
+      sourceCpuSeconds.fetch = await sourceCpu();
     } finally {
       await customers?.close();
     }
@@ -149,7 +160,9 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     const pipeline = {} as Record<DestinationName, BackfillRun>;
     for (const d of DESTINATIONS) {
       if (d !== 'duckdb') await before(d);
+      await sourceCpu();
       pipeline[d] = await runBackfill(jobs[d].file, destinations[d], workload.stream, FROM, TO, tables);
+      sourceCpuSeconds[d] = await sourceCpu();
       progress(`  pipeline → ${d}: ${pipeline[d].extracted} records in ${pipeline[d].runSeconds.toFixed(1)} s`);
     }
 
@@ -175,7 +188,7 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     }
     for (const l of loads) progress(`  ${l.sink}: ${l.rows} rows in ${l.seconds.toFixed(1)} s`);
     const { file: _file, ...captured } = capture;
-    return { stream: workload.stream, customers: workload.dataset.accounts!, fetch, pipeline, capture: captured, loads, loadAverage: load };
+    return { stream: workload.stream, customers: workload.dataset.accounts!, fetch, pipeline, sourceCpuSeconds, capture: captured, loads, loadAverage: load };
   } finally {
     await emulator.close();
   }

@@ -35,11 +35,13 @@ export interface CliRun {
   seconds: number;
   /** VmHWM of the process at exit (bytes): its peak resident set. */
   peakRssBytes: number;
+  /** User and system CPU time of the process over its whole life, all of its threads. */
+  cpuSeconds: number;
 }
 
 /**
  * Runs `loyalty-etl <args>` as a process of its own, as a scheduler or a data engineer would, and reads its
- * peak resident set (VmHWM) as it exits. Extra `nodeOptions` (e.g. `--cpu-prof`) go to that process only.
+ * peak resident set (VmHWM) and CPU time as it exits. Extra `nodeOptions` (e.g. `--cpu-prof`) go to that process only.
  */
 export async function runCli(args: string[], env: Record<string, string> = {}, nodeOptions: string[] = [], timeoutMs = 15 * 60_000): Promise<CliRun> {
   const entry = await buildCli();
@@ -61,9 +63,9 @@ export async function runCli(args: string[], env: Record<string, string> = {}, n
   clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
   // no file when the process was killed before it could exit by itself
-  const peakRssBytes = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) * 1024 : Number.NaN;
+  const exit = existsSync(rssFile) ? (JSON.parse(readFileSync(rssFile, 'utf8')) as { peakRssKb: number | null; cpuMicros: number }) : undefined;
   rmSync(dir, { recursive: true, force: true });
-  return { code, signal, stdout, stderr, seconds, peakRssBytes };
+  return { code, signal, stdout, stderr, seconds, peakRssBytes: (exit?.peakRssKb ?? Number.NaN) * 1024, cpuSeconds: (exit?.cpuMicros ?? Number.NaN) / 1e6 };
 }
 
 /** The environment without `LOYALTY_*` variables: the bench's jobs file says where to load, not the shell. */

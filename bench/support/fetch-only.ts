@@ -15,6 +15,8 @@ export interface FetchCount {
   batches: number;
   requests: number;
   seconds: number;
+  /** User and system CPU time of the process that fetched (the bench's own, doing nothing else meanwhile). */
+  cpuSeconds: number;
 }
 
 /** The spans a backfill of `[from, to]` loads for `stream`, as its window queue groups them. */
@@ -60,8 +62,10 @@ export async function fetchOnly(config: ResolvedConfig, job: string, stream: Str
     }
   };
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: config.source.concurrency }, lane));
-  return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000 };
+  const used = process.cpuUsage(cpu);
+  return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 function refuseWarehouse(): Destination {
