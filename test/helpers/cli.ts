@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
+import { testTempDir } from './temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -36,7 +36,7 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 
 /** Writes a jobs file into a fresh temp directory and returns its path. */
 export function writeJobsFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'loyalty-jobs-')), 'jobs.yaml');
+  const file = join(testTempDir('jobs-'), 'jobs.yaml');
   writeFileSync(file, text);
   return file;
 }

@@ -1,9 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
 import { createTestDatabase } from './postgres-server.js';
+import { testTempDir } from './temp-dir.js';
 
 /**
  * The warehouses every end-to-end suite runs against. Each call of `fresh()` gives an empty warehouse of
@@ -17,7 +16,7 @@ export interface TestDestination {
 export const duckdbTestDestination: TestDestination = {
   name: 'duckdb',
   async fresh() {
-    const path = join(mkdtempSync(join(tmpdir(), 'loyalty-etl-')), 'warehouse.duckdb');
+    const path = join(testTempDir('warehouse-'), 'warehouse.duckdb');
     return { config: { type: 'duckdb', path, schema: 'main' }, warehouse: path };
   },
 };

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildCliForTests } from './build-cli.js';
 import { dropTestDatabases, startThrowawayServer } from './postgres-server.js';
@@ -11,15 +14,20 @@ declare module 'vitest' {
     pgDatabasePrefix: string;
     /** The compiled `loyalty-etl` entry point the suites run as a subprocess. */
     cliEntry: string;
+    /** The session's temporary directory: warehouses and jobs files of the suites, deleted at teardown. */
+    tempRoot: string;
   }
 }
 
 /**
  * Gives the suites a PostgreSQL server with no manual step: `PG_TEST_URL` when set (a role allowed to create
- * databases), otherwise a throwaway cluster from the system binaries, stopped and deleted at teardown.
+ * databases), otherwise a throwaway cluster from the system binaries, stopped and deleted at teardown; and a
+ * temporary directory for their files, deleted at teardown too.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const prefix = `t_${randomBytes(4).toString('hex')}_`;
+  const tempRoot = mkdtempSync(join(tmpdir(), 'loyalty-test-'));
+  project.provide('tempRoot', tempRoot);
   const external = process.env.PG_TEST_URL;
   const [server, cliEntry] = await Promise.all([external ? undefined : startThrowawayServer(), buildCliForTests()]);
   project.provide('cliEntry', cliEntry);
@@ -27,6 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgUrl', url);
   project.provide('pgDatabasePrefix', prefix);
   return async () => {
+    rmSync(tempRoot, { recursive: true, force: true });
     if (server) await server.stop();
     else await dropTestDatabases(url, prefix);
   };
