@@ -10,6 +10,7 @@ import type { SqlConnection } from '../sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
+import { PoolTrim } from './pool-trim.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -49,6 +50,7 @@ export class DuckDbDestination implements Destination {
     readonly path: string,
     readonly schema: string,
     private readonly vacuum: DeferredVacuum,
+    private readonly pool: PoolTrim,
   ) {}
 
   /** Opens (or creates) the warehouse file. */
@@ -57,14 +59,15 @@ export class DuckDbDestination implements Destination {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     try {
       // No statement of the pipeline relies on the order rows are inserted in; not keeping it lets DuckDB hold less.
+      const memoryLimit = settings.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
       const instance = await DuckDBInstance.create(file, {
-        memory_limit: settings.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+        memory_limit: memoryLimit,
         preserve_insertion_order: 'false',
         ...(settings.checkpointThreshold ? { checkpoint_threshold: settings.checkpointThreshold } : {}),
       });
       const raw = await instance.connect();
       try {
-        return new DuckDbDestination(instance, file, schema, await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)));
+        return new DuckDbDestination(instance, file, schema, await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)), new PoolTrim(memoryLimit));
       } finally {
         raw.closeSync();
       }
@@ -93,7 +96,7 @@ export class DuckDbDestination implements Destination {
   async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {
     const raw = await this.instance.connect();
     await raw.run(`SET TimeZone = 'UTC'`);
-    const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock, this.vacuum);
+    const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock, this.vacuum, this.pool);
     return this.spans.track(load);
   }
 

@@ -12,6 +12,7 @@ import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import type { DeferredVacuum } from './deferred-vacuum.js';
+import type { PoolTrim } from './pool-trim.js';
 import { SpanKeys } from '../span-keys.js';
 
 interface Staged {
@@ -45,13 +46,14 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     private readonly request: SpanLoadRequest,
     private readonly commitLock: Mutex,
     private readonly vacuum: DeferredVacuum,
+    private readonly pool: PoolTrim,
   ) {
     this.conn = new DuckDbSqlConnection(raw, schema);
     this.keys = new SpanKeys(request.tables);
   }
 
-  static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum): Promise<DuckDbSpanLoad> {
-    const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum);
+  static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum, pool: PoolTrim): Promise<DuckDbSpanLoad> {
+    const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum, pool);
     const { appended, all } = spanStagingTables(request.tables);
     for (const t of all) {
       await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
@@ -66,6 +68,8 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     this.keys.add(table, rows);
     const appender = await this.appenderOf(staged);
+    // no `await` between the last look and the rows: a trim of the pool cannot start in between
+    while (this.pool.pending()) await this.pool.pending();
     const dataColumns = staged.columns.slice(2);
     try {
       for (const { seq, windowStart, row } of rows) {
@@ -84,6 +88,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     if (rows.length === 0) return;
     const staged = this.staged.get(REJECTS_STAGING)!;
     const appender = await this.appenderOf(staged);
+    while (this.pool.pending()) await this.pool.pending();
     for (const r of rows) {
       appender.appendVarchar(r.windowStart);
       appender.appendVarchar(r.payload);
@@ -104,11 +109,13 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
     try {
+      // closing flushes what the appenders hold
+      while (this.pool.pending()) await this.pool.pending();
       this.closeAppenders();
       await this.stageDuplicates();
       const written = [...this.request.tables.map((t) => t.name), REJECTS_TABLE];
-      return await this.commitLock.run(() =>
-        this.vacuum.commit(this.conn, this.schema, written, () =>
+      return await this.commitLock.run(async () => {
+        const counts = await this.vacuum.commit(this.conn, this.schema, written, () =>
           this.conn.transaction(() =>
             commitSpan(this.conn, duckdbDialect, this.schema, {
               ...this.request,
@@ -119,8 +126,10 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
               keys: this.keys.states(),
             }),
           ),
-        ),
-      );
+        );
+        await this.pool.trim(this.raw);
+        return counts;
+      });
     } catch (error) {
       throw withMemoryHint(error);
     }
@@ -145,6 +154,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   private async stageDuplicates(): Promise<void> {
     await this.raw.run(`DELETE FROM temp.main.${quoteIdent(DUPLICATES_STAGING)}`);
     const appender = await this.raw.createAppender(DUPLICATES_STAGING, 'main', 'temp');
+    while (this.pool.pending()) await this.pool.pending();
     try {
       for (const [table, seq] of this.keys.listed()) {
         appender.appendVarchar(table);
