@@ -20,7 +20,7 @@ export function sizeBytes(size: string): number {
  *
  * DuckDB keeps every page it reads until the pool reaches `memory_limit`; the merges of a backfill read the
  * targets, which grow with it, so the pool held more the longer the backfill ran (a 300-day backfill of every
- * stream peaked at 330 MB, and at 298 MB with a trim after each commit, against 235 and 224 MB over 30 days). Setting
+ * stream peaked at 326–331 MB, and at 289 MB with a trim after each commit; over 30 days, 235 and 223 MB). Setting
  * the limit lower makes DuckDB drop cached pages and write temp blocks beyond it to its temp directory; the limit
  * is then set back. Appends wait for the trim ({@link pending}): none may need a block of the pool while it is
  * small.
