@@ -137,7 +137,7 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
       duckdb: { type: 'duckdb', path: join(dir, `${workload.stream}-pipeline.duckdb`), schema: 'main' },
       postgres: { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' },
     };
-    const jobs = Object.fromEntries(DESTINATIONS.map((d) => [d, writeBenchJobs(job, destinations[d])])) as Record<DestinationName, ReturnType<typeof writeBenchJobs>>;
+    const jobs = Object.fromEntries(DESTINATIONS.map((d) => [d, writeBenchJobs(job, destinations[d], dir)])) as Record<DestinationName, ReturnType<typeof writeBenchJobs>>;
     const before = async (d: DestinationName) => {
       if (workload.before) await runBackfill(jobs[d].file, destinations[d], workload.before, FROM, TO, []);
     };

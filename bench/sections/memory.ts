@@ -57,7 +57,7 @@ export const memory: BenchSection = {
         for (const days of [SMALL_DAYS, LARGE_DAYS]) {
           const destination: DestinationConfig =
             name === 'duckdb' ? { type: 'duckdb', path: join(dir, `${days}.duckdb`), schema: 'main', memory_limit: DUCKDB_MEMORY_LIMIT } : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };
-          const { file } = writeBenchJobs({ ...JOB, url: emulator.url }, destination);
+          const { file } = writeBenchJobs({ ...JOB, url: emulator.url }, destination, dir);
           const to = addDays(FIRST_DAY, days - 1);
           const run = await runCli(['backfill', '--config', file, '--job', 'bench', '--from', FIRST_DAY, '--to', to], { LOYALTY_LOG_LEVEL: 'warn' });
           if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);

@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationConfig, StreamName } from '../../src/config/config-schema.js';
 import { parseConfig, type ResolvedConfig } from '../../src/config/load-config.js';
@@ -47,10 +46,10 @@ jobs:
 `;
 }
 
-/** Writes the jobs file into a fresh temp directory; returns its path and the resolved config. */
-export function writeBenchJobs(job: BenchJob, destination: DestinationConfig): { file: string; config: ResolvedConfig } {
+/** Writes the jobs file into a fresh directory under `dir` (the section's own); returns its path and the resolved config. */
+export function writeBenchJobs(job: BenchJob, destination: DestinationConfig, dir: string): { file: string; config: ResolvedConfig } {
   const text = benchJobsYaml(job, destination);
-  const file = join(mkdtempSync(join(tmpdir(), 'loyalty-bench-jobs-')), 'jobs.yaml');
+  const file = join(mkdtempSync(join(dir, 'jobs-')), 'jobs.yaml');
   writeFileSync(file, text);
   return { file, config: parseConfig(text, file, {}) };
 }
