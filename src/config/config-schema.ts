@@ -40,8 +40,19 @@ const sourceSchema = z
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, { message: 'must not be less than backoff_base_ms', path: ['backoff_max_ms'] });
 
+/** A DuckDB size as the jobs file writes it: a number and its unit. */
+const DUCKDB_SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
+const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
+
+/** Bytes of a DuckDB size (`256MB`, `1.5GiB`): KB, MB and GB count in thousands, as DuckDB counts them. */
+export function sizeBytes(size: string): number {
+  const match = DUCKDB_SIZE.exec(size.trim());
+  if (!match) throw new Error(`not a size: ${size}`);
+  return Number(match[1]) * UNIT_BYTES[match[2]!.toLowerCase()]!;
+}
+
 /** A DuckDB size setting. */
-const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
+const duckdbSize = z.string().regex(DUCKDB_SIZE, 'must be a size such as 128MB or 1GiB');
 
 const destinationSchema = z.discriminatedUnion('type', [
   z

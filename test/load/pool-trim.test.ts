@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { POOL_KEPT_BETWEEN_COMMITS, sizeBytes } from '../../src/load/duckdb/pool-trim.js';
+import { sizeBytes } from '../../src/config/config-schema.js';
+import { POOL_KEPT_BETWEEN_COMMITS } from '../../src/load/duckdb/pool-trim.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';

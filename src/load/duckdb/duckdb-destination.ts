@@ -17,7 +17,8 @@ import { PoolTrim } from './pool-trim.js';
  * sorts and joins, which spill to `<warehouse>.tmp/` beyond it. DuckDB's own default (80% of the machine's
  * memory) lets one load take gigabytes. A backfill of a year of a million account records (spans of a month, four
  * at a time) loads with 128 MB and runs out of memory in a merge with 96 MB; 256 MB leaves room for denser
- * records. A lower limit did not lower the peak of a 300-day backfill of every stream: 128 MB peaked at 333 MB.
+ * records. A lower limit hardly lowers the peak of a 300-day backfill of every stream, whose pool gives back its cached
+ * pages after each commit ({@link PoolTrim}): 290 MB with 128 MB against 289 MB with 256 MB, one run each.
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 

@@ -1,19 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { sizeBytes } from '../../config/config-schema.js';
 
 /**
  * What DuckDB's buffer pool keeps between two span commits: {@link PoolTrim} lowers the limit to this for a
  * moment.
  */
 export const POOL_KEPT_BETWEEN_COMMITS = '32MB';
-
-const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
-
-/** Bytes of a size as the jobs file writes it (`256MB`, `1.5GiB`). */
-export function sizeBytes(size: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*([kmg]i?b)$/i.exec(size.trim());
-  if (!match) throw new Error(`not a size: ${size}`);
-  return Number(match[1]) * UNIT_BYTES[match[2]!.toLowerCase()]!;
-}
 
 /**
  * Gives back, after each span commit, the table pages DuckDB's buffer pool keeps of what the merges read.
@@ -27,11 +19,15 @@ export function sizeBytes(size: string): number {
  */
 export class PoolTrim {
   private trimming: Promise<void> | undefined;
+  /** A limit at or below what the pool keeps has nothing to give back. */
+  private readonly trims: boolean;
 
   constructor(
     /** The instance's `memory_limit`, as configured. */
     private readonly limit: string,
-  ) {}
+  ) {
+    this.trims = sizeBytes(limit) > sizeBytes(POOL_KEPT_BETWEEN_COMMITS);
+  }
 
   /**
    * The trim under way, if one is: an append waits for it, then asks again, and appends only when it is told none
@@ -43,7 +39,7 @@ export class PoolTrim {
 
   /** Lowers the pool to {@link POOL_KEPT_BETWEEN_COMMITS} and back to the limit; run under the commit lock. */
   async trim(conn: DuckDBConnection): Promise<void> {
-    if (sizeBytes(this.limit) <= sizeBytes(POOL_KEPT_BETWEEN_COMMITS)) return;
+    if (!this.trims) return;
     let done!: () => void;
     this.trimming = new Promise((resolve) => (done = resolve));
     try {
