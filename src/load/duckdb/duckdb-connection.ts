@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import {
   CompiledQuery,
   Kysely,
@@ -13,6 +13,20 @@ import {
 import { quoteIdent } from '../identifiers.js';
 import type { LedgerTables, SqlConnection } from '../sql-connection.js';
 
+/**
+ * What every statement of a connection goes through: lets work that must not overlap a statement on any connection
+ * of the instance (a trim of its buffer pool) wait for them, and them for it.
+ */
+export interface StatementGate {
+  statement<T>(run: () => Promise<T>): Promise<T>;
+}
+
+const UNGATED: StatementGate = { statement: (run) => run() };
+
+function values(params: readonly unknown[]): DuckDBValue[] | undefined {
+  return params.length ? (params as DuckDBValue[]) : undefined;
+}
+
 /** A {@link SqlConnection} over one DuckDB connection. */
 export class DuckDbSqlConnection implements SqlConnection {
   readonly db: Kysely<LedgerTables>;
@@ -21,28 +35,33 @@ export class DuckDbSqlConnection implements SqlConnection {
   constructor(
     readonly raw: DuckDBConnection,
     schema: string,
+    private readonly gate: StatementGate = UNGATED,
   ) {
     this.schemaSql = quoteIdent(schema);
     this.db = new Kysely<LedgerTables>({ dialect: singleConnectionDialect(this) }).withSchema(schema);
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<void> {
-    await this.raw.run(sql, params.length ? (params as DuckDBValue[]) : undefined);
+    await this.gate.statement(() => this.raw.run(sql, values(params)));
   }
 
   async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const reader = await this.raw.runAndReadAll(sql, params.length ? (params as DuckDBValue[]) : undefined);
-    return reader.getRowObjectsJson() as T[];
+    return (await this.read(sql, params)).getRowObjectsJson() as T[];
+  }
+
+  /** Runs one statement through the gate and reads its whole result. */
+  read(sql: string, params: readonly unknown[] = []): Promise<DuckDBResultReader> {
+    return this.gate.statement(() => this.raw.runAndReadAll(sql, values(params)));
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    await this.raw.run('BEGIN TRANSACTION');
+    await this.run('BEGIN TRANSACTION');
     try {
       const result = await fn();
-      await this.raw.run('COMMIT');
+      await this.run('COMMIT');
       return result;
     } catch (error) {
-      await this.raw.run('ROLLBACK').catch(() => undefined);
+      await this.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
@@ -56,7 +75,7 @@ export class DuckDbSqlConnection implements SqlConnection {
 function singleConnectionDialect(connection: DuckDbSqlConnection): Dialect {
   const databaseConnection: DatabaseConnection = {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      const reader = await connection.raw.runAndReadAll(query.sql, query.parameters.length ? (query.parameters as DuckDBValue[]) : undefined);
+      const reader = await connection.read(query.sql, query.parameters);
       const rows = reader.getRowObjectsJson() as R[];
       return { rows, numAffectedRows: BigInt(reader.rowsChanged) };
     },
@@ -68,9 +87,9 @@ function singleConnectionDialect(connection: DuckDbSqlConnection): Dialect {
   const driver: Driver = {
     init: async () => undefined,
     acquireConnection: async () => databaseConnection,
-    beginTransaction: async () => connection.raw.run('BEGIN TRANSACTION').then(() => undefined),
-    commitTransaction: async () => connection.raw.run('COMMIT').then(() => undefined),
-    rollbackTransaction: async () => connection.raw.run('ROLLBACK').then(() => undefined),
+    beginTransaction: async () => connection.run('BEGIN TRANSACTION'),
+    commitTransaction: async () => connection.run('COMMIT'),
+    rollbackTransaction: async () => connection.run('ROLLBACK'),
     releaseConnection: async () => undefined,
     destroy: async () => undefined,
   };

@@ -96,7 +96,7 @@ export class DuckDbDestination implements Destination {
 
   async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {
     const raw = await this.instance.connect();
-    await raw.run(`SET TimeZone = 'UTC'`);
+    await this.pool.statement(() => raw.run(`SET TimeZone = 'UTC'`));
     const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock, this.vacuum, this.pool);
     return this.spans.track(load);
   }
@@ -104,8 +104,9 @@ export class DuckDbDestination implements Destination {
   async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
     const raw = await this.instance.connect();
     try {
-      await raw.run(`SET TimeZone = 'UTC'`);
-      return await fn(new DuckDbSqlConnection(raw, this.schema));
+      const conn = new DuckDbSqlConnection(raw, this.schema, this.pool);
+      await conn.run(`SET TimeZone = 'UTC'`);
+      return await fn(conn);
     } finally {
       raw.closeSync();
     }

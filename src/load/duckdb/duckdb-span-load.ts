@@ -48,7 +48,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     private readonly vacuum: DeferredVacuum,
     private readonly pool: PoolTrim,
   ) {
-    this.conn = new DuckDbSqlConnection(raw, schema);
+    this.conn = new DuckDbSqlConnection(raw, schema, pool);
     this.keys = new SpanKeys(request.tables);
   }
 
@@ -56,8 +56,8 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum, pool);
     const { appended, all } = spanStagingTables(request.tables);
     for (const t of all) {
-      await raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
-      await raw.run(createStagingSql(duckdbDialect, t.name, t.columns));
+      await load.conn.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(t.name)}`);
+      await load.conn.run(createStagingSql(duckdbDialect, t.name, t.columns));
     }
     for (const t of appended) load.staged.set(t.name, { ...t, unflushed: 0 });
     return load;
@@ -100,10 +100,11 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   async reset(windowStart?: Day): Promise<void> {
     this.keys.forget();
+    while (this.pool.pending()) await this.pool.pending();
     this.closeAppenders();
     for (const t of this.staged.values()) {
-      if (windowStart === undefined) await this.raw.run(`DELETE FROM temp.main.${quoteIdent(t.name)}`);
-      else await this.raw.run(`DELETE FROM temp.main.${quoteIdent(t.name)} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
+      if (windowStart === undefined) await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)}`);
+      else await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
     }
   }
 
@@ -136,24 +137,26 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   }
 
   async abort(): Promise<void> {
+    while (this.pool.pending()) await this.pool.pending();
     this.closeAppenders();
   }
 
   /** Drops the staging tables and closes the connection. */
   async release(): Promise<void> {
+    while (this.pool.pending()) await this.pool.pending();
     try {
       this.closeAppenders();
     } catch {
       // rows an appender could not flush are dropped with its table
     }
-    for (const { name } of spanStagingTables(this.request.tables).all) await this.raw.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
+    for (const { name } of spanStagingTables(this.request.tables).all) await this.conn.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
     this.raw.closeSync();
   }
 
   /** The rows whose key the span may have staged twice, for the merge to find the latest of each. */
   private async stageDuplicates(): Promise<void> {
-    await this.raw.run(`DELETE FROM temp.main.${quoteIdent(DUPLICATES_STAGING)}`);
-    const appender = await this.raw.createAppender(DUPLICATES_STAGING, 'main', 'temp');
+    await this.conn.run(`DELETE FROM temp.main.${quoteIdent(DUPLICATES_STAGING)}`);
+    const appender = await this.pool.statement(() => this.raw.createAppender(DUPLICATES_STAGING, 'main', 'temp'));
     while (this.pool.pending()) await this.pool.pending();
     try {
       for (const [table, seq] of this.keys.listed()) {
@@ -167,7 +170,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   }
 
   private async appenderOf(staged: Staged): Promise<DuckDBAppender> {
-    staged.appender ??= await this.raw.createAppender(staged.name, 'main', 'temp');
+    staged.appender ??= await this.pool.statement(() => this.raw.createAppender(staged.name, 'main', 'temp'));
     return staged.appender;
   }
 
