@@ -68,40 +68,40 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     this.keys.add(table, rows);
     const appender = await this.appenderOf(staged);
-    // no `await` between the last look and the rows: a trim of the pool cannot start in between
-    while (this.pool.pending()) await this.pool.pending();
     const dataColumns = staged.columns.slice(2);
-    try {
-      for (const { seq, windowStart, row } of rows) {
-        appender.appendBigInt(BigInt(seq));
-        appender.appendVarchar(windowStart);
-        for (const c of dataColumns) appendValue(appender, row[c.name]);
-        appender.endRow();
+    await this.pool.withoutTrim(() => {
+      try {
+        for (const { seq, windowStart, row } of rows) {
+          appender.appendBigInt(BigInt(seq));
+          appender.appendVarchar(windowStart);
+          for (const c of dataColumns) appendValue(appender, row[c.name]);
+          appender.endRow();
+        }
+      } catch (error) {
+        throw withMemoryHint(error);
       }
-    } catch (error) {
-      throw withMemoryHint(error);
-    }
-    this.flushEvery(staged, rows.length);
+      this.flushEvery(staged, rows.length);
+    });
   }
 
   async reject(rows: ReadonlyArray<{ windowStart: Day; payload: string; error: string }>): Promise<void> {
     if (rows.length === 0) return;
     const staged = this.staged.get(REJECTS_STAGING)!;
     const appender = await this.appenderOf(staged);
-    while (this.pool.pending()) await this.pool.pending();
-    for (const r of rows) {
-      appender.appendVarchar(r.windowStart);
-      appender.appendVarchar(r.payload);
-      appender.appendVarchar(r.error);
-      appender.endRow();
-    }
-    this.flushEvery(staged, rows.length);
+    await this.pool.withoutTrim(() => {
+      for (const r of rows) {
+        appender.appendVarchar(r.windowStart);
+        appender.appendVarchar(r.payload);
+        appender.appendVarchar(r.error);
+        appender.endRow();
+      }
+      this.flushEvery(staged, rows.length);
+    });
   }
 
   async reset(windowStart?: Day): Promise<void> {
     this.keys.forget();
-    while (this.pool.pending()) await this.pool.pending();
-    this.closeAppenders();
+    await this.pool.withoutTrim(() => this.closeAppenders());
     for (const t of this.staged.values()) {
       if (windowStart === undefined) await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)}`);
       else await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
@@ -111,8 +111,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
     try {
       // closing flushes what the appenders hold
-      while (this.pool.pending()) await this.pool.pending();
-      this.closeAppenders();
+      await this.pool.withoutTrim(() => this.closeAppenders());
       await this.stageDuplicates();
       const written = [...this.request.tables.map((t) => t.name), REJECTS_TABLE];
       return await this.commitLock.run(async () => {
@@ -137,18 +136,18 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   }
 
   async abort(): Promise<void> {
-    while (this.pool.pending()) await this.pool.pending();
-    this.closeAppenders();
+    await this.pool.withoutTrim(() => this.closeAppenders());
   }
 
   /** Drops the staging tables and closes the connection. */
   async release(): Promise<void> {
-    while (this.pool.pending()) await this.pool.pending();
-    try {
-      this.closeAppenders();
-    } catch {
-      // rows an appender could not flush are dropped with its table
-    }
+    await this.pool.withoutTrim(() => {
+      try {
+        this.closeAppenders();
+      } catch {
+        // rows an appender could not flush are dropped with its table
+      }
+    });
     for (const { name } of spanStagingTables(this.request.tables).all) await this.conn.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
     this.raw.closeSync();
   }
@@ -157,16 +156,17 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
   private async stageDuplicates(): Promise<void> {
     await this.conn.run(`DELETE FROM temp.main.${quoteIdent(DUPLICATES_STAGING)}`);
     const appender = await this.pool.statement(() => this.raw.createAppender(DUPLICATES_STAGING, 'main', 'temp'));
-    while (this.pool.pending()) await this.pool.pending();
-    try {
-      for (const [table, seq] of this.keys.listed()) {
-        appender.appendVarchar(table);
-        appender.appendBigInt(BigInt(seq));
-        appender.endRow();
+    await this.pool.withoutTrim(() => {
+      try {
+        for (const [table, seq] of this.keys.listed()) {
+          appender.appendVarchar(table);
+          appender.appendBigInt(BigInt(seq));
+          appender.endRow();
+        }
+      } finally {
+        appender.closeSync();
       }
-    } finally {
-      appender.closeSync();
-    }
+    });
   }
 
   private async appenderOf(staged: Staged): Promise<DuckDBAppender> {

@@ -17,7 +17,7 @@ export const POOL_KEPT_BETWEEN_COMMITS = '32MB';
  * the limit lower makes DuckDB drop cached pages and write temp blocks beyond it to its temp directory; the limit
  * is then set back. Nothing else may need memory while the pool is small: a statement allocating then fails, and
  * so may setting the limit back. So a trim waits for the statements under way on every connection of the instance,
- * and statements ({@link statement}) and appends ({@link pending}) wait for the trim.
+ * and statements ({@link statement}) and appends ({@link withoutTrim}) wait for the trim.
  */
 export class PoolTrim implements StatementGate {
   private trimming: Promise<void> | undefined;
@@ -35,11 +35,12 @@ export class PoolTrim implements StatementGate {
   }
 
   /**
-   * The trim under way, if one is: an append waits for it, then asks again, and appends only when it is told none
-   * is (with no `await` in between, a trim cannot start before it is done).
+   * Runs synchronous work on the instance (appending rows, flushing or closing appenders) once no trim is under
+   * way: the work has no `await`, so no trim can start before it is done.
    */
-  pending(): Promise<void> | undefined {
-    return this.trimming;
+  async withoutTrim<T>(work: () => T): Promise<T> {
+    while (this.trimming) await this.trimming;
+    return work();
   }
 
   /**
@@ -47,10 +48,11 @@ export class PoolTrim implements StatementGate {
    * under way, if any, and counted, so that a trim starting meanwhile waits for it to end.
    */
   async statement<T>(run: () => Promise<T>): Promise<T> {
-    while (this.trimming) await this.trimming;
-    this.running++;
     try {
-      return await run();
+      return await this.withoutTrim(() => {
+        this.running++;
+        return run();
+      });
     } finally {
       if (--this.running === 0) this.drained?.();
     }
