@@ -42,14 +42,6 @@ const sourceSchema = z
 
 /** A DuckDB size as the jobs file writes it: a number and its unit. */
 const DUCKDB_SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
-const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
-
-/** Bytes of a DuckDB size (`256MB`, `1.5GiB`): KB, MB and GB count in thousands, as DuckDB counts them. */
-export function sizeBytes(size: string): number {
-  const match = DUCKDB_SIZE.exec(size.trim());
-  if (!match) throw new Error(`not a size: ${size}`);
-  return Number(match[1]) * UNIT_BYTES[match[2]!.toLowerCase()]!;
-}
 
 /** A DuckDB size setting. */
 const duckdbSize = z.string().regex(DUCKDB_SIZE, 'must be a size such as 128MB or 1GiB');

@@ -1,17 +1,36 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { sizeBytes } from '../../src/config/config-schema.js';
-import { POOL_KEPT_BETWEEN_COMMITS, PoolTrim } from '../../src/load/duckdb/pool-trim.js';
+import { POOL_TRIM_HEADROOM, PoolTrim } from '../../src/load/duckdb/pool-trim.js';
 import { openDestination } from '../../src/load/open-destination.js';
+import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
+import { testTempDir } from '../helpers/temp-dir.js';
+
+/** Bytes DuckDB's buffer pool holds for a tag, in memory and written to its temp directory. */
+async function pool(destination: Destination, tag: string): Promise<{ memory: number; spilled: number }> {
+  return destination.withConnection(async (conn) => {
+    const [row] = await conn.all<{ memory: number | string; spilled: number | string }>(
+      `SELECT memory_usage_bytes AS memory, temporary_storage_bytes AS spilled FROM duckdb_memory() WHERE tag = $1`,
+      [tag],
+    );
+    return { memory: Number(row!.memory), spilled: Number(row!.spilled) };
+  });
+}
 
 /** Bytes DuckDB's buffer pool holds for the tables of the database file (pages read or written). */
 async function tablePages(destination: Destination): Promise<number> {
-  return destination.withConnection(async (conn) => {
-    const [row] = await conn.all<{ bytes: number | string }>(`SELECT memory_usage_bytes AS bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'`);
-    return Number(row!.bytes);
+  return (await pool(destination, 'BASE_TABLE')).memory;
+}
+
+/** What a backfill's merges leave in the pool: a table of 150 MB, read whole. */
+async function fillPool(destination: Destination): Promise<void> {
+  await destination.withConnection(async (conn) => {
+    await conn.run(`CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) || md5(CAST(range + 1 AS VARCHAR)) AS text FROM range(2500000)`);
+    await conn.run('CHECKPOINT');
+    await conn.all(`SELECT max(text) AS t, max(id) AS i FROM filler`);
   });
 }
 
@@ -24,21 +43,38 @@ describe('the DuckDB buffer pool after a span commit', () => {
   afterEach(async () => destination.close());
 
   it('gives back the table pages it cached, keeping the configured limit', async () => {
-    await destination.withConnection(async (conn) => {
-      await conn.run(`CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) || md5(CAST(range + 1 AS VARCHAR)) AS text FROM range(2500000)`);
-      await conn.run('CHECKPOINT');
-      await conn.all(`SELECT max(text) AS t, max(id) AS i FROM filler`);
-    });
-    // what a backfill's merges leave in the pool: more than it keeps between commits
-    expect(await tablePages(destination)).toBeGreaterThan(2 * sizeBytes(POOL_KEPT_BETWEEN_COMMITS));
+    await fillPool(destination);
+    expect(await tablePages(destination)).toBeGreaterThan(64e6);
 
     await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'Athens'), fields: { tier: 'gold' } }]);
 
-    expect(await tablePages(destination)).toBeLessThanOrEqual(sizeBytes(POOL_KEPT_BETWEEN_COMMITS));
+    expect(await tablePages(destination)).toBeLessThanOrEqual(Number(POOL_TRIM_HEADROOM));
     await destination.withConnection(async (conn) => {
       const [limit] = await conn.all<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
       expect(limit!.value).toBe('488.2 MiB');
       expect(await conn.all('SELECT customer_id, cf_tier FROM accounts')).toEqual([{ customer_id: 'C1', cf_tier: 'gold' }]);
+    });
+  });
+
+  it('keeps the rows another span has staged in memory: only table pages are given back', async () => {
+    await fillPool(destination);
+    // a span in flight, with more rows staged than a trim to a fixed size (32MB) kept: that wrote them to disk
+    const staged = 120_000;
+    const other = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'other', firstDay: '2024-01-01', windows: [{ start: '2024-03-01', end: '2024-03-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    for (let from = 0; from < staged; from += 5_000) {
+      const batch = Array.from({ length: 5_000 }, (_, i) => ({ seq: from + i + 1, windowStart: '2024-03-01', row: withCustomFields(account(`S${from + i}`, `City ${i % 97}`), { tier: `t${i % 7}`, note: `note ${from + i} ${'x'.repeat(200)}` }) }));
+      await other.append('accounts', batch);
+    }
+    expect((await pool(destination, 'IN_MEMORY_TABLE')).memory).toBeGreaterThan(40e6);
+
+    await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'Athens'), fields: { tier: 'gold' } }]);
+
+    expect(await tablePages(destination)).toBeLessThanOrEqual(Number(POOL_TRIM_HEADROOM));
+    expect((await pool(destination, 'IN_MEMORY_TABLE')).spilled).toBe(0);
+    await other.commit(new Map([['2024-03-01', staged]]), 1);
+    await destination.withConnection(async (conn) => {
+      const [row] = await conn.all<{ n: number | string; fields: number | string }>(`SELECT (SELECT count(*) FROM accounts) AS n, (SELECT count(*) FROM account_custom_fields) AS fields`);
+      expect([Number(row!.n), Number(row!.fields)]).toEqual([staged + 1, 2 * staged + 1]);
     });
   });
 
@@ -70,33 +106,39 @@ describe('the DuckDB buffer pool after a span commit', () => {
   });
 
   it('trims only once the statements under way have ended, and starts none until it is done', async () => {
-    const instance = await DuckDBInstance.create(':memory:');
+    const instance = await DuckDBInstance.create(join(testTempDir('pool-trim-'), 'w.duckdb'));
     const [trimming, querying] = [await instance.connect(), await instance.connect()];
+    // table pages in the pool, for the trim to give back
+    await trimming.run(`CREATE TABLE filler AS SELECT md5(CAST(range AS VARCHAR)) AS text FROM range(500000)`);
+    await trimming.run('CHECKPOINT');
+    await trimming.run('SELECT max(text) FROM filler');
     const events: string[] = [];
     // the trim's connection, telling when each setting is made
-    const logged = { run: async (sql: string) => { events.push(sql.replace(/.*= /, 'limit ')); return trimming.run(sql); } } as unknown as DuckDBConnection;
-    const pool = new PoolTrim('512MB');
+    const logged = {
+      run: async (sql: string) => {
+        events.push(sql.replace(/.*= /, 'limit '));
+        return trimming.run(sql);
+      },
+      runAndReadAll: async (sql: string) => {
+        events.push('reads the pool');
+        return trimming.runAndReadAll(sql);
+      },
+    } as unknown as DuckDBConnection;
+    const gate = new PoolTrim('512MB');
     const query = (name: string) =>
-      pool.statement(async () => {
+      gate.statement(async () => {
         events.push(`${name} starts`);
         await querying.run(`SELECT count(DISTINCT md5(CAST(range AS VARCHAR))) FROM range(1000000)`);
         events.push(`${name} ends`);
       });
     try {
       const underWay = query('first');
-      const trim = pool.trim(logged);
+      const trim = gate.trim(logged);
       const later = query('second');
       await Promise.all([underWay, trim, later]);
     } finally {
       instance.closeSync();
     }
-    expect(events).toEqual(['first starts', 'first ends', `limit '${POOL_KEPT_BETWEEN_COMMITS}'`, "limit '512MB'", 'second starts', 'second ends']);
-  });
-
-  it('reads sizes as the jobs file writes them', () => {
-    expect(sizeBytes('256MB')).toBe(256e6);
-    expect(sizeBytes('1.5GiB')).toBe(1.5 * 2 ** 30);
-    expect(sizeBytes('64 kb')).toBe(64e3);
-    expect(() => sizeBytes('lots')).toThrow(/not a size/);
+    expect(events).toEqual(['first starts', 'first ends', 'reads the pool', expect.stringMatching(/^limit '\d+B'$/), "limit '512MB'", 'second starts', 'second ends']);
   });
 });
