@@ -27,6 +27,7 @@ export class PoolTrim implements StatementGate {
   /** Statements under way, and what a trim waiting for them to end is told when they have. */
   private running = 0;
   private drained: (() => void) | undefined;
+
   constructor(
     /** The instance's `memory_limit`, as configured. */
     private readonly limit: string,
