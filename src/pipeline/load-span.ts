@@ -121,7 +121,7 @@ export async function loadSpan(
             }
           } catch (error) {
             if (!(error instanceof RecordError)) throw error;
-            rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: error.message });
+            rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: storableMessage(error.message) });
           }
         }
         extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
@@ -166,6 +166,14 @@ function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: nu
       'window loaded',
     );
   }
+}
+
+/**
+ * A reject's message as either warehouse stores it: it may quote a source key (`customFieldMap.<name>: …`), and
+ * a NUL in a key, which PostgreSQL text cannot hold, is written as `\u0000`, as the payload's JSON writes it.
+ */
+function storableMessage(message: string): string {
+  return message.includes('\u0000') ? message.replaceAll('\u0000', '\\u0000') : message;
 }
 
 function safeJson(value: unknown): string {
