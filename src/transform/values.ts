@@ -22,6 +22,14 @@ export function cleanKey(key: string): string {
   return key.includes('\u0000') ? key.replaceAll('\u0000', '') : key;
 }
 
+/** A JSON value with NUL characters dropped from every text and member name in it, as {@link cleanKey} drops them. */
+export function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return cleanKey(value);
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, member]) => [cleanKey(name), withoutNul(member)]));
+}
+
 /**
  * Named text values (custom fields, answers) as the JSON object a record stages them in, of well-formed text
  * only: a lone surrogate, which has no UTF-8 form, becomes U+FFFD as it does in any other column. A name given

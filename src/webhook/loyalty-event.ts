@@ -3,7 +3,7 @@ import { zodProblem } from '../streams/zod-problem.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
+import { cleanDecimal, cleanInteger, cleanText, withoutNul } from '../transform/values.js';
 
 const text = z.union([z.string(), z.null()]).optional();
 const number = z.union([z.number(), z.string(), z.null()]).optional();
@@ -72,7 +72,9 @@ export function parseLoyaltyEvent(body: unknown, timezone: string): LoyaltyEvent
   if (!parsed.success) throw new InvalidEventError(zodProblem(parsed.error));
   const { origin, customer, entity } = parsed.data;
   try {
-    const payload = canonicalJson(body);
+    // PostgreSQL's jsonb cannot hold a NUL character: the body is kept without them, as every column keeps its text
+    let payload = canonicalJson(body);
+    if (payload.includes('\\u0000')) payload = canonicalJson(withoutNul(body));
     const points = entity.wallets?.reduce<number | null>((sum, w) => {
       const p = cleanDecimal(w.point, 'entity.wallets.point');
       return p === null ? sum : (sum ?? 0) + Number(p);
