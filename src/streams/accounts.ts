@@ -5,13 +5,14 @@ import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { customerIdSchema } from './customer-id.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
 
 /** A business account record of `GET /business-data/accounts` (spec: "Business account record"). */
 export const accountRecordSchema = z.looseObject({
-  customerId: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+  customerId: customerIdSchema,
   phone: text,
   email: text,
   first: text,

@@ -7,6 +7,7 @@ import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { customerIdSchema } from './customer-id.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
@@ -22,7 +23,7 @@ const answerSchema = z.looseObject({
   staff: text,
   operator: text,
   date: z.string(),
-  customerId: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+  customerId: customerIdSchema,
   questAnsMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   receipt: text,
   tierName: text,

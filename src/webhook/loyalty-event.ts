@@ -67,14 +67,15 @@ export class InvalidEventError extends Error {
  *
  * @example parseLoyaltyEvent(JSON.parse(body), 'Europe/Athens').customer_id // 'C000042'
  */
-export function parseLoyaltyEvent(body: unknown, timezone: string): LoyaltyEvent {
+export function parseLoyaltyEvent(received: unknown, timezone: string): LoyaltyEvent {
+  // PostgreSQL's text and jsonb cannot hold a NUL character: the body is read and kept without them
+  let payload = canonicalJson(received);
+  const body = payload.includes('\\u0000') ? withoutNul(received) : received;
+  if (body !== received) payload = canonicalJson(body);
   const parsed = loyaltyEventSchema.safeParse(body);
   if (!parsed.success) throw new InvalidEventError(zodProblem(parsed.error));
   const { origin, customer, entity } = parsed.data;
   try {
-    // PostgreSQL's jsonb cannot hold a NUL character: the body is kept without them, as every column keeps its text
-    let payload = canonicalJson(body);
-    if (payload.includes('\\u0000')) payload = canonicalJson(withoutNul(body));
     const points = entity.wallets?.reduce<number | null>((sum, w) => {
       const p = cleanDecimal(w.point, 'entity.wallets.point');
       return p === null ? sum : (sum ?? 0) + Number(p);

@@ -89,7 +89,7 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
   {
     stream: accountsStream,
     // a NUL in a key the reject's message quotes: PostgreSQL refused the message, and the run crashed
-    examples: [[{ ...account, customFieldMap: { '\u0000': {} } }]],
+    examples: [[{ ...account, customFieldMap: { '\u0000': {} } }], [{ ...account, customerId: 'C\u00001' }, account]],
     records: fc.array(
       mutated(account, 'customFieldMap').chain((r) => fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r))),
       { maxLength: 25 },
@@ -103,6 +103,7 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
       { maxLength: 25 },
     ),
     key: (r) => String(r.response_id),
+    examples: [[{ answers: [{ ...answer, customerId: 'C\u00001' }], questions: {} }]],
   },
   {
     stream: loyaltyPostingsStream,

@@ -137,8 +137,8 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
   it('stores a body holding NUL characters, which PostgreSQL text and jsonb cannot hold, without them', async () => {
     const { config } = await target.fresh();
     const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-3', idleReleaseMs: 50 }), timezone: TZ });
-    const body = bodies[2] as { origin: object };
-    const withNul = { ...body, origin: { ...body.origin, source: 'pos\u0000' }, note: 'a\u0000b', ['k\u0000']: ['\u0000'] };
+    const body = bodies[2] as { origin: { trigger: string }; customer: { accountId: string } };
+    const withNul = { ...body, origin: { ...body.origin, source: 'pos\u0000', trigger: `${body.origin.trigger}\u0000` }, customer: { ...body.customer, accountId: `\u0000${body.customer.accountId}` }, note: 'a\u0000b', ['k\u0000']: ['\u0000'] };
     try {
       const answer = await post(receiver.url, withNul);
       expect(answer.status).toBe(200);
@@ -146,9 +146,11 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       await receiver.close();
     }
     await withWarehouse(config, async (conn) => {
-      const events = await conn.all<{ payload: unknown; origin_source: string }>(`SELECT CAST(payload AS VARCHAR) AS payload, origin_source FROM loyalty_events`);
-      expect(events.map((e) => [canonicalJson(JSON.parse(String(e.payload))), e.origin_source])).toEqual([
-        [canonicalJson({ ...body, origin: { ...body.origin, source: 'pos' }, note: 'ab', k: [''] }), 'pos'],
+      const events = await conn.all<{ payload: unknown; origin_source: string; event_trigger: string; customer_id: string }>(
+        `SELECT CAST(payload AS VARCHAR) AS payload, origin_source, event_trigger, customer_id FROM loyalty_events`,
+      );
+      expect(events.map((e) => [canonicalJson(JSON.parse(String(e.payload))), e.origin_source, e.event_trigger, e.customer_id])).toEqual([
+        [canonicalJson({ ...body, origin: { ...body.origin, source: 'pos' }, note: 'ab', k: [''] }), 'pos', body.origin.trigger, body.customer.accountId],
       ]);
     });
   });
