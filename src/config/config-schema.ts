@@ -40,11 +40,8 @@ const sourceSchema = z
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, { message: 'must not be less than backoff_base_ms', path: ['backoff_max_ms'] });
 
-/** A DuckDB size as the jobs file writes it: a number and its unit. */
-const DUCKDB_SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
-
 /** A DuckDB size setting. */
-const duckdbSize = z.string().regex(DUCKDB_SIZE, 'must be a size such as 128MB or 1GiB');
+const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
 
 const destinationSchema = z.discriminatedUnion('type', [
   z

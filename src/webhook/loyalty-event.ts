@@ -69,9 +69,8 @@ export class InvalidEventError extends Error {
  */
 export function parseLoyaltyEvent(received: unknown, timezone: string): LoyaltyEvent {
   // PostgreSQL's text and jsonb cannot hold a NUL character: the body is read and kept without them
-  let payload = canonicalJson(received);
-  const body = payload.includes('\\u0000') ? withoutNul(received) : received;
-  if (body !== received) payload = canonicalJson(body);
+  const body = withoutNul(received);
+  const payload = canonicalJson(body);
   const parsed = loyaltyEventSchema.safeParse(body);
   if (!parsed.success) throw new InvalidEventError(zodProblem(parsed.error));
   const { origin, customer, entity } = parsed.data;

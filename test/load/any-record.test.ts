@@ -88,7 +88,7 @@ const posting = {
 const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>; key: (rows: Record<string, unknown>) => string; examples?: unknown[][] }> = [
   {
     stream: accountsStream,
-    // a NUL in a key the reject's message quotes: PostgreSQL refused the message, and the run crashed
+    // NULs PostgreSQL refused, crashing the run: in a key the reject's message quotes, and in a customer id
     examples: [[{ ...account, customFieldMap: { '\u0000': {} } }], [{ ...account, customerId: 'C\u00001' }, account]],
     records: fc.array(
       mutated(account, 'customFieldMap').chain((r) => fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r))),
