@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Destination } from '../load/destination.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { FatalSourceError } from '../source/source-errors.js';
+import { withoutNul } from '../transform/values.js';
 
 const int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 const profileListSchema = z.array(z.looseObject({ id: int, label: z.string().nullish(), main: z.boolean().nullish(), used: z.boolean().nullish() }));
@@ -26,13 +27,15 @@ const profileSchema = z.looseObject({ id: int, mainProfileId: int.nullish(), cre
  * Reference data: replaces `profiles` and `profile_fields` with what the source lists now (endpoints 10 and
  * 11), in one transaction. `profile_fields.name` is the custom field's key, so
  * `_etl_columns.source_key = profile_fields.name` tells the label and type code behind each `cf_` column.
+ * Both responses are read without NUL characters, which PostgreSQL's text cannot hold, as custom-field keys
+ * are: a field's name still matches its column's `source_key`.
  */
 export async function refreshProfiles(api: LoyaltyApi, destination: Destination, runId: string): Promise<{ profiles: number; fields: number }> {
-  const list = profileListSchema.safeParse(await api.profiles());
+  const list = profileListSchema.safeParse(withoutNul(await api.profiles()));
   if (!list.success) throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
   const details: Array<{ summary: z.infer<typeof profileListSchema>[number]; detail: z.infer<typeof profileSchema> }> = [];
   for (const p of list.data) {
-    const parsed = profileSchema.safeParse(await api.profile(p.id));
+    const parsed = profileSchema.safeParse(withoutNul(await api.profile(p.id)));
     if (!parsed.success) throw new FatalSourceError(`profile ${p.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, `profile ${p.id}`);
     details.push({ summary: p, detail: parsed.data });
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { PROFILES, STAFF_ONLY_FIELD } from '../../src/emulator/model/profiles.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readPostings, readSurveyResponses, sortedByJson, surveyPivotMismatches, withWarehouse } from '../helpers/warehouse-reader.js';
@@ -71,6 +72,17 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
         `SELECT c.source_key FROM _etl_columns c WHERE c.table_name = 'accounts' AND NOT EXISTS (SELECT 1 FROM profile_fields f WHERE f.name = c.source_key)`,
       );
       expect(unmapped).toEqual([]);
+      // reference data holding NUL characters is stored without them (PostgreSQL's text cannot hold U+0000)
+      const profiles = await conn.all<{ profile_id: number | string; label: string }>('SELECT profile_id, label FROM profiles ORDER BY profile_id');
+      expect(profiles.map((p) => [Number(p.profile_id), p.label])).toEqual(PROFILES.map((p) => [p.id, p.label]));
+      const staffOnly = await conn.all<{ name: string; label: string; options: unknown; definition: unknown }>(
+        `SELECT name, label, CAST(options AS VARCHAR) AS options, CAST(definition AS VARCHAR) AS definition FROM profile_fields WHERE profile_id = 2 AND name LIKE 'badge%'`,
+      );
+      expect(staffOnly).toHaveLength(1);
+      expect(staffOnly[0]!.name).toBe(STAFF_ONLY_FIELD.name.replaceAll('\u0000', ''));
+      expect(staffOnly[0]!.label).toBe(STAFF_ONLY_FIELD.label.replaceAll('\u0000', ''));
+      expect(JSON.parse(staffOnly[0]!.options as string)).toEqual([{ key: 'desk', value: 'Frontdesk' }]);
+      expect(JSON.parse(staffOnly[0]!.definition as string)).toMatchObject({ name: 'badgenumber', label: 'Badge number' });
       // postings requests are reported per window and per run, and match what the source served
       const [windows] = await conn.all<{ n: string | number }>(`SELECT SUM(requests) AS n FROM _etl_windows WHERE stream = 'loyalty_postings'`);
       expect(Number(windows!.n)).toBe(newest.stats.requests('/accounts/loyalty/postings'));

@@ -21,6 +21,16 @@ const STANDARD_FIELDS = [
 
 const TYPE_BY_KIND = { text: 1, date: 4, choice: 5, flag: 6 } as const;
 
+/**
+ * A field only the unused staff profile has, whose name, label and options hold NUL characters: reference
+ * data a client must store even though its warehouse's text cannot hold U+0000. No account carries it.
+ */
+export const STAFF_ONLY_FIELD = {
+  name: 'badge\u0000number',
+  label: 'Badge\u0000 number',
+  options: [{ key: 'desk\u0000', value: 'Front\u0000desk' }],
+} as const;
+
 /** Profile `id` with its fields (`GET /accounts/profiles/{id}`), or null when there is none. */
 export function profileWithFields(id: number): Record<string, unknown> | null {
   const profile = PROFILES.find((p) => p.id === id);
@@ -61,6 +71,10 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
     ...(field.options ? { options: field.options.map((value) => ({ key: value.toLowerCase(), value })) } : {}),
     ...(field.kind === 'date' ? { format: 'yyyy-MM-dd' } : {}),
   }));
+  const staffOnly =
+    id === 2
+      ? [{ ...common(200, standard.length + custom.length + 1), ...STAFF_ONLY_FIELD, typeId: TYPE_BY_KIND.choice, renderType: TYPE_BY_KIND.choice, isBusiness: true }]
+      : [];
   return {
     id: String(profile.id),
     label: profile.label,
@@ -68,6 +82,6 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
     mainProfileId: 1,
     createdBy: 1,
     used: profile.used,
-    profileFields: [...standard, ...custom],
+    profileFields: [...standard, ...custom, ...staffOnly],
   };
 }
