@@ -56,6 +56,8 @@ const destinationSchema = z.discriminatedUnion('type', [
        * DuckDB's default, 16MB, unless set.
        */
       checkpoint_threshold: duckdbSize.optional(),
+      /** DuckDB's worker threads (default: the machine's cores but one, at least one). */
+      threads: z.int().min(1).max(1024).optional(),
     })
     .strict(),
   z

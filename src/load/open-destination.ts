@@ -5,7 +5,7 @@ import { PostgresDestination } from './postgres/postgres-destination.js';
 
 /** Opens the configured warehouse and brings its tables up to date. */
 export async function openDestination(config: DestinationConfig): Promise<Destination> {
-  const destination: Destination = config.type === 'duckdb' ? await DuckDbDestination.open(config.path, config.schema, { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold }) : await PostgresDestination.open(config.url, config.schema);
+  const destination: Destination = config.type === 'duckdb' ? await DuckDbDestination.open(config.path, config.schema, { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold, threads: config.threads }) : await PostgresDestination.open(config.url, config.schema);
   try {
     await destination.migrate();
   } catch (error) {

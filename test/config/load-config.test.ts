@@ -48,6 +48,10 @@ describe('jobs.yaml', () => {
     const checkpoint = `${minimal}destination:\n  type: duckdb\n  checkpoint_threshold: 1 gigabyte\n`;
     expect(errorOf(() => parseConfig(checkpoint, 'my.yaml', {})).message).toBe('my.yaml: destination.checkpoint_threshold: must be a size such as 128MB or 1GiB');
     expect(parseConfig(checkpoint.replace('1 gigabyte', '1GB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', checkpoint_threshold: '1GB' });
+    const threads = `${minimal}destination:\n  type: duckdb\n  threads: 0\n`;
+    expect(errorOf(() => parseConfig(threads, 'my.yaml', {})).message).toMatch(/^my\.yaml: destination\.threads: .*>=1/);
+    expect(errorOf(() => parseConfig(threads.replace('threads: 0', 'threads: two'), 'my.yaml', {})).message).toMatch(/^my\.yaml: destination\.threads: .*number/);
+    expect(parseConfig(threads.replace('threads: 0', 'threads: 2'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', threads: 2 });
   });
 
   it('checks the retry settings', () => {

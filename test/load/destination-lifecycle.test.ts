@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../src/load/open-destination.js';
 import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
@@ -38,6 +39,21 @@ describe('DuckDB memory limit', () => {
     // DuckDB shows it in MiB: 1GB is 953.6 MiB
     expect(await setting({})).toMatch(/^16(\.0)? MiB$/);
     expect(await setting({ checkpoint_threshold: '1GB' })).toMatch(/^953\.\d MiB$/);
+  });
+
+  it("runs on the machine's cores but one unless destination.threads says otherwise", async () => {
+    const threads = async (extra: object) => {
+      const { config } = await duckdbTestDestination.fresh();
+      const destination = await openDestination({ ...config, ...extra } as typeof config);
+      try {
+        return await destination.withConnection(async (conn) => Number((await conn.all<{ t: unknown }>(`SELECT current_setting('threads') AS t`))[0]!.t));
+      } finally {
+        await destination.close();
+      }
+    };
+    // DuckDB's own default is every core: one is left for the pipeline's own thread
+    expect(await threads({})).toBe(Math.max(1, availableParallelism() - 1));
+    expect(await threads({ threads: 3 })).toBe(3);
   });
 
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {

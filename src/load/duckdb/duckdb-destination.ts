@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { migrate } from '../migrate.js';
@@ -22,7 +23,18 @@ import { PoolTrim } from './pool-trim.js';
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
-/** The jobs file's DuckDB settings (`destination.memory_limit`, `destination.checkpoint_threshold`). */
+/**
+ * DuckDB's worker threads by default (`destination.threads`): the machine's cores but one, which the pipeline's own
+ * thread keeps busy parsing and checking records, handing them to the appenders; DuckDB's own default is every core.
+ * On two cores, one DuckDB thread ran a 300-day backfill of every stream with 130–136 CPU s against 139–168 and
+ * peaked at 283–287 MB against 287–297 MB; a year of a million account records was read in 54.8 s against 67.6 s,
+ * while the loader alone (nothing else running) took 28.2 s against 27.5 s.
+ */
+export function defaultDuckDbThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+/** The jobs file's DuckDB settings (`destination.memory_limit`, `destination.checkpoint_threshold`, `destination.threads`). */
 export interface DuckDbSettings {
   memoryLimit?: string;
   /**
@@ -32,6 +44,8 @@ export interface DuckDbSettings {
    * faster (26.4 s against 25.9 s).
    */
   checkpointThreshold?: string;
+  /** DuckDB's worker threads; {@link defaultDuckDbThreads} unless set. */
+  threads?: number;
 }
 
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
@@ -64,6 +78,7 @@ export class DuckDbDestination implements Destination {
       const instance = await DuckDBInstance.create(file, {
         memory_limit: memoryLimit,
         preserve_insertion_order: 'false',
+        threads: String(settings.threads ?? defaultDuckDbThreads()),
         ...(settings.checkpointThreshold ? { checkpoint_threshold: settings.checkpointThreshold } : {}),
       });
       const raw = await instance.connect();
