@@ -10,10 +10,12 @@ async function openWithLimit(memoryLimit: string | undefined) {
   return openDestination({ ...config, ...(memoryLimit ? { memory_limit: memoryLimit } : {}) } as typeof config);
 }
 
-async function memoryLimitOf(memoryLimit: string | undefined): Promise<string> {
-  const destination = await openWithLimit(memoryLimit);
+/** DuckDB's setting `name`, as it shows it, in a fresh warehouse opened with the jobs file's `settings`. */
+async function settingOf(name: string, settings: object = {}): Promise<string> {
+  const { config } = await duckdbTestDestination.fresh();
+  const destination = await openDestination({ ...config, ...settings } as typeof config);
   try {
-    return await destination.withConnection(async (conn) => (await conn.all<{ m: string }>(`SELECT current_setting('memory_limit') AS m`))[0]!.m);
+    return await destination.withConnection(async (conn) => String((await conn.all<{ value: unknown }>(`SELECT current_setting($1) AS value`, [name]))[0]!.value));
   } finally {
     await destination.close();
   }
@@ -22,38 +24,22 @@ async function memoryLimitOf(memoryLimit: string | undefined): Promise<string> {
 describe('DuckDB memory limit', () => {
   it("is 256 MB unless destination.memory_limit says otherwise, never DuckDB's default of most of the machine", async () => {
     // DuckDB shows the limit in its own units (MiB)
-    expect(await memoryLimitOf(undefined)).toMatch(/^2(4\d|5[0-6])(\.\d+)? MiB$/);
-    expect(await memoryLimitOf('1GiB')).toMatch(/^1(\.0)? GiB$|^1024(\.0)? MiB$/);
+    expect(await settingOf('memory_limit')).toMatch(/^2(4\d|5[0-6])(\.\d+)? MiB$/);
+    expect(await settingOf('memory_limit', { memory_limit: '1GiB' })).toMatch(/^1(\.0)? GiB$|^1024(\.0)? MiB$/);
   });
 
   it('checkpoints at 16 MB of log unless destination.checkpoint_threshold says otherwise', async () => {
-    const setting = async (extra: object) => {
-      const { config } = await duckdbTestDestination.fresh();
-      const destination = await openDestination({ ...config, ...extra } as typeof config);
-      try {
-        return await destination.withConnection(async (conn) => (await conn.all<{ t: string }>(`SELECT current_setting('checkpoint_threshold') AS t`))[0]!.t);
-      } finally {
-        await destination.close();
-      }
-    };
     // DuckDB shows it in MiB: 1GB is 953.6 MiB
-    expect(await setting({})).toMatch(/^16(\.0)? MiB$/);
-    expect(await setting({ checkpoint_threshold: '1GB' })).toMatch(/^953\.\d MiB$/);
+    expect(await settingOf('checkpoint_threshold')).toMatch(/^16(\.0)? MiB$/);
+    expect(await settingOf('checkpoint_threshold', { checkpoint_threshold: '1GB' })).toMatch(/^953\.\d MiB$/);
   });
 
   it("runs on the machine's cores but one unless destination.threads says otherwise", async () => {
-    const threads = async (extra: object) => {
-      const { config } = await duckdbTestDestination.fresh();
-      const destination = await openDestination({ ...config, ...extra } as typeof config);
-      try {
-        return await destination.withConnection(async (conn) => Number((await conn.all<{ t: unknown }>(`SELECT current_setting('threads') AS t`))[0]!.t));
-      } finally {
-        await destination.close();
-      }
-    };
     // DuckDB's own default is every core: one is left for the pipeline's own thread
-    expect(await threads({})).toBe(Math.max(1, availableParallelism() - 1));
-    expect(await threads({ threads: 3 })).toBe(3);
+    const coresButOne = Math.max(1, availableParallelism() - 1);
+    expect(Number(await settingOf('threads'))).toBe(coresButOne);
+    // a count other than the default, so that the setting shows on any machine
+    expect(Number(await settingOf('threads', { threads: coresButOne + 2 }))).toBe(coresButOne + 2);
   });
 
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
