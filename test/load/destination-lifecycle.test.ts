@@ -5,15 +5,15 @@ import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accou
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
 
-async function openWithLimit(memoryLimit: string | undefined) {
+/** A fresh DuckDB warehouse opened with the jobs file's destination `settings`. */
+async function openFresh(settings: object = {}) {
   const { config } = await duckdbTestDestination.fresh();
-  return openDestination({ ...config, ...(memoryLimit ? { memory_limit: memoryLimit } : {}) } as typeof config);
+  return openDestination({ ...config, ...settings } as typeof config);
 }
 
 /** DuckDB's setting `name`, as it shows it, in a fresh warehouse opened with the jobs file's `settings`. */
 async function settingOf(name: string, settings: object = {}): Promise<string> {
-  const { config } = await duckdbTestDestination.fresh();
-  const destination = await openDestination({ ...config, ...settings } as typeof config);
+  const destination = await openFresh(settings);
   try {
     return await destination.withConnection(async (conn) => String((await conn.all<{ value: unknown }>(`SELECT current_setting($1) AS value`, [name]))[0]!.value));
   } finally {
@@ -43,7 +43,7 @@ describe('DuckDB memory limit', () => {
   });
 
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
-    const destination = await openWithLimit('4MB');
+    const destination = await openFresh({ memory_limit: '4MB' });
     try {
       const many = Array.from({ length: 40_000 }, (_, i) => ({ row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`), fields: { tier: `t${i}`, store: `s${i}` } }));
       await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(/(Out of Memory Error|could not allocate|failed to allocate).* — raise destination\.memory_limit in the jobs file$/);

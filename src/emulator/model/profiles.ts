@@ -71,10 +71,10 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
     ...(field.options ? { options: field.options.map((value) => ({ key: value.toLowerCase(), value })) } : {}),
     ...(field.kind === 'date' ? { format: 'yyyy-MM-dd' } : {}),
   }));
-  const staffOnly =
-    id === 2
-      ? [{ ...common(200, standard.length + custom.length + 1), ...STAFF_ONLY_FIELD, typeId: TYPE_BY_KIND.choice, renderType: TYPE_BY_KIND.choice, isBusiness: true }]
-      : [];
+  // the unused (staff) profile has a field of its own
+  const staffOnly = profile.used
+    ? []
+    : [{ ...common(200, standard.length + custom.length + 1), ...STAFF_ONLY_FIELD, typeId: TYPE_BY_KIND.choice, renderType: TYPE_BY_KIND.choice, isBusiness: true }];
   return {
     id: String(profile.id),
     label: profile.label,
