@@ -43,11 +43,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
     streams = [options.stream as StreamName];
   }
   const lease = leaseSeconds();
+  // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
-  if (windows.length === 0) {
-    process.stdout.write(`nothing to backfill: ${options.to} is before the job's first day ${jobConfig.first_day}\n`);
-    return;
-  }
   const onTerminal = process.stderr.isTTY === true;
   // On a terminal the bar is the display; JSON lines below warnings would only scroll it away.
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});

@@ -62,6 +62,8 @@ function demoConfig(url: string): ResolvedConfig {
       base_url: url,
       auth: { header: 'Authorization', prefix: '', token: '' },
       timezone: DEMO.timezone,
+      // the emulated program starts on its first day: nothing before it to sweep
+      history_start: DEMO.startDate,
       page_size: base?.source.page_size ?? 500,
       concurrency: 4,
       requests_per_second: 5000,

@@ -14,6 +14,11 @@ export function summarizeRun(result: JobRunResult): string {
     byStream.set(c.stream, s);
   }
   const lines = [...byStream].map(([stream, s]) => `${stream}: ${s.windows} window(s), ${s.extracted} records read, ${s.loaded} loaded, ${s.rejected} rejected`);
+  const directory = result.directory;
+  if (directory.loaded.length > 0 || directory.empty > 0) {
+    const read = directory.loaded.reduce((n, c) => n + c.extracted, 0);
+    lines.unshift(`customer directory: ${directory.loaded.length} accounts window(s) read (${read} records), ${directory.empty} found empty without reading them`);
+  }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
   lines.push(`${result.requests} source requests, run ${result.runId}`);
   return lines.join('\n');

@@ -1,4 +1,6 @@
-import { lastClosedDay } from '../plan/days.js';
+import { addDays, lastClosedDay } from '../plan/days.js';
+import { windowStartOf } from '../plan/plan-windows.js';
+import { readDirectoryStatus } from '../state/directory.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
@@ -11,7 +13,11 @@ export interface StatusOptions extends CommonOptions {
 export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const status = await usingDestination(config, (destination) =>
-    destination.withConnection((conn) => readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
+    destination.withConnection(async (conn): Promise<JobStatus> => {
+      const status = await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone));
+      if (!jobConfig.streams.includes('accounts')) return status;
+      return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)) };
+    }),
   );
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
 }
@@ -23,6 +29,12 @@ export function formatStatus(status: JobStatus): string {
     ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'requests'],
     status.streams.map((s) => [s.stream, s.completeThrough ?? '-', s.lagDays ?? '-', s.windowsDone, s.windowsFailed, s.windowsPending, s.rowsLoaded, s.rejects, s.requests]),
   ));
+  const directory = status.directory;
+  if (directory) {
+    const loaded = directory.completeThrough >= directory.from;
+    lines.push('', `customer directory: ${directory.customers} customers in accounts; ${loaded ? `every accounts window from ${directory.from} through ${directory.completeThrough} is done` : `not loaded yet (from ${directory.from}): the next run sweeps it`}`);
+    if (loaded && addDays(directory.completeThrough, 1) < status.lastClosedDay) lines.push(`  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`);
+  }
   const lock = status.runLock;
   lines.push('', lock ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}` : 'run lock: free');
   const events = status.webhookEvents;

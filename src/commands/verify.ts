@@ -10,6 +10,7 @@ import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
+import { checkDirectory, type DirectoryCheck } from './verify-directory.js';
 
 export interface VerifyOptions extends CommonOptions {
   from: string;
@@ -40,8 +41,8 @@ async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, 
 
 /**
  * `loyalty-etl verify --from D --to D`: per window and stream, what the source holds against what the warehouse
- * holds (rejects included); prints the windows with gaps and exits 4 when there is any. Re-run a window with
- * a gap with `backfill --from D --to D`.
+ * holds (rejects included), and, with accounts, the whole customer directory since `source.history_start`;
+ * prints the gaps and exits 4 when there is any. Re-run a window with a gap with `backfill --from D --to D`.
  */
 export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
@@ -74,9 +75,14 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
       windows.forEach((w, i) => checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!)));
     }
   }
+  const directory: DirectoryCheck | undefined = streams.includes('accounts')
+    ? await usingDestination(config, (destination) =>
+        checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
+      )
+    : undefined;
   const gaps = checks.filter((c) => c.gap !== null);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, duplicateKeys: duplicates }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, directory, duplicateKeys: duplicates }, null, 2)}\n`);
   } else {
     const out: string[] = [];
     if (gaps.length > 0) {
@@ -89,6 +95,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
       );
     }
     if (duplicates.length > 0) out.push(table(['table', 'keys held by more than one row'], duplicates.map((d) => [d.table, d.keys])), '');
+    if (directory) out.push(...directoryLines(directory), '');
     out.push(`verified ${windows.length} window(s) × ${streams.length} stream(s) (${streams.join(', ')}) of job ${job}, ${options.from}..${options.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`);
     if (streams.includes('loyalty_postings')) out.push('loyalty_postings: the source has no per-window count; compared with what each window\'s load recorded');
     process.stdout.write(`${out.join('\n')}\n`);
@@ -97,8 +104,25 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     const d = duplicates[0]!;
     throw new CommandError(`verify: ${d.table} holds ${d.keys} key(s) in more than one row${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : ''}; re-load the windows of those rows with backfill --from D --to D`, ExitCode.gaps);
   }
+  const problems: string[] = [];
   if (gaps.length > 0) {
     const first = gaps[0]!;
-    throw new CommandError(`verify: ${gaps.length} window(s) with gaps; first: ${first.stream} ${first.window}: ${first.gap} (re-run it with: backfill --from ${first.window} --to ${first.window})`, ExitCode.gaps);
+    problems.push(`${gaps.length} window(s) with gaps; first: ${first.stream} ${first.window}: ${first.gap} (re-run it with: backfill --from ${first.window} --to ${first.window})`);
   }
+  if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
+  if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
+}
+
+function directoryLines(d: DirectoryCheck): string[] {
+  const lines: string[] = [];
+  if (d.missing.length > 0) lines.push(table(['missing customer', 'window', 'why'], d.missing.map((m) => [m.customerId, m.window, m.why])), '');
+  if (d.source === null) lines.push(`customer directory: no accounts window since ${d.from} is loaded`);
+  else {
+    const held = `${d.seen} in the warehouse${d.rejected ? ` and ${d.rejected} rejected` : ''}`;
+    const extra = d.seen + d.rejected > d.source ? ` (the source lists ${d.seen + d.rejected - d.source} fewer than the warehouse saw: customers removed at the source?)` : '';
+    lines.push(`customer directory ${d.from}..${d.through}: ${d.source} customers at the source, ${held}${d.missingTotal ? `, ${d.missingTotal} missing from accounts` : ''}${extra}`);
+  }
+  if (d.notLoaded) lines.push(`customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`);
+  if (!d.gap) lines.push('customer directory: complete');
+  return lines;
 }

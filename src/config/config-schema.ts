@@ -9,9 +9,18 @@ export const isoDay = z
 
 const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an IANA time zone such as Europe/Athens or UTC');
 
+/**
+ * Where the customer directory sweep starts when `source.history_start` is not set: early enough for any loyalty
+ * program, and cheap, since a stretch the source reports empty costs one request (see `skipEmptyStretches`).
+ */
+export const DEFAULT_HISTORY_START = '2000-01-01';
+
 /** The streams this tool knows how to extract. */
 export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
 export type StreamName = (typeof STREAM_NAMES)[number];
+
+/** Streams that ask the source customer by customer, so they need the customer directory that `accounts` keeps. */
+export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings'];
 
 /** Which customers the loyalty_postings stream asks about in a window. */
 export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
@@ -29,6 +38,11 @@ const sourceSchema = z
       .strict()
       .default({ header: 'Authorization', prefix: '', token: '' }),
     timezone: ianaZone.default('UTC'),
+    /**
+     * The first day the service may hold data for: the loyalty program's start. The customer directory is swept
+     * from here, so `accounts` knows every customer whatever a job's `first_day` says.
+     */
+    history_start: isoDay.default(DEFAULT_HISTORY_START),
     page_size: z.int().min(1).max(1000).default(500),
     concurrency: z.int().min(1).max(64).default(4),
     requests_per_second: z.number().positive().max(10_000).default(20),
@@ -84,7 +98,11 @@ const jobSchema = z
       .strict()
       .default({ customers: 'all', max_span_days: 31 }),
   })
-  .strict();
+  .strict()
+  .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {
+    message: 'loyalty_postings asks the customers of the accounts stream: list accounts too',
+    path: ['streams'],
+  });
 
 /** What a user writes in `jobs.yaml`, after `${VAR}` substitution. */
 export const configFileSchema = z

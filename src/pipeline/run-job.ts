@@ -1,19 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JobConfig, StreamName } from '../config/config-schema.js';
+import { PER_CUSTOMER_STREAMS, type JobConfig, type StreamName } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
+import { addDays, type Day } from '../plan/days.js';
+import { planRange, windowStartOf } from '../plan/plan-windows.js';
 import { formatWindow, groupWindows, type Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
+import { directoryCompleteThrough, windowsNotDone } from '../state/directory.js';
 import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import { beginRun, DEFAULT_LEASE_SECONDS, finishRun, reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { refreshProfiles } from '../streams/profiles.js';
 import type { StreamDefinition } from '../streams/stream.js';
+import { skipEmptyStretches } from './empty-stretches.js';
 import { keepLease } from './lease-keeper.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
@@ -27,7 +31,10 @@ export interface WindowFailure {
 
 export interface JobRunResult {
   runId: string;
+  /** Windows of the streams asked for that were loaded. */
   loaded: Array<WindowCounts & { stream: StreamName }>;
+  /** The customer directory made complete before them: accounts windows loaded, and windows found empty. */
+  directory: { loaded: WindowCounts[]; empty: number };
   failed: WindowFailure[];
   requests: number;
 }
@@ -65,16 +72,18 @@ export interface JobRunRequest {
 const MAX_WAIT_MS = 2000;
 
 /**
- * Postings ask the customers `accounts` knows; where accounts failed in this run, the postings of that range
- * and later would miss customers, so those windows fail too instead of loading incomplete.
+ * The last day of the customer directory (the accounts windows from `source.history_start` on) a run must hold
+ * before its streams load, or undefined when none of its streams needs it. A run loads its own accounts windows
+ * from `first_day`; a backfill its range. Postings ask every customer known by the end of their span, so a
+ * backfill of postings alone needs the directory through its last day.
  */
-function withoutUnloadedAccounts(windows: Window[], result: JobRunResult, job: string): Window[] {
-  const failed = result.failed.filter((f) => f.stream === 'accounts').map((f) => f.window.start).sort()[0];
-  if (failed === undefined) return windows;
-  for (const window of windows.filter((w) => w.end >= failed)) {
-    result.failed.push({ stream: 'loyalty_postings', window, error: `accounts of ${failed} and later are not loaded for job ${job}, so the customers to ask are not known` });
-  }
-  return windows.filter((w) => w.end < failed);
+function directoryThrough(work: JobWork, job: JobConfig): Day | undefined {
+  const streams: readonly string[] = work.kind === 'backfill' ? work.backfill.streams : [...work.windows.keys()];
+  const perCustomer = streams.some((s) => (PER_CUSTOMER_STREAMS as readonly string[]).includes(s));
+  if (!streams.includes('accounts') && !perCustomer) return undefined;
+  if (work.kind === 'planned') return addDays(job.first_day, -1);
+  if (streams.includes('accounts')) return addDays(work.backfill.from, -1);
+  return addDays(work.backfill.to, job.window_days - 1);
 }
 
 /**
@@ -90,7 +99,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const runId = request.runId ?? randomUUID();
   const leaseSeconds = request.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
-  const result: JobRunResult = { runId, loaded: [], failed: [], requests: 0 };
+  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
   const me = { host: hostname(), pid: process.pid };
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -118,35 +127,84 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 
   /** Spans of `stream` this worker loads at once. */
   const lanesOf = (stream: StreamDefinition) => stream.lanes(Math.max(1, request.concurrency));
+  const spanDays = (stream: StreamDefinition) => stream.maxWindowsPerSpan(jobConfig) * jobConfig.window_days;
+  const gridStart = windowStartOf(jobConfig, config.source.history_start);
+
+  /**
+   * The accounts windows of the customer directory through `through` that are not done yet, after recording the
+   * stretches the source reports empty: a new job sweeps the program's whole history once, later runs nothing.
+   */
+  async function directoryQueue(through: Day): Promise<WindowQueue | undefined> {
+    const accounts = streamDefinition('accounts');
+    const all = planRange(jobConfig, config.source.history_start, through);
+    const missing = await destination.withConnection((conn) => windowsNotDone(conn, request.job, 'accounts', all));
+    if (missing.length === 0) return undefined;
+    const api = request.api.scoped();
+    const stretches = await skipEmptyStretches({
+      job: request.job,
+      stream: 'accounts',
+      runId,
+      firstDay: jobConfig.first_day,
+      windows: missing,
+      count: (range) => accounts.countRange!(api, range),
+      destination,
+    }).finally(() => (result.requests += api.counter.requests));
+    result.directory.empty += stretches.empty;
+    log.info({ stream: 'accounts', through, windows: missing.length, empty: stretches.empty, toLoad: stretches.toLoad.length, requests: stretches.requests }, 'customer directory: loading the accounts windows not done yet');
+    if (stretches.toLoad.length === 0) return undefined;
+    return new PlannedQueue({ job: request.job, stream: 'accounts', runId, destination }, groupWindows(stretches.toLoad, spanDays(accounts)), { skipDone: true });
+  }
+
+  /**
+   * A per-customer stream asks every customer known by the end of each window: windows past the day through which
+   * the directory is complete fail without a request, since the customers to ask are not known.
+   */
+  async function knownCustomersThrough(): Promise<Day> {
+    return destination.withConnection((conn) => directoryCompleteThrough(conn, request.job, gridStart));
+  }
+  const unknownCustomers = (through: Day) =>
+    `accounts of ${addDays(through, 1)} and later are not loaded for job ${request.job}, so the customers to ask are not known`;
 
   async function queueOf(name: StreamName, stream: StreamDefinition): Promise<WindowQueue | undefined> {
     const ctx = { job: request.job, stream: name, runId, destination };
     const perSpan = stream.maxWindowsPerSpan(jobConfig);
+    const perCustomer = PER_CUSTOMER_STREAMS.includes(name);
     if (request.work.kind === 'backfill') {
       if (!request.work.backfill.streams.includes(name)) return undefined;
-      return BackfillQueue.open(ctx, request.work.backfill, { maxDays: perSpan * jobConfig.window_days, maxWindows: perSpan, spans: lanesOf(stream) });
+      const known = perCustomer ? await knownCustomersThrough() : undefined;
+      const limits = { maxDays: spanDays(stream), maxWindows: perSpan, spans: lanesOf(stream) };
+      return BackfillQueue.open(ctx, request.work.backfill, limits, known === undefined ? undefined : { after: known, error: unknownCustomers(known) });
     }
     let windows = request.work.windows.get(name);
     if (!windows || windows.length === 0) return undefined;
-    if (name === 'loyalty_postings') windows = withoutUnloadedAccounts(windows, result, request.job);
-    return new PlannedQueue(ctx, groupWindows(windows, perSpan * jobConfig.window_days));
+    if (perCustomer) {
+      const known = await knownCustomersThrough();
+      for (const window of windows.filter((w) => w.end > known)) result.failed.push({ stream: name, window, error: unknownCustomers(known) });
+      windows = windows.filter((w) => w.end <= known);
+    }
+    return new PlannedQueue(ctx, groupWindows(windows, spanDays(stream)));
   }
 
-  async function loadClaimed(name: StreamName, stream: StreamDefinition, span: Window[]): Promise<void> {
-    const api = request.api.scoped();
-    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
-    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: backfill?.backfillId };
-    try {
-      const counts = await loadSpan(stream, span, ctx, destination, settings, log);
+  /** Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor `loaded`). */
+  type SpanTarget = { backfillId?: string; directory?: boolean };
+
+  async function loadClaimed(name: StreamName, stream: StreamDefinition, span: Window[], target: SpanTarget): Promise<void> {
+    const done = (counts: WindowCounts[]) => {
+      if (target.directory) return void result.directory.loaded.push(...counts);
       result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));
       request.onSpanDone?.(name, counts);
+    };
+    const api = request.api.scoped();
+    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
+    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId };
+    try {
+      done(await loadSpan(stream, span, ctx, destination, settings, log));
     } catch (caught) {
       let error = caught;
       let failed = span;
       if (caught instanceof SpanPartlyLoadedError) {
         // the windows read before the failure were committed: they count as loaded
-        result.loaded.push(...caught.loaded.map((c) => ({ ...c, stream: name })));
-        request.onSpanDone?.(name, caught.loaded);
+        done(caught.loaded);
         error = caught.cause;
         failed = caught.failed;
       }
@@ -170,6 +228,40 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     }
   }
 
+  /** Works through a queue with the stream's lanes; throws the first warehouse error a lane hit, once all have ended. */
+  async function drain(name: StreamName, stream: StreamDefinition, queue: WindowQueue, target: SpanTarget): Promise<void> {
+    result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
+    let waitLogged = false;
+    // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
+    let laneBroken = false;
+    const work = async () => {
+      for (let waits = 0; !laneBroken; ) {
+        const next = await queue.next();
+        if (next === undefined) return;
+        if (next === 'wait') {
+          if (!waitLogged) {
+            waitLogged = true;
+            log.info({ stream: name }, 'the windows left are held by other workers; waiting for them to finish, or to die and free them');
+          }
+          await sleep(Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(waits++, 5)));
+          await reapNow();
+          continue;
+        }
+        waits = 0;
+        await loadClaimed(name, stream, next, target);
+      }
+    };
+    const lane = () =>
+      work().catch((error: unknown) => {
+        laneBroken = true;
+        throw error;
+      });
+    // every lane ends before the run does, even when one of them hits a warehouse error
+    const lanes = await Promise.allSettled(Array.from({ length: lanesOf(stream) }, lane));
+    const broken = lanes.find((l) => l.status === 'rejected');
+    if (broken) throw broken.reason;
+  }
+
   let unexpected: string | undefined;
   try {
     if (request.refreshReferenceData !== false) {
@@ -179,40 +271,14 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
         (error) => log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
     }
+    const through = directoryThrough(request.work, jobConfig);
+    const directory = through === undefined ? undefined : await directoryQueue(through);
+    // the directory's windows are the job's own, not the backfill's: they do not count towards its progress
+    if (directory) await drain('accounts', streamDefinition('accounts'), directory, { directory: true });
     for (const name of STREAM_ORDER) {
       const stream = streamDefinition(name);
       const queue = await queueOf(name, stream);
-      if (!queue) continue;
-      result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
-      let waitLogged = false;
-      // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
-      let laneBroken = false;
-      const work = async () => {
-        for (let waits = 0; !laneBroken; ) {
-          const next = await queue.next();
-          if (next === undefined) return;
-          if (next === 'wait') {
-            if (!waitLogged) {
-              waitLogged = true;
-              log.info({ stream: name }, 'the windows left are held by other workers; waiting for them to finish, or to die and free them');
-            }
-            await sleep(Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(waits++, 5)));
-            await reapNow();
-            continue;
-          }
-          waits = 0;
-          await loadClaimed(name, stream, next);
-        }
-      };
-      const lane = () =>
-        work().catch((error: unknown) => {
-          laneBroken = true;
-          throw error;
-        });
-      // every lane ends before the run does, even when one of them hits a warehouse error
-      const lanes = await Promise.allSettled(Array.from({ length: lanesOf(stream) }, lane));
-      const broken = lanes.find((l) => l.status === 'rejected');
-      if (broken) throw broken.reason;
+      if (queue) await drain(name, stream, queue, { backfillId: backfill?.backfillId });
     }
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));

@@ -2,10 +2,11 @@ import type { StreamName } from '../config/config-schema.js';
 import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/mutex.js';
 import { addDays, type Day } from '../plan/days.js';
-import type { Window } from '../plan/windows.js';
+import { groupWindows, type Window } from '../plan/windows.js';
 import type { Backfill } from '../state/backfills.js';
+import { windowsNotDone } from '../state/directory.js';
 import { ensureWindowRows } from '../state/ledger.js';
-import { backfillWindowCounts, claimNextSpans, claimWindows, failOpenWindows, firstFailedWindow } from '../state/window-claims.js';
+import { backfillWindowCounts, claimNextSpans, claimWindows, failOpenWindows } from '../state/window-claims.js';
 
 /** What a worker lane gets from its queue: a span it now holds, a pause, or the end of the stream. */
 export type NextSpan = Window[] | 'wait' | undefined;
@@ -28,7 +29,11 @@ interface QueueContext {
   destination: Destination;
 }
 
-/** The spans planned by `run` (or the demo), claimed one by one; a span held by another worker is retried later. */
+/**
+ * The spans planned by `run` (or the demo), claimed one by one; a span held by another worker is retried later.
+ * With `skipDone`, windows another worker finished meanwhile are dropped once claimed instead of loaded again
+ * (the customer directory, which every worker of a backfill makes sure of).
+ */
 export class PlannedQueue implements WindowQueue {
   readonly skipped: Array<{ window: Window; error: string }> = [];
   private readonly turn = new Mutex();
@@ -36,24 +41,26 @@ export class PlannedQueue implements WindowQueue {
   constructor(
     private readonly ctx: QueueContext,
     private readonly spans: Window[][],
+    private readonly options: { skipDone?: boolean } = {},
   ) {}
 
   next(): Promise<NextSpan> {
     return this.turn.run(async () => {
-      if (this.spans.length === 0) return undefined;
       const { destination, job, stream, runId } = this.ctx;
-      for (let i = 0; i < this.spans.length; i++) {
+      for (let i = 0; i < this.spans.length; ) {
         const span = this.spans[i]!;
-        const claimed = await destination.ledgerTransaction(async (conn) => {
+        const claim = await destination.ledgerTransaction(async (conn) => {
+          const left = this.options.skipDone ? await windowsNotDone(conn, job, stream, span) : span;
+          if (left.length < span.length) return left;
           await ensureWindowRows(conn, job, stream, span, runId);
-          return claimWindows(conn, destination.capabilities, { job, stream, runId }, span);
+          return (await claimWindows(conn, destination.capabilities, { job, stream, runId }, span)) ? 'claimed' : 'held';
         });
-        if (claimed) {
-          this.spans.splice(i, 1);
-          return span;
-        }
+        if (claim === 'held') i++;
+        else if (claim === 'claimed') return this.spans.splice(i, 1)[0]!;
+        // windows done meanwhile by another worker are dropped; what is left is tried again
+        else this.spans.splice(i, 1, ...groupWindows(claim, Number.MAX_SAFE_INTEGER));
       }
-      return 'wait';
+      return this.spans.length === 0 ? undefined : 'wait';
     });
   }
 }
@@ -80,23 +87,23 @@ export class BackfillQueue implements WindowQueue {
   }
 
   /**
-   * The queue of `stream`. For postings, windows from the first accounts window that failed for the backfill
-   * on are failed at once: the customers to ask are not known. `limits.spans` spans are claimed per
-   * transaction (one per lane of this process).
+   * The queue of `stream`. With `unknownAfter` (a per-customer stream), windows that start after the day through
+   * which the customer directory is complete are failed at once with its error: the customers to ask are not
+   * known. `limits.spans` spans are claimed per transaction (one per lane of this process).
    */
-  static async open(ctx: QueueContext, backfill: Backfill, limits: { maxDays: number; maxWindows: number; spans: number }): Promise<BackfillQueue> {
+  static async open(
+    ctx: QueueContext,
+    backfill: Backfill,
+    limits: { maxDays: number; maxWindows: number; spans: number },
+    unknownAfter?: { after: Day; error: string },
+  ): Promise<BackfillQueue> {
     const queue = new BackfillQueue(ctx, backfill, limits);
-    if (ctx.stream === 'loyalty_postings' && backfill.streams.includes('accounts')) {
-      const scope = { job: ctx.job, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to };
-      const failed = await ctx.destination.withConnection((conn) => firstFailedWindow(conn, { ...scope, stream: 'accounts' }));
-      if (failed !== undefined) {
-        queue.to = addDays(failed, -1);
-        const error = `accounts of ${failed} and later are not loaded for job ${ctx.job}, so the customers to ask are not known`;
-        const given = await ctx.destination.ledgerTransaction((conn) =>
-          failOpenWindows(conn, ctx.destination.capabilities, { ...scope, from: failed, stream: ctx.stream, runId: ctx.runId }, error, new Date().toISOString()),
-        );
-        queue.skipped.push(...given.map((window) => ({ window, error })));
-      }
+    if (unknownAfter && unknownAfter.after < backfill.to) {
+      const { after, error } = unknownAfter;
+      queue.to = after;
+      const scope = { job: ctx.job, stream: ctx.stream, runId: ctx.runId, backfillId: backfill.backfillId, from: addDays(after, 1), to: backfill.to };
+      const given = await ctx.destination.ledgerTransaction((conn) => failOpenWindows(conn, ctx.destination.capabilities, scope, error, new Date().toISOString()));
+      queue.skipped.push(...given.map((window) => ({ window, error })));
     }
     return queue;
   }

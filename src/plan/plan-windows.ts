@@ -2,7 +2,10 @@ import type { JobConfig } from '../config/config-schema.js';
 import { addDays, daysBetween, maxDay, type Day } from './days.js';
 import { planWindows, type Window } from './windows.js';
 
-/** The first day of the window (on the job's grid, which starts at `first_day`) that holds `day`. */
+/**
+ * The first day of the window that holds `day`, on the job's grid: windows of `window_days` days laid from
+ * `first_day`, forwards and backwards, so a day before `first_day` has a window too.
+ */
 export function windowStartOf(job: JobConfig, day: Day): Day {
   const offset = daysBetween(job.first_day, day);
   const k = Math.floor(offset / job.window_days);
@@ -18,11 +21,20 @@ export function planIncrementalWindows(job: JobConfig, watermark: Day | undefine
   return planRange(job, from, through);
 }
 
-/** Windows on the job's grid that cover `[from, to]`; the first may start before `from` to stay on the grid. */
+/**
+ * Windows on the job's grid that cover `[from, to]`, before `first_day` too; the first may start before `from` to
+ * stay on the grid.
+ */
 export function planRange(job: JobConfig, from: Day, to: Day): Window[] {
-  const first = maxDay(from, job.first_day);
   // nothing is asked for (e.g. the watermark already stands at `to`): not even the window holding `to`
-  if (first > to) return [];
-  const start = windowStartOf(job, first);
-  return planWindows(start, to, job.window_days);
+  if (from > to) return [];
+  return planWindows(windowStartOf(job, from), to, job.window_days);
+}
+
+/**
+ * The accounts windows of the customer directory through `through`: every window of the job's grid from the one
+ * holding `historyStart` (the program's first day) on. Together they list every customer the source has.
+ */
+export function directoryWindows(job: JobConfig, historyStart: Day, through: Day): Window[] {
+  return planRange(job, historyStart, through);
 }

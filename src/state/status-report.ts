@@ -1,6 +1,7 @@
 import type { JobConfig } from '../config/config-schema.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
+import type { DirectoryStatus } from './directory.js';
 import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import { backfillWindowCounts } from './window-claims.js';
@@ -68,6 +69,8 @@ export interface JobStatus {
   runs: RunSummary[];
   /** For a job whose postings ask the customers of webhook events: how far it has read them. */
   webhookEvents: WebhookEventsStatus | null;
+  /** For a job with accounts: how much of the customer directory is loaded. */
+  directory?: DirectoryStatus;
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */

@@ -138,20 +138,9 @@ export async function backfillWindowCounts(conn: SqlConnection, scope: { job: st
   return { total, done, failed, open: total - done - failed, held: Number(row?.held ?? 0) };
 }
 
-/** The first window start of a backfill's stream that failed for it, if any. */
-export async function firstFailedWindow(conn: SqlConnection, scope: { job: string; stream: string; backfillId: string; from: Day; to: Day }): Promise<Day | undefined> {
-  const [row] = await conn.all<{ d: string | null }>(
-    `SELECT CAST(MIN(window_start) AS VARCHAR) AS d FROM ${conn.schemaSql}._etl_windows
-      WHERE job = $1 AND stream = $2 AND backfill_id = $3 AND claimed_by IS NULL AND error IS NOT NULL
-        AND window_start >= CAST($4 AS DATE) AND window_start <= CAST($5 AS DATE)`,
-    [scope.job, scope.stream, scope.backfillId, scope.from, scope.to],
-  );
-  return row?.d ?? undefined;
-}
-
 /**
  * Marks the unfinished, unheld windows of a backfill's stream from `from` on as failed for it with `error`
- * (postings whose accounts did not load), and returns them.
+ * (postings whose customers are not known), and returns them.
  */
 export async function failOpenWindows(conn: SqlConnection, capabilities: DestinationCapabilities, scope: BackfillStreamScope, error: string, finishedAt: string): Promise<Window[]> {
   const rows = await conn.all<{ window_start: string; window_end: string }>(

@@ -162,5 +162,6 @@ export const accountsStream: StreamDefinition = {
       yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },
+  countRange: async (api, range) => (await api.accountsPage(range, 1, 1)).totalCount,
   normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),
 };

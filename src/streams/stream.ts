@@ -66,6 +66,11 @@ export interface StreamDefinition {
    */
   lanes(concurrency: number): number;
   extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
+  /**
+   * How many records the source lists for a whole range of days, in one request, where its listing is filtered
+   * by date (the listing's `totalCount`). A stretch of windows counted 0 is recorded done without reading each.
+   */
+  countRange?(api: LoyaltyApi, range: Window): Promise<number>;
   /** A normalizer for one span; it may count occurrences across the span's records. */
   normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;
 }

@@ -26,6 +26,17 @@ describe('jobs.yaml', () => {
     expect(config.destination).toEqual({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' });
     expect(config.jobs.nightly).toMatchObject({ window_days: 1, lookback_days: 2, streams: ['accounts', 'surveys', 'loyalty_postings'] });
     expect(config.source.page_size).toBe(500);
+    // the customer directory is swept from a day early enough for any program
+    expect(config.source.history_start).toBe('2000-01-01');
+  });
+
+  it('refuses postings without the accounts that list their customers, and a history_start that is no day', () => {
+    const postingsOnly = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [loyalty_postings]');
+    expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe('my.yaml: jobs.nightly.streams: loyalty_postings asks the customers of the accounts stream: list accounts too');
+    expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(['surveys']);
+    const start = minimal.replace('jobs:', '  history_start: 2019-13-01\njobs:');
+    expect(errorOf(() => parseConfig(start, 'my.yaml', {})).message).toBe('my.yaml: source.history_start: is not a real calendar day');
+    expect(parseConfig(start.replace('2019-13-01', '2019-03-01'), 'my.yaml', {}).source.history_start).toBe('2019-03-01');
   });
 
   it('the shipped jobs.yaml is valid', () => {

@@ -54,10 +54,16 @@ export function emulatorJobs(options: {
   extraSource?: string;
   /** Source keys that replace the defaults below (`retries`, `timeout_ms`, `backoff_base_ms`, …). */
   sourceKeys?: Record<string, string | number>;
+  /**
+   * `source.history_start`: by default the job's first day, where the suites' emulated programs start, so the
+   * customer directory before it is empty; null leaves the key out (the config's default applies).
+   */
+  historyStart?: string | null;
   postings?: string;
 }): string {
   const d = options.destination;
-  const sourceKeys = { page_size: options.pageSize ?? 50, concurrency: 4, requests_per_second: 1000, retries: 2, timeout_ms: 10000, ...options.sourceKeys };
+  const historyStart = options.historyStart === undefined ? { history_start: options.firstDay } : options.historyStart === null ? {} : { history_start: options.historyStart };
+  const sourceKeys = { page_size: options.pageSize ?? 50, concurrency: 4, requests_per_second: 1000, retries: 2, timeout_ms: 10000, ...historyStart, ...options.sourceKeys };
   const destination = !d ? '' : d.type === 'duckdb' ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n` : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
   return writeJobsFile(`
 source:

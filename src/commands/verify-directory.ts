@@ -1,0 +1,125 @@
+import type { JobConfig } from '../config/config-schema.js';
+import { readAllPages } from '../extract/paged-window.js';
+import type { Destination } from '../load/destination.js';
+import { addDays, type Day } from '../plan/days.js';
+import { planRange, windowStartOf } from '../plan/plan-windows.js';
+import type { Window } from '../plan/windows.js';
+import type { LoyaltyApi } from '../source/loyalty-api.js';
+import { customersMissingFromAccounts, customersOfWindow, directoryCompleteThrough, directoryHeld } from '../state/directory.js';
+import { accountsStream } from '../streams/accounts.js';
+
+/** Customers named in the report at most; the total is always given. */
+const NAMED = 50;
+/** Windows read whole to name the customers the warehouse never saw, at most. */
+const WINDOWS_READ = 20;
+
+/** A customer the source has and `accounts` does not. */
+export interface MissingCustomer {
+  customerId: string;
+  /** The accounts window to re-load (`backfill --from D --to D`) to bring the customer back. */
+  window: Day;
+  why: 'deleted from accounts' | 'never loaded';
+}
+
+/** What `verify` finds of the customer directory: every customer the source lists, since the program's start. */
+export interface DirectoryCheck {
+  /** First day of the directory's windows (the window holding `source.history_start`). */
+  from: Day;
+  /** The day through which every accounts window is done: the check covers `[from, through]`. */
+  through: Day;
+  /** The first accounts window not done, when the directory stops before the verified range's end. */
+  notLoaded: Window | null;
+  /** Customers the source lists over `[from, through]` (its export's `totalCount`). */
+  source: number | null;
+  /** Customers the warehouse saw over the same days, and rejected records of customers it never saw. */
+  seen: number;
+  rejected: number;
+  /** Customers missing from `accounts`: all of them counted, the first ones named. */
+  missingTotal: number;
+  missing: MissingCustomer[];
+  /** Null when complete; otherwise what is wrong, in one line. */
+  gap: string | null;
+}
+
+/**
+ * Proves the customer directory: every accounts window from the program's start is done, and the customers the
+ * source lists over those days (one request) are the customers the warehouse holds, rejected records counted. A
+ * customer listed by a loaded window but gone from `accounts` is named from the warehouse alone; a shortfall
+ * beyond those is narrowed down by halving the range (two requests a step) to the windows holding it, which are
+ * read whole to name the customers.
+ */
+export async function checkDirectory(options: { api: LoyaltyApi; destination: Destination; job: string; jobConfig: JobConfig; historyStart: Day; to: Day; pageSize: number }): Promise<DirectoryCheck> {
+  const { api, destination, job, jobConfig } = options;
+  const from = windowStartOf(jobConfig, options.historyStart);
+  const through = await destination.withConnection((conn) => directoryCompleteThrough(conn, job, from));
+  const notLoaded = through < options.to ? planRange(jobConfig, addDays(through, 1), addDays(through, 1))[0]! : null;
+  const check: DirectoryCheck = { from, through, notLoaded, source: null, seen: 0, rejected: 0, missingTotal: 0, missing: [], gap: null };
+  if (through >= from) {
+    const count = (range: Window) => accountsStream.countRange!(api, range);
+    const held = (range: Window) => destination.withConnection((conn) => directoryHeld(conn, job, range.start, range.end));
+    check.source = await count({ start: from, end: through });
+    const all = await held({ start: from, end: through });
+    check.seen = all.seen;
+    check.rejected = all.rejected;
+    const lost = await destination.withConnection((conn) => customersMissingFromAccounts(conn, from, through, NAMED));
+    check.missingTotal = lost.total;
+    check.missing = lost.first.map((c) => ({ customerId: c.customerId, window: c.lastSeen, why: 'deleted from accounts' as const }));
+    const shortfall = check.source - all.seen - all.rejected;
+    if (shortfall > 0) {
+      check.missingTotal += shortfall;
+      // the last window that lists a customer holds its latest version: that is the one to re-load
+      const lastListed = new Map<string, Day>();
+      for (const window of await windowsShort(planRange(jobConfig, from, through), count, held)) {
+        const known = await destination.withConnection((conn) => customersOfWindow(conn, job, window.start));
+        for (const id of await listedCustomers(api, window, options.pageSize)) if (!known.has(id)) lastListed.set(id, window.start);
+      }
+      for (const [customerId, window] of [...lastListed].slice(0, NAMED - check.missing.length)) check.missing.push({ customerId, window, why: 'never loaded' });
+    }
+  }
+  check.gap = directoryGap(check);
+  return check;
+}
+
+function directoryGap(check: DirectoryCheck): string | null {
+  const problems: string[] = [];
+  if (check.notLoaded) problems.push(`accounts windows from ${check.notLoaded.start} on are not loaded, so customers created since are not known`);
+  if (check.missingTotal > 0) {
+    const first = check.missing[0];
+    problems.push(`${check.missingTotal} customer(s) missing from accounts${first ? `; first: ${first.customerId} (re-load it with: backfill --from ${first.window} --to ${first.window})` : ''}`);
+  }
+  return problems.length === 0 ? null : problems.join('; ');
+}
+
+/**
+ * The windows of `windows` where the source lists more customers than the warehouse holds, found by halving: a
+ * half that adds up is left alone. At most {@link WINDOWS_READ} are returned.
+ */
+async function windowsShort(windows: Window[], count: (range: Window) => Promise<number>, held: (range: Window) => Promise<{ seen: number; rejected: number }>): Promise<Window[]> {
+  const found: Window[] = [];
+  const visit = async (part: Window[]): Promise<void> => {
+    if (part.length === 0 || found.length >= WINDOWS_READ) return;
+    const range = { start: part[0]!.start, end: part.at(-1)!.end };
+    const [listed, h] = [await count(range), await held({ start: range.start, end: part.at(-1)!.start })];
+    if (listed <= h.seen + h.rejected) return;
+    if (part.length === 1) return void found.push(part[0]!);
+    const half = Math.ceil(part.length / 2);
+    await visit(part.slice(0, half));
+    await visit(part.slice(half));
+  };
+  await visit(windows);
+  return found;
+}
+
+/** Every customer id one accounts window of the source lists (a record without one by its whole JSON). */
+async function listedCustomers(api: LoyaltyApi, window: Window, pageSize: number): Promise<Set<string>> {
+  const ids = new Set<string>();
+  const listing = { label: `accounts ${window.start}..${window.end}`, pageSize, fetchPage: (n: number) => api.accountsPage(window, n, pageSize) };
+  for await (const page of readAllPages(listing)) {
+    if (page.restart) ids.clear();
+    for (const record of page.records) {
+      const id = (record as { customerId?: unknown } | null)?.customerId;
+      ids.add(typeof id === 'string' ? id.trim() : JSON.stringify(record));
+    }
+  }
+  return ids;
+}

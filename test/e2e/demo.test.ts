@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { testTempDir } from '../helpers/temp-dir.js';
+
+describe('the demo', () => {
+  it('loads the emulated program, and a second run loads nothing new', async () => {
+    const cwd = testTempDir('demo-');
+    const first = await runCli(['demo'], {}, cwd);
+    expect(first.code, first.stderr.slice(-800)).toBe(0);
+    expect(first.stdout).toMatch(/^accounts: \d+ window\(s\), \d+ records read/m);
+    expect(first.stdout).toMatch(/^ {2}accounts +3000 rows$/m);
+    // the emulated program starts on the demo's first day: no directory before it to sweep
+    expect(first.stdout).not.toMatch(/customer directory/);
+    const second = await runCli(['demo'], {}, cwd);
+    expect(second.code, second.stderr.slice(-800)).toBe(0);
+    expect(second.stdout).toMatch(/^nothing to load: every window is up to date$/m);
+    expect(second.stdout).toMatch(/^0 source requests/m);
+    expect(second.stdout).toMatch(/^ {2}accounts +3000 rows$/m);
+  });
+});
