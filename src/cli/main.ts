@@ -10,7 +10,7 @@ import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
-import { webhookCommand } from '../commands/webhook.js';
+import { collectList, webhookCommand } from '../commands/webhook.js';
 import { verifyCommand } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
 import { CommandError, ExitCode } from './exit-codes.js';
@@ -78,6 +78,11 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
     .option('--port <n>', 'port (0 picks a free one)', '8788')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret-header <name>', 'also take the secret (LOYALTY_WEBHOOK_SECRET) in this header, on POST /hooks')
+    .option('--authenticated-upstream', 'run without a secret: a proxy or gateway in front authenticates every call')
+    .option('--allow-from <cidr>', 'only these source addresses or CIDR ranges may call (repeatable)', collectList)
+    .option('--trusted-proxy <cidr>', "believe this proxy's X-Forwarded-For about the caller (repeatable)", collectList)
+    .option('--max-calls-per-second <n>', 'cap on calls per source address; beyond it, 429 with Retry-After')
     .action(webhookCommand);
   program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
   return program;

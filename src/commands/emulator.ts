@@ -1,6 +1,7 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import { type EmulatorOptions, type FaultOptions, resolveFaults, startEmulator } from '../emulator/index.js';
+import { redactHookUrl } from '../webhook/hook-path.js';
 
 /** Fault flags of `loyalty-etl emulator`, as commander hands them over (text). */
 export interface FaultFlags {
@@ -48,7 +49,7 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
       `  ${o.accounts} accounts, data ${o.startDate}..${o.endDate} (${o.timezone}), seed ${o.seed}${opts.auth ? `, auth header ${opts.auth.header}` : ''}\n` +
       (faults ? `  faults: ${faults} (fault seed ${o.faults.seed})\n` : '') +
       `  ground truth: ${emulator.url}/_emulator/truth/accounts?start=${o.startDate}&end=${o.endDate}\n` +
-      (options.webhook?.length ? `  loyalty webhook: ${options.webhook.join(', ')}\n` : ''),
+      (options.webhook?.length ? `  loyalty webhook: ${options.webhook.map(shownSubscriber).join(', ')}\n` : ''),
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -137,4 +138,10 @@ function whole(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new CommandError(`${flag}: ${value} is not a whole number from ${min} to ${max}`, ExitCode.usage);
   return n;
+}
+
+/** A subscriber URL without the receiver secret its path may hold (`/hooks/<secret>`). */
+function shownSubscriber(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${redactHookUrl(parsed.pathname + parsed.search)}`;
 }

@@ -15,6 +15,8 @@ const END = '2024-03-20';
 /** The scripted day, after the seeded data. */
 const DAY = '2024-03-21';
 const at = (localTime: string) => Date.parse(`${DAY}T${localTime}+02:00`);
+/** The receiver's secret: the emulator calls the subscriber address `/hooks/<secret>`, as the service would. */
+const SECRET = '5d41402abc4b2a76b9719d911017c592';
 
 /** A sale of `paid` with consistent totals. */
 function sale(identityKey: 'account' | 'customer', identity: Record<string, unknown>, paid: number, receipt: string, closeTime: string) {
@@ -92,8 +94,8 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     });
 
     // The scripted day: two transactions and a purchase, a rollback of one of them, a profile change.
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver', now: () => new Date(now), idleReleaseMs: 20 }), timezone: TZ });
-    emulator.activity.subscribe(`${receiver.url}/loyalty`);
+    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver', now: () => new Date(now), idleReleaseMs: 20 }), timezone: TZ, secrets: [SECRET] });
+    emulator.activity.subscribe(`${receiver.url}/hooks/${SECRET}`);
     const withPhone = known.filter((c) => c.phone);
     const emailOnly = known.find((c) => !c.phone)!;
     const [a, b, d] = [withPhone[3]!, withPhone[17]!, withPhone[30]!];
@@ -112,7 +114,7 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     }
     await emulator.activity.settled();
     expect(emulator.activity.webhookStats()).toMatchObject({ delivered: 5, failed: 0 });
-    emulator.activity.unsubscribe(`${receiver.url}/loyalty`);
+    emulator.activity.unsubscribe(`${receiver.url}/hooks/${SECRET}`);
     await receiver.close();
     const withEvents = [a, emailOnly, b].map((c) => c.customer_id).sort();
 

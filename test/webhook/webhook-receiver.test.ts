@@ -9,6 +9,9 @@ import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const NOW = Date.parse('2024-03-21T08:00:00Z');
+/** The receiver's secret, in the subscriber address the way the service's support registers it. */
+const SECRET = 'e2f1c0b9a8d7e6f5a4b3c2d1e0f9a8b7';
+const hookOf = (receiver: { url: string }) => `${receiver.url}/hooks/${SECRET}`;
 
 /** A sale of `paid` with consistent totals, for the emulator to turn into a webhook call. */
 function sale(phone: string, paid: number, receipt: string) {
@@ -38,14 +41,14 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
   beforeAll(async () => {
     emulator = await startEmulator({ seed: 5, accounts: 40, startDate: '2024-03-01', endDate: '2024-03-20', timezone: TZ, clock: () => NOW, webhooks: { retryDelayMs: 10, maxAttempts: 4 } });
     customers = [...emulator.truth.customers('2024-03-20')].filter((c) => c.phone);
-    const capture = await startWebhookReceiver({ store: { save: async (e) => (bodies.push(JSON.parse(e.payload)), 'stored'), close: async () => undefined }, timezone: TZ });
-    emulator.activity.subscribe(capture.url);
+    const capture = await startWebhookReceiver({ store: { save: async (e) => (bodies.push(JSON.parse(e.payload)), 'stored'), close: async () => undefined }, timezone: TZ, secrets: [SECRET] });
+    emulator.activity.subscribe(hookOf(capture));
     for (let n = 0; n < 12; n++) {
       const res = await fetch(`${emulator.url}/accounts/transactions/submit`, { method: 'POST', body: JSON.stringify(sale(customers[n % 6]!.phone!, 10 + n, `W-${n}`)) });
       expect(res.status).toBe(200);
     }
     await emulator.activity.settled();
-    emulator.activity.unsubscribe(capture.url);
+    emulator.activity.unsubscribe(hookOf(capture));
     await capture.close();
     expect(bodies).toHaveLength(12);
   });
@@ -59,28 +62,29 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
 
   it('stores a call before answering 200, once however often it comes, numbered in commit order; refuses what is no event', async () => {
     const { config } = await target.fresh();
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-1', idleReleaseMs: 50 }), timezone: TZ });
+    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-1', idleReleaseMs: 50 }), timezone: TZ, secrets: [SECRET] });
+    const hook = hookOf(receiver);
     try {
-      const first = await post(`${receiver.url}/loyalty`, bodies[0]);
+      const first = await post(hook, bodies[0]);
       expect(first.status).toBe(200);
       const { eventKey } = (await first.json()) as { eventKey: string };
       // Committed before the answer: another connection sees the row at once.
       await withWarehouse(config, async (conn) => expect((await readEvents(conn)).map((e) => e.event_key)).toEqual([eventKey]));
 
       const reordered = Object.fromEntries(Object.entries(bodies[0] as object).reverse());
-      expect(await (await post(`${receiver.url}/other/path`, reordered)).json()).toEqual({ status: 'duplicate', eventKey });
+      expect(await (await post(hook, reordered)).json()).toEqual({ status: 'duplicate', eventKey });
       // The rest at once, each of them twice.
-      const answers = await Promise.all([...bodies.slice(1), ...bodies.slice(1)].map((b) => post(`${receiver.url}/loyalty`, b)));
+      const answers = await Promise.all([...bodies.slice(1), ...bodies.slice(1)].map((b) => post(hook, b)));
       expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
 
-      expect((await post(receiver.url, '{"origin":')).status).toBe(400);
-      const noCustomer = await post(receiver.url, { ...(bodies[1] as object), customer: { phone: '3069' } });
+      expect((await post(hook, '{"origin":')).status).toBe(400);
+      const noCustomer = await post(hook, { ...(bodies[1] as object), customer: { phone: '3069' } });
       expect(noCustomer.status).toBe(400);
       expect(((await noCustomer.json()) as { error: string }).error).toContain('customer.accountId');
-      expect((await post(receiver.url, 'x'.repeat(2 << 20))).status).toBe(413);
-      expect((await fetch(`${receiver.url}/loyalty`)).status).toBe(405);
+      expect((await post(hook, 'x'.repeat(2 << 20))).status).toBe(413);
+      expect((await fetch(hook)).status).toBe(405);
       expect((await fetch(`${receiver.url}/health`)).status).toBe(200);
-      expect(receiver.stats()).toEqual({ stored: 12, duplicates: 12, invalid: 2, failed: 0 });
+      expect(receiver.stats()).toEqual({ stored: 12, duplicates: 12, invalid: 2, failed: 0, refused: 0, limited: 0 });
     } finally {
       await receiver.close();
     }
@@ -111,11 +115,11 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       },
       close: () => warehouse.close(),
     };
-    const receiver = await startWebhookReceiver({ store: flaky, timezone: TZ, retryAfterSeconds: 1 });
-    const refused = await post(receiver.url, bodies[0]);
+    const receiver = await startWebhookReceiver({ store: flaky, timezone: TZ, retryAfterSeconds: 1, secrets: [SECRET] });
+    const refused = await post(hookOf(receiver), bodies[0]);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    emulator.activity.subscribe(receiver.url);
+    emulator.activity.subscribe(hookOf(receiver));
     try {
       const before = emulator.activity.webhookStats();
       expect((await post(`${emulator.url}/accounts/transactions/submit`, sale(customers[7]!.phone!, 33, 'W-RETRY'))).status).toBe(200);
@@ -124,7 +128,7 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       expect(after.delivered - before.delivered).toBe(1);
       expect(after.attempts - before.attempts).toBe(2); // the 503 after the commit, then the redelivery
     } finally {
-      emulator.activity.unsubscribe(receiver.url);
+      emulator.activity.unsubscribe(hookOf(receiver));
       await receiver.close();
     }
     expect(receiver.stats()).toMatchObject({ stored: 0, duplicates: 1, failed: 2 });
@@ -136,11 +140,11 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
 
   it('stores a body holding NUL characters, which PostgreSQL text and jsonb cannot hold, without them', async () => {
     const { config } = await target.fresh();
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-3', idleReleaseMs: 50 }), timezone: TZ });
+    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-3', idleReleaseMs: 50 }), timezone: TZ, secrets: [SECRET] });
     const body = bodies[2] as { origin: { trigger: string }; customer: { accountId: string } };
     const withNul = { ...body, origin: { ...body.origin, source: 'pos\u0000', trigger: `${body.origin.trigger}\u0000` }, customer: { ...body.customer, accountId: `\u0000${body.customer.accountId}` }, note: 'a\u0000b', ['k\u0000']: ['\u0000'] };
     try {
-      const answer = await post(receiver.url, withNul);
+      const answer = await post(hookOf(receiver), withNul);
       expect(answer.status).toBe(200);
     } finally {
       await receiver.close();
