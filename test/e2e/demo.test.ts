@@ -16,5 +16,5 @@ describe('the demo', () => {
     expect(second.stdout).toMatch(/^nothing to load: every window is up to date$/m);
     expect(second.stdout).toMatch(/^0 source requests/m);
     expect(second.stdout).toMatch(/^ {2}accounts +3000 rows$/m);
-  });
+  }, 180_000);
 });
