@@ -7,7 +7,7 @@ import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
 import { commandLogger, createApi, usingDestination } from './job-session.js';
-import { summarizeRun, failOnFailedWindows } from './report.js';
+import { summarizeRun, failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */

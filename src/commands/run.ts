@@ -7,7 +7,7 @@ import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
-import { failOnFailedWindows, summarizeRun } from './report.js';
+import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 
 export interface RunOptions extends CommonOptions {
   /** Last day to load instead of the last closed day in the source's zone (re-running up to a given night). */
