@@ -12,7 +12,7 @@ export function renderBanner(model: ReportModel): SafeHtml {
   for (const s of model.streams) {
     const bad = [
       s.windowsFailed > 0 && plural(s.windowsFailed, 'failed window'),
-      s.gaps > 0 && `${plural(s.gaps, 'window')} never loaded before its last loaded one`,
+      s.gaps > 0 && `${plural(s.gaps, 'gap')} (windows never loaded, later ones were)`,
       s.completeThrough === null && 'never loaded',
     ].filter((p): p is string => typeof p === 'string');
     const late = [

@@ -27,7 +27,7 @@ export interface StreamReport extends StreamStatus {
    * any recorded after it, oldest first; windows of the job's grid that no recorded window covers are `missing`.
    */
   windows: ReportWindow[];
-  /** Missing windows before the stream's last loaded one: holes in its history. */
+  /** Missing windows before the last one the ledger records (loaded, failed or pending): holes in its history. */
   gaps: number;
 }
 

@@ -27,13 +27,16 @@ export function windowGrid(recorded: readonly ReportWindow[], firstDay: Day, thr
   return out.sort((a, b) => compare(a.start, b.start));
 }
 
-/** Missing windows before the last loaded one: days a stream skipped, as opposed to days it has not reached yet. */
+/**
+ * Missing windows before the last window the ledger records (loaded, failed or pending): days a stream skipped, as
+ * opposed to days it has not reached yet.
+ */
 export function countGaps(windows: readonly ReportWindow[]): number {
-  let lastDone = -1;
+  let lastRecorded = -1;
   windows.forEach((w, i) => {
-    if (w.status === 'done') lastDone = i;
+    if (w.status !== 'missing') lastRecorded = i;
   });
-  return windows.slice(0, Math.max(0, lastDone)).filter((w) => w.status === 'missing').length;
+  return windows.slice(0, Math.max(0, lastRecorded)).filter((w) => w.status === 'missing').length;
 }
 
 function compare(a: string, b: string): number {
