@@ -8,6 +8,7 @@ import { backfillCommand } from '../commands/backfill.js';
 import { checkCommand } from '../commands/check.js';
 import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
+import { reportCommand } from '../commands/report.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
 import { collectList, webhookCommand } from '../commands/webhook.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
 
   common(program.command('run').description('incremental load: every stream of the job from its watermark (less the look-back) to the last closed day'))
     .option('--until <day>', 'last day to load instead of the last closed day')
+    .option('--report <file>', 'rewrite the status page (HTML) at this path after the run, whether it succeeded or not')
     .action(runCommand);
   common(program.command('backfill').description('re-extract a historical range in windows'))
     .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
@@ -43,6 +45,14 @@ export function buildProgram(): Command {
   common(program.command('status').description('per stream: watermark, lag, windows, rejects; the last runs'))
     .option('--json', 'machine-readable output')
     .action(statusCommand);
+  common(program.command('report').description('write the status page: one self-contained HTML file read from the warehouse'))
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html')
+    .option('--until <day>', 'last day of the calendars instead of the last closed day')
+    .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
+    .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
+    .option('--host <host>', 'address to serve on', '127.0.0.1')
+    .option('--every <s>', 'seconds between rewrites when serving', '60')
+    .action(reportCommand);
   common(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
   program
     .command('emulator')

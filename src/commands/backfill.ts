@@ -8,7 +8,7 @@ import { backfillWindowCounts } from '../state/window-claims.js';
 import { STREAM_ORDER } from '../streams/registry.js';
 import { createProgress } from './backfill-progress.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
-import { failOnFailedWindows, summarizeRun } from './report.js';
+import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 
 export interface BackfillOptions extends CommonOptions {
   from: string;
