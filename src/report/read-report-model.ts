@@ -4,7 +4,7 @@ import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import { readJobStatus } from '../state/status-report.js';
 import type { RejectDay, RejectReason, ReportModel, ReportWindow, TableSize, WindowStatus } from './report-model.js';
-import { countGaps, windowGrid } from './window-grid.js';
+import { calendarStart, countGaps, windowGrid } from './window-grid.js';
 
 /** What the page is about and where its facts live. */
 export interface ReportRequest {
@@ -38,7 +38,9 @@ export async function readReportModel(conn: SqlConnection, request: ReportReques
   const status = await readJobStatus(conn, job, jobConfig, request.through, request.runLimit ?? 20);
   const recorded = await readWindows(conn, job);
   const streams = status.streams.map((s) => {
-    const windows = windowGrid(recorded.get(s.stream) ?? [], jobConfig.first_day, request.through, jobConfig.window_days);
+    const all = recorded.get(s.stream) ?? [];
+    const from = calendarStart(all, jobConfig.first_day);
+    const windows = windowGrid(all.filter((w) => w.start >= from), from, request.through, jobConfig.window_days);
     return { ...s, windows, gaps: countGaps(windows) };
   });
   return {

@@ -28,6 +28,20 @@ export function windowGrid(recorded: readonly ReportWindow[], firstDay: Day, thr
 }
 
 /**
+ * The first day a stream's calendar shows: the job's first day, or the first recorded window before it that holds
+ * anything (records, a failure, a pending claim). Windows recorded done and empty before it — the years before
+ * the program that the customer directory's sweep counted empty — are not drawn: there is nothing to see in them.
+ *
+ * @example
+ * calendarStart([doneWindow('2000-01-01', { extracted: 0 }), doneWindow('2019-03-04', { extracted: 2 })], '2024-01-01') // '2019-03-04'
+ */
+export function calendarStart(recorded: readonly ReportWindow[], firstDay: Day): Day {
+  let start = firstDay;
+  for (const w of recorded) if (w.start < start && (w.status !== 'done' || w.extracted > 0 || w.rejected > 0)) start = w.start;
+  return start;
+}
+
+/**
  * Missing windows before the last window the ledger records (loaded, failed or pending): days a stream skipped, as
  * opposed to days it has not reached yet.
  */
