@@ -56,6 +56,7 @@ export function buildProgram(): Command {
     .option('--timezone <zone>', 'business time zone', 'Europe/Athens')
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
+    .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
     .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
     .option('--latency <ms>', 'fault: delay before every answer')

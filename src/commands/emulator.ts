@@ -29,6 +29,7 @@ export interface EmulatorCommandOptions extends FaultFlags {
   timezone?: string;
   authHeader?: string;
   badRate?: string;
+  contactlessRate?: string;
   postingsOrder?: string;
   /** Loyalty webhook subscriber URLs (`--webhook`, repeatable). */
   webhook?: string[];
@@ -67,6 +68,7 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
   const token = process.env.LOYALTY_API_TOKEN;
   if (options.authHeader && !token) throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
   const badRate = options.badRate === undefined ? 0 : share('--bad-rate', options.badRate);
+  const contactlessRate = options.contactlessRate === undefined ? 0 : share('--contactless-rate', options.contactlessRate);
   if (options.postingsOrder && !['newest-first', 'oldest-first'].includes(options.postingsOrder)) {
     throw new CommandError(`--postings-order: use newest-first or oldest-first`, ExitCode.usage);
   }
@@ -79,6 +81,7 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     timezone: options.timezone,
     auth: options.authHeader && token ? { header: options.authHeader, value: token } : undefined,
     badRecordRate: badRate,
+    contactlessRate,
     postingsOrder: options.postingsOrder as EmulatorOptions['postingsOrder'],
     faults: faultOptions(options, seed),
   };

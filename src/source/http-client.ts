@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
-import { CancelledRequestError, DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source-errors.js';
+import { CancelledRequestError, DataNotFoundError, FatalSourceError, FieldsRequiredError, RetriableSourceError, SourceError } from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
@@ -46,7 +46,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  *   empty or not complete JSON. The wait is the source's `Retry-After` when it sent one (every caller of
  *   the client then waits too), else exponential backoff with full jitter.
  * - Not retried ({@link FatalSourceError}): other 4xx, redirects, 1xxx error bodies; `1005 Data Not Found`
- *   is a {@link DataNotFoundError}. POSTs are retried only after 429, as they may not be repeatable.
+ *   is a {@link DataNotFoundError}, `1010` a {@link FieldsRequiredError}. POSTs are retried only after 429, as they may not be repeatable.
  *
  * @example
  * const http = new HttpClient({ baseUrl, timeoutMs: 30_000, retries: 5, requestsPerSecond: 20, concurrency: 4, logger });
@@ -185,10 +185,11 @@ function interpret(response: Response, text: string, label: string): unknown {
   if (code === 1005) throw new DataNotFoundError(`${label}: 1005 Data Not Found`, label, status);
   if (status === 401 || status === 403) throw new FatalSourceError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
   if (status >= 300 && status < 400) throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
-  if (status >= 400 || status < 200) throw new FatalSourceError(`${label}: HTTP ${status}${said}`, label, status);
+  const Refused = code === 1010 ? FieldsRequiredError : FatalSourceError;
+  if (status >= 400 || status < 200) throw new Refused(`${label}: HTTP ${status}${said}`, label, status);
   if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
   if (body === undefined) throw new RetriableSourceError(`${label}: empty response body`, label, status);
-  if (code !== undefined) throw new FatalSourceError(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
+  if (code !== undefined) throw new Refused(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
   return body;
 }
 
