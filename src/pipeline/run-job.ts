@@ -16,6 +16,7 @@ import { refreshProfiles } from '../streams/profiles.js';
 import type { StreamDefinition } from '../streams/stream.js';
 import { keepLease } from './lease-keeper.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
+import { RunStop } from './run-stop.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
@@ -59,6 +60,8 @@ export interface JobRunRequest {
   refreshReferenceData?: boolean;
   /** Called after every span, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
+  /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
+  stop?: RunStop;
 }
 
 /** Longest pause between two claims while the windows left are held by other workers. */
@@ -91,6 +94,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const leaseSeconds = request.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = { runId, loaded: [], failed: [], requests: 0 };
+  const stop = request.stop ?? new RunStop();
   const me = { host: hostname(), pid: process.pid };
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -134,6 +138,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 
   async function loadClaimed(name: StreamName, stream: StreamDefinition, span: Window[]): Promise<void> {
     const api = request.api.scoped();
+    const letGo = stop.callsOff(api);
     const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
     const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: backfill?.backfillId };
     try {
@@ -150,6 +155,8 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
         error = caught.cause;
         failed = caught.failed;
       }
+      // the run stops: the span's windows are left as they were, for the next run
+      if (stop.absorbs(error)) return;
       const message = redact(error instanceof Error ? error.message : String(error));
       log.error({ stream: name, window: formatWindow({ start: failed[0]!.start, end: failed.at(-1)!.end }), err: error }, 'window failed');
       for (const window of failed) {
@@ -166,6 +173,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
           });
       }
     } finally {
+      letGo();
       result.requests += api.counter.requests;
     }
   }
@@ -176,10 +184,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
       await refreshProfiles(request.api, destination, runId).then(
         (n) => log.info(n, 'profiles refreshed'),
-        (error) => log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+        (error) => stop.absorbs(error) || log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
     }
     for (const name of STREAM_ORDER) {
+      if (stop.reason) break;
       const stream = streamDefinition(name);
       const queue = await queueOf(name, stream);
       if (!queue) continue;
@@ -188,7 +197,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
       let laneBroken = false;
       const work = async () => {
-        for (let waits = 0; !laneBroken; ) {
+        for (let waits = 0; !laneBroken && !stop.reason; ) {
           const next = await queue.next();
           if (next === undefined) return;
           if (next === 'wait') {
@@ -214,6 +223,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       const broken = lanes.find((l) => l.status === 'rejected');
       if (broken) throw broken.reason;
     }
+    if (stop.reason) throw stop.reason;
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;

@@ -36,6 +36,14 @@ export class FatalSourceError extends SourceError {
 }
 
 /**
+ * The source refused the credentials (HTTP 401 or 403). Every request would be refused alike, so the client sends
+ * none after it, and a run stops at once.
+ */
+export class AuthenticationError extends FatalSourceError {
+  override readonly name = 'AuthenticationError';
+}
+
+/**
  * The source's `1010` ("at least one of the following fields is required"): for a per-customer call, the service
  * cannot be asked about that customer as the warehouse knows it.
  */
