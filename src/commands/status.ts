@@ -10,8 +10,10 @@ export interface StatusOptions extends CommonOptions {
 /** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; the run lock, backfills, the last runs. */
 export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  const status = await usingDestination(config, (destination) =>
-    destination.withConnection((conn) => readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
+  const status = await usingDestination(
+    config,
+    (destination) => destination.withConnection((conn) => readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
+    { create: false },
   );
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
 }

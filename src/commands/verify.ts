@@ -68,6 +68,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
         if (!destination.capabilities.declaredKeys) duplicates = await duplicateKeys(conn, streams.flatMap((s) => streamDefinition(s).tables));
         return new Map(await Promise.all(streams.map(async (s) => [s, await warehouseWindows(conn, job, s, first, last)] as const)));
       }),
+      { create: false },
     );
     for (const stream of streams) {
       const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
