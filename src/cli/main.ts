@@ -12,7 +12,9 @@ import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
+import { interruptedExitCode } from '../commands/interruption.js';
 import { webhookCommand } from '../commands/webhook.js';
+import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { verifyCommand } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
 import { CommandError, ExitCode } from './exit-codes.js';
@@ -114,6 +116,9 @@ function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof RunInterruptedError) {
+    return [interruptedExitCode(error.signal), `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`];
+  }
   if (error instanceof WarehouseConnectionError) return [ExitCode.unreachable, error.message];
   const listen = listenProblem(error);
   if (listen) return [ExitCode.usage, listen];

@@ -16,7 +16,7 @@ import { refreshProfiles } from '../streams/profiles.js';
 import type { StreamDefinition } from '../streams/stream.js';
 import { keepLease } from './lease-keeper.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
-import { RunStop } from './run-stop.js';
+import { RunInterruptedError, RunStop } from './run-stop.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
@@ -109,6 +109,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     }),
   );
   const lease = keepLease(destination, runId, leaseSeconds, logger);
+  const letGoOfApi = stop.callsOff(request.api);
   const log = logger.child({ job: request.job, runId });
   log.info({ command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) }, 'run started');
 
@@ -229,10 +230,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     throw error;
   } finally {
     lease.stop();
+    letGoOfApi();
     const first = result.failed[0];
     const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
     await destination
-      .ledgerTransaction((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
+      .ledgerTransaction((conn) => finishRun(conn, { runId, status: stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
       .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
     log.info({ windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests }, 'run finished');
   }

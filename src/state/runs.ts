@@ -93,7 +93,7 @@ export async function renewRun(conn: SqlConnection, runId: string, leaseSeconds:
  * Records the end of a run and lets go of what it held: its locks, and claims of windows it did not finish
  * (they become pending again, for any backfill).
  */
-export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
+export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed' | 'interrupted'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
   await conn.db
     .updateTable('_etl_runs')
     .set({ finished_at: run.finishedAt, status: run.status, error: run.error, requests: run.requests, expires_at: null })
