@@ -17,6 +17,7 @@ import type { StreamDefinition } from '../streams/stream.js';
 import { keepLease } from './lease-keeper.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
 import { RunInterruptedError, RunStop } from './run-stop.js';
+import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
@@ -180,7 +181,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   }
 
   let unexpected: string | undefined;
+  let rateShare: SourceRateShare | undefined;
   try {
+    rateShare = await shareSourceRate(destination, request.api.http, config.source.requests_per_second, log);
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
       await refreshProfiles(request.api, destination, runId).then(
@@ -230,6 +233,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     throw error;
   } finally {
     lease.stop();
+    rateShare?.stop();
     letGoOfApi();
     const first = result.failed[0];
     const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);

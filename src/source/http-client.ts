@@ -70,6 +70,14 @@ export class HttpClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
+  /**
+   * Changes the client's rate limit from now on: the share of `source.requests_per_second` this process may use
+   * while other workers use the same source.
+   */
+  setRequestsPerSecond(perSecond: number): void {
+    this.limiter.setRate(perSecond);
+  }
+
   /** Requests sent so far, retries included. */
   get requestCount(): number {
     return this.requests;

@@ -103,6 +103,12 @@ export async function finishRun(conn: SqlConnection, run: { runId: string; statu
   await conn.run(`UPDATE ${conn.schemaSql}._etl_locks SET run_id = NULL, acquired_at = NULL WHERE run_id = $1`, [run.runId]);
 }
 
+/** How many runs are alive (running, lease ahead) on this warehouse, whatever their job or command. */
+export async function countLiveRuns(conn: SqlConnection): Promise<number> {
+  const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_runs r WHERE ${liveRunSql(conn, 'r.run_id')}`);
+  return Number(row?.n ?? 0);
+}
+
 /**
  * Marks `abandoned` the runs that still say `running` but whose process is gone: on a single-process warehouse
  * (DuckDB) every other running run, since this process holds the file; elsewhere those whose lease expired,
