@@ -6,6 +6,7 @@ import { runJob } from '../pipeline/run-job.js';
 import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
+import { interruptibleRun } from './interruption.js';
 import { commandLogger, createApi, usingDestination } from './job-session.js';
 import { summarizeRun, failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
@@ -33,7 +34,7 @@ export async function demoCommand(): Promise<void> {
       await destination.withConnection(async (conn) => {
         for (const stream of job.streams) windows.set(stream, planIncrementalWindows(job, await readWatermark(conn, 'demo', stream), DEMO.endDate));
       });
-      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger });
+      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger, stop: interruptibleRun() });
       out();
       out(summarizeRun(result));
       failOnFailedWindows(result);

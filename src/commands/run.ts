@@ -7,6 +7,7 @@ import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import { reportAfter } from '../report/write-report.js';
 import { reportTarget } from './report.js';
@@ -37,7 +38,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
       for (const stream of jobConfig.streams) windows.set(stream, planIncrementalWindows(jobConfig, await readWatermark(conn, job, stream), through));
     });
     return reportAfter(report, destination, logger, () =>
-      runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger }),
+      runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger, stop: interruptibleRun() }),
     );
   });
   process.stdout.write(`${summarizeRun(result)}\n`);

@@ -36,11 +36,12 @@ export async function* selectCustomers(destination: Destination, selection: Excl
   }
 }
 
-/** Customers named by loyalty webhook events numbered in (`after`, `through`], found by `selectEventCustomers`. */
+/**
+ * Customers named by loyalty webhook events numbered in (`after`, `through`], found by `selectEventCustomers`. One
+ * neither in `accounts` nor with a phone in the event cannot be asked: the stream rejects it.
+ */
 export interface EventCustomers {
   customers: AsyncIterable<CustomerIdentity>;
-  /** Customers named by events but neither in `accounts` nor with a phone in the event: they cannot be asked. */
-  unreachable(): number;
 }
 
 /**
@@ -48,7 +49,6 @@ export interface EventCustomers {
  * phone and e-mail `accounts` holds (the event's phone when the account is not loaded yet).
  */
 export function eventCustomers(destination: Destination, after: number, through: number): EventCustomers {
-  let unreachable = 0;
   async function* customers(): AsyncGenerator<CustomerIdentity> {
     let last = '';
     for (;;) {
@@ -62,13 +62,10 @@ export function eventCustomers(destination: Destination, after: number, through:
           [after, through, last],
         ),
       );
-      for (const r of rows) {
-        if (r.phone === null && r.email === null) unreachable++;
-        else yield { customerId: r.customer_id, phone: r.phone, email: r.email };
-      }
+      for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
       if (rows.length < PAGE) return;
       last = rows.at(-1)!.customer_id;
     }
   }
-  return { customers: customers(), unreachable: () => unreachable };
+  return { customers: customers() };
 }

@@ -11,7 +11,6 @@ export interface WebhookSelection {
   after: number | undefined;
   /** The last event the selection covers. */
   through: number;
-  unreachable(): number;
 }
 
 /**
@@ -26,7 +25,6 @@ export async function selectWebhookCustomers(ctx: StreamContext, stream: string,
     through: await lastEventSeq(conn),
   }));
   ctx.onCommit?.((conn, commit) => advanceEventBookmark(conn, { job: ctx.job, stream, askedThrough: through, timezone: ctx.timezone, runId: commit.runId, now: commit.loadedAt }));
-  if (after === undefined) return { customers: selectCustomers(ctx.destination, 'all', span), after, through, unreachable: () => 0 };
-  const events = eventCustomers(ctx.destination, after, through);
-  return { customers: events.customers, after, through, unreachable: events.unreachable };
+  if (after === undefined) return { customers: selectCustomers(ctx.destination, 'all', span), after, through };
+  return { customers: eventCustomers(ctx.destination, after, through).customers, after, through };
 }

@@ -110,6 +110,8 @@ export async function loadSpan(
         }
         const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
         const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
+        // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
+        for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
         for (const raw of batch.records) {
           seq++;
           try {
@@ -125,7 +127,7 @@ export async function loadSpan(
           }
         }
         extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
-        rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length);
+        rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length - (batch.rejects?.length ?? 0));
         for (const [table, list] of rows) await load.append(table, list);
         await load.reject(rejects);
       }

@@ -19,7 +19,7 @@ export async function loadAccounts(
   let seq = 0;
   for (const a of accounts) {
     seq++;
-    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, a.fields) }]);
+    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) }]);
   }
   return span.commit(new Map([[windowStart, accounts.length]]), 1);
 }
