@@ -41,7 +41,14 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   for (const url of options.webhook ?? []) {
     if (!/^https?:\/\/[^/]/.test(url)) throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
   }
-  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } });
+  const emulator = await startEmulator({
+    ...opts,
+    port: whole('--port', options.port, 0, 65535),
+    host: options.host,
+    webhooks: { subscribers: options.webhook ?? [] },
+    // Points expire at month boundaries of the real clock; a check a minute is soon enough and costs nothing in between.
+    expiryCheckMs: 60_000,
+  });
   const o = emulator.options;
   const faults = describeFaults(opts.faults ?? {});
   process.stdout.write(
