@@ -108,9 +108,9 @@ export class PointsLedger {
 
   /** Points a wallet holds now, in hundredths: what its buckets have left, less its debt. */
   static balance(wallet: WalletPoints): number {
-    let sum = -wallet.debt;
+    let sum = 0;
     for (const bucket of wallet.buckets) sum += bucket.remaining;
-    return sum;
+    return sum - wallet.debt;
   }
 
   private bucket(wallet: WalletPoints, expiresMs: number): PointsBucket {
