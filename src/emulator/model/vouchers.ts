@@ -87,7 +87,8 @@ function drawVoucher(random: Random, n: number, issuedMs: number, days: LocalDay
   const expiresMs = days.startOf(lastDay + 1);
   // Every draw is made whether or not the voucher is redeemed, so one voucher's fate never shifts another's values.
   const redeemed = random.chance(0.45);
-  const redeemedMs = issuedMs + 60_000 + Math.floor(random.next() * (expiresMs - issuedMs - 120_000));
+  // Whole seconds: the served timestamp has no fraction.
+  const redeemedMs = issuedMs + 60_000 + Math.floor((random.next() * (expiresMs - issuedMs - 120_000)) / 1000) * 1000;
   const brand = random.pick(BRANDS);
   const branch = random.pick(brand.branches);
   const redeemedText = renderTimestamp(redeemedMs, random, days.clock);
