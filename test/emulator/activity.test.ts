@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOYALTY_TIERS, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
 import { LAST_DAY, ZONE, allPages, allPostings, call, canonical, readPostingTime, readTimestamp, start } from './emulator-fixture.js';
+import { loyaltyAsWarehouse } from './loyalty-oracle.js';
 
 /** The day after the seeded data, when the scripted activity happens (10:00 in Athens). */
 const DAY = '2024-11-16';
@@ -214,6 +215,20 @@ describe('written activity: effects on the source, the ground truth and the loya
       );
     }
     expect([...emulator.truth.postings('2024-11-01', LAST_DAY)].some((p) => p.posted_at >= new Date(NOW).toISOString())).toBe(false);
+  });
+
+  it('the loyalty and voucher ground truth holds what the writes changed, as the lookups serve it', async () => {
+    const written = new Set([...emulator.truth.postings(DAY, DAY)].map((p) => p.customer_id));
+    expect(written.size).toBeGreaterThanOrEqual(3);
+    const status = new Map([...emulator.truth.loyaltyStatus()].map((t) => [t.customer_id, t]));
+    const vouchers = [...emulator.truth.vouchers()];
+    for (const customerId of written) {
+      const c = customers.find((x) => x.customer_id === customerId)!;
+      expect(loyaltyAsWarehouse(customerId, await loyaltyOf(c))).toEqual(status.get(customerId));
+      const served = (await call(emulator, `/accounts/vouchers/get?phone=${c.phone}`)).body;
+      expect(served.at(-1).code).toBe(`P${customerId.slice(1)}`);
+      expect(vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled])).toEqual(served.map((v: any) => [v.code, v.value, v.expires, v.enabled]));
+    }
   });
 
   it('retries a failed webhook call with back-off and gives up on a dead subscriber after maxAttempts', async () => {
