@@ -43,7 +43,14 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   for (const url of options.webhook ?? []) {
     if (!/^https?:\/\/[^/]/.test(url)) throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
   }
-  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } }).catch((error: unknown) => {
+  const emulator = await startEmulator({
+    ...opts,
+    port: whole('--port', options.port, 0, 65535),
+    host: options.host,
+    webhooks: { subscribers: options.webhook ?? [] },
+    // Points expire at month boundaries of the real clock; a check a minute is soon enough and costs nothing in between.
+    expiryCheckMs: 60_000,
+  }).catch((error: unknown) => {
     // the options the flags did not check themselves (the time zone, the data range) are checked by the emulator
     if (error instanceof RangeError) throw new CommandError(`emulator: ${error.message}`, ExitCode.usage);
     throw error;

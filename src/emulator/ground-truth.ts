@@ -1,5 +1,5 @@
 import type { TruthAccount } from './model/account-export.js';
-import type { ActivityOverlay } from './model/activity-overlay.js';
+import { ActivityOverlay } from './model/activity-overlay.js';
 import type { ExportWindow } from './model/export-window.js';
 import { EMPTY_WINDOW } from './model/export-window.js';
 import { truthPosting, type TruthPosting } from './model/posting-ledger.js';
@@ -7,8 +7,10 @@ import type { SourceData } from './model/source-data.js';
 import { SURVEYS, questionMap } from './model/survey-catalog.js';
 import type { TruthSurveyResponse } from './model/survey-export.js';
 import { parseDay } from './model/calendar.js';
+import { type TruthBalanceDetail, type TruthLoyalty, type TruthLoyaltyStatus, type TruthLoyaltyWallet, loyaltyTruth, voucherTruth } from './model/loyalty-truth.js';
+import type { TruthVoucher } from './model/vouchers.js';
 
-export type { TruthAccount, TruthPosting, TruthSurveyResponse };
+export type { TruthAccount, TruthBalanceDetail, TruthLoyalty, TruthLoyaltyStatus, TruthLoyaltyWallet, TruthPosting, TruthSurveyResponse, TruthVoucher };
 
 /** A malformed record an export served, and why it must be rejected. */
 export interface TruthReject {
@@ -48,13 +50,26 @@ export interface GroundTruth {
   customers(throughDay: string): Iterable<TruthCustomer>;
   /** The surveys' question sets (question text -> code). */
   surveys(): Array<{ questions: Record<string, string> }>;
+  /**
+   * The loyalty status (`GET /accounts?includeLoyalty=true`) of every customer created by `asOfMs` (default:
+   * the emulator's clock now), as of then, each with its wallets and balance details; in customer order.
+   */
+  loyaltyStatus(asOfMs?: number): Iterable<TruthLoyalty>;
+  /** The wallets of {@link loyaltyStatus}, flat (customer × country × currency). */
+  loyaltyWallets(asOfMs?: number): Iterable<TruthLoyaltyWallet>;
+  /** The balance details of {@link loyaltyStatus}, flat (customer × expiry). */
+  loyaltyBalanceDetails(asOfMs?: number): Iterable<TruthBalanceDetail>;
+  /** The vouchers (`GET /accounts/vouchers/get`) every customer created by `asOfMs` holds then (customer × code). */
+  vouchers(asOfMs?: number): Iterable<TruthVoucher>;
 }
 
 /**
  * The ground truth of a dataset and, when given, of what clients wrote on top of it (`activity`): written
- * profile changes are in `accounts`, written postings in `postings`. It reads the overlay at each call.
+ * profile changes are in `accounts`, written postings in `postings` and in the loyalty state. It reads the
+ * overlay at each call. `now` is the emulator's clock: the default instant of the loyalty state and vouchers.
  */
-export function groundTruthOf(data: SourceData, activity?: ActivityOverlay): GroundTruth {
+export function groundTruthOf(data: SourceData, activity?: ActivityOverlay, now: () => number = Date.now): GroundTruth {
+  const overlay = activity ?? new ActivityOverlay(data);
   const span = (start: string, end: string) => {
     if (parseDay(start) === null || parseDay(end) === null) throw new RangeError(`not a day range: ${start}..${end}`);
     return data.calendar.span(start, end);
@@ -77,7 +92,15 @@ export function groundTruthOf(data: SourceData, activity?: ActivityOverlay): Gro
     },
     customers: (throughDay) => customersThrough(data, throughDay),
     surveys: () => SURVEYS.map((survey) => ({ questions: questionMap(survey) })),
+    loyaltyStatus: (asOfMs = now()) => loyaltyTruth(overlay, asOfMs),
+    loyaltyWallets: (asOfMs = now()) => flat(loyaltyTruth(overlay, asOfMs), (c) => c.wallets),
+    loyaltyBalanceDetails: (asOfMs = now()) => flat(loyaltyTruth(overlay, asOfMs), (c) => c.balance_details),
+    vouchers: (asOfMs = now()) => voucherTruth(overlay, asOfMs),
   };
+}
+
+function* flat<T, U>(rows: Iterable<T>, parts: (row: T) => Iterable<U>): Generator<U> {
+  for (const row of rows) yield* parts(row);
 }
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {

@@ -18,6 +18,7 @@ import { writeRoutes } from './http/routes/write-routes.js';
 import { activityRoutes } from './http/routes/activity-routes.js';
 import { ActivityOverlay } from './model/activity-overlay.js';
 import { SourceData } from './model/source-data.js';
+import { ExpiryNotifier } from './webhook/expiry-notifier.js';
 import { WebhookDispatcher, type WebhookOptions, type WebhookStats } from './webhook/webhook-dispatcher.js';
 
 /** Seams for behaviour layered on top of the faithful source (faults, drift). */
@@ -35,8 +36,17 @@ export interface StartEmulatorOptions extends EmulatorOptions {
   /** Interface to bind. Default `127.0.0.1`. */
   host?: string;
   hooks?: EmulatorHooks;
-  /** The emulator's clock in ms: the time written activity is booked at. Default `Date.now`. */
+  /**
+   * The emulator's clock in ms: the time written activity is booked at, and the instant the loyalty lookup,
+   * the vouchers and the loyalty ground truth answer as of. Default `Date.now`.
+   */
   clock?: () => number;
+  /**
+   * How often (ms) to fire the loyalty webhook for points that expired since the last check
+   * ({@link EmulatorActivity.checkExpiries}). Default: never by itself; tests moving an injected clock call
+   * `checkExpiries()`, and `loyalty-etl emulator` checks every minute.
+   */
+  expiryCheckMs?: number;
   /** Subscribers of the loyalty webhook and how calls to them are retried. */
   webhooks?: WebhookOptions;
 }
@@ -51,6 +61,18 @@ export interface EmulatorActivity {
   settled(): Promise<void>;
   /** Webhook calls delivered, given up, attempted and pending. */
   webhookStats(): WebhookStats;
+  /**
+   * Fires `LOYALTY_POINT_UPDATED` (`origin.source` `EXPIRY`) once per customer and expiry instant passed
+   * between the previous check (at first: the start) and the clock now, where points were left to expire;
+   * resolves with the number of events queued (`settled()` waits for their delivery). Also
+   * `POST /_emulator/expiries`.
+   *
+   * @example
+   * now = Date.parse('2024-12-01T00:00:00+02:00'); // the injected clock passes the end of November
+   * await emulator.activity.checkExpiries();
+   * await emulator.activity.settled();
+   */
+  checkExpiries(): Promise<number>;
 }
 
 /** A running emulator. */
@@ -93,12 +115,13 @@ export function createEmulatorHandler(
   stats: RequestStats,
   truth: GroundTruth,
   hooks: EmulatorHooks = {},
-  writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number } = { activity: new ActivityOverlay(data), webhooks: new WebhookDispatcher(), now: Date.now },
+  writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number; expiries?: ExpiryNotifier } = { activity: new ActivityOverlay(data), webhooks: new WebhookDispatcher(), now: Date.now },
   faults: FaultLayer = new FaultLayer(data.options.faults),
 ): RequestHandler {
+  const expiries = writes.expiries ?? new ExpiryNotifier(writes.activity, writes.webhooks, writes.now);
   const userView = hooks.dataView;
   const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
-  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, ...writes };
+  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, ...writes, expiries };
   const router = createRouter([
     ...exportRoutes(context),
     ...postingRoutes(context),
@@ -121,14 +144,18 @@ export function createEmulatorHandler(
  * await emulator.close();
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  const { port = 0, host = '127.0.0.1', hooks, clock = Date.now, webhooks: webhookOptions, ...dataset } = options;
+  const { port = 0, host = '127.0.0.1', hooks, clock = Date.now, webhooks: webhookOptions, expiryCheckMs, ...dataset } = options;
+  if (expiryCheckMs !== undefined && !(expiryCheckMs >= 1)) throw new RangeError('expiryCheckMs must be at least 1');
   const data = new SourceData(resolveEmulatorOptions(dataset));
   const activity = new ActivityOverlay(data);
   const webhooks = new WebhookDispatcher(webhookOptions);
-  const truth = groundTruthOf(data, activity);
+  const truth = groundTruthOf(data, activity, clock);
+  const expiries = new ExpiryNotifier(activity, webhooks, clock);
   const stats = new RequestStats();
   const faults = new FaultLayer(data.options.faults);
-  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock }, faults), host, port);
+  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock, expiries }, faults), host, port);
+  const expiryTimer = expiryCheckMs === undefined ? null : setInterval(() => void expiries.check(), expiryCheckMs);
+  expiryTimer?.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${server.port}`,
@@ -141,10 +168,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       subscribers: () => webhooks.subscribers(),
       settled: () => webhooks.settled(),
       webhookStats: () => webhooks.stats(),
+      checkExpiries: () => expiries.check(),
     },
     stats: { requests: (prefix) => stats.requests(prefix), reset: () => stats.reset() },
     faults: { counts: () => faults.counts, set: (options) => faults.set(resolveFaults(options, data.options.seed)) },
     close: () => {
+      if (expiryTimer) clearInterval(expiryTimer);
       webhooks.close();
       return server.close();
     },

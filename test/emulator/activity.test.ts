@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
+import { DateTime } from 'luxon';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOYALTY_TIERS, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
-import { LAST_DAY, allPages, allPostings, call, canonical, readPostingTime, readTimestamp, start } from './emulator-fixture.js';
+import { LAST_DAY, ZONE, allPages, allPostings, call, canonical, readPostingTime, readTimestamp, start } from './emulator-fixture.js';
+import { loyaltyAsWarehouse } from './loyalty-oracle.js';
 
 /** The day after the seeded data, when the scripted activity happens (10:00 in Athens). */
 const DAY = '2024-11-16';
@@ -28,6 +30,15 @@ async function subscriber(): Promise<{ url: string; bodies: any[]; calls: () => 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hook`, bodies, calls: () => calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Days the points earned in each tier stay valid (README, "Loyalty over time"). */
+const VALID_DAYS = [30, 90, 180, 365];
+
+/** When points credited on `day` in tier `order` expire: at the end of the month their validity ends in, as served. */
+function expiresOf(day: string, order: number): string {
+  const next = DateTime.fromISO(day, { zone: ZONE }).plus({ days: VALID_DAYS[order - 1]! }).startOf('month').plus({ months: 1 });
+  return `${next.toUTC().toFormat('yyyy-MM-dd HH:mm:ss')} UTC`;
 }
 
 let serial = 0;
@@ -91,10 +102,14 @@ describe('written activity: effects on the source, the ground truth and the loya
     const after = await loyaltyOf(customer);
     expect(after.cumulativeCredit).toBeCloseTo(before.cumulativeCredit + credit, 2);
     expect(after.wallets[0].point).toBeCloseTo(before.wallets[0].point + credit, 2);
-    expect(after.expiry.date).toBe('2025-11-16'); // a year after the new posting
+    // The credit is in the bucket of its expiry: the end of the month in which its tier's validity ends.
+    const expires = expiresOf(DAY, before.tier.order);
+    const gainedIn = (loyalty: any) => loyalty.balanceDetails.find((d: any) => d.expires === expires)?.loyaltyPointsGained ?? 0;
+    expect(gainedIn(after)).toBeCloseTo(gainedIn(before) + credit, 2);
+    expect(after.expiry.date).not.toBeNull();
 
     const vouchers = (await call(emulator, `/accounts/vouchers/get?phone=${customer.phone}`)).body;
-    expect(vouchers.at(-1)).toMatchObject({ title: 'Loyalty points', value: after.redeemable[0].value, expires: '2025-11-16', enabled: after.redeemable[0].value > 0 });
+    expect(vouchers.at(-1)).toMatchObject({ title: 'Loyalty points', value: after.redeemable[0].value, expires: after.expiry.date, enabled: after.redeemable[0].value > 0 });
 
     await emulator.activity.settled();
     const event = hook.bodies.find((b) => b.customer.accountId === customer.customer_id);
@@ -103,7 +118,9 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect(event.entity.wallets[0].point).toBe(after.wallets[0].point);
     expect(event.entity.cumulativeCredit).toBe(after.cumulativeCredit);
     expect(event.entity.loyaltyTier.name).toBe(after.tier.name);
-    expect(event.entity.pointExpiry).toBe('2025-11-16 08:00:00 UTC');
+    // The instant the next points expire: the start of the day after their last valid day, in the zone.
+    const lastDay = DateTime.fromISO(after.expiry.date, { zone: ZONE }).plus({ days: 1 });
+    expect(event.entity.pointExpiry).toBe(`${lastDay.toUTC().toFormat('yyyy-MM-dd HH:mm:ss')} UTC`);
     expect(event.generic).toBe(false);
   });
 
@@ -200,6 +217,20 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect([...emulator.truth.postings('2024-11-01', LAST_DAY)].some((p) => p.posted_at >= new Date(NOW).toISOString())).toBe(false);
   });
 
+  it('the loyalty and voucher ground truth holds what the writes changed, as the lookups serve it', async () => {
+    const written = new Set([...emulator.truth.postings(DAY, DAY)].map((p) => p.customer_id));
+    expect(written.size).toBeGreaterThanOrEqual(3);
+    const status = new Map([...emulator.truth.loyaltyStatus()].map((t) => [t.customer_id, t]));
+    const vouchers = [...emulator.truth.vouchers()];
+    for (const customerId of written) {
+      const c = customers.find((x) => x.customer_id === customerId)!;
+      expect(loyaltyAsWarehouse(customerId, await loyaltyOf(c))).toEqual(status.get(customerId));
+      const served = (await call(emulator, `/accounts/vouchers/get?phone=${c.phone}`)).body;
+      expect(served.at(-1).code).toBe(`P${customerId.slice(1)}`);
+      expect(vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled])).toEqual(served.map((v: any) => [v.code, v.value, v.expires, v.enabled]));
+    }
+  });
+
   it('retries a failed webhook call with back-off and gives up on a dead subscriber after maxAttempts', async () => {
     await emulator.activity.settled();
     const stats = emulator.activity.webhookStats();
@@ -212,7 +243,7 @@ describe('written activity: effects on the source, the ground truth and the loya
   });
 
   it('leaves the seeded data of customers nobody wrote about exactly as a fresh emulator serves it', async () => {
-    const pristine = await start();
+    const pristine = await start({ clock: () => NOW });
     try {
       const untouched = customers.at(-1)!;
       for (const path of [`/accounts?phone=${untouched.phone}&includeLoyalty=true`, `/accounts/loyalty/postings?phone=${untouched.phone}&pageSize=50&pageNumber=1`, `/accounts/vouchers/get?phone=${untouched.phone}`, `/business-data/accounts?start=2024-11-10&end=${LAST_DAY}&page=1&size=100`]) {

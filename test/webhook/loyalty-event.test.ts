@@ -29,7 +29,7 @@ describe('loyalty webhook events', () => {
       tier_order: 2,
       points: '320.0000',
       cumulative_credit: '320.0000',
-      point_expiry: '2025-03-21T08:00:00.000Z',
+      point_expiry: '2024-04-30T21:00:00.000Z', // Bronze points of 21 March, valid 30 days, expire as May starts in Athens
     });
     expect(JSON.parse(event.payload)).toEqual(body());
     expect(event.event_key).toMatch(/^[0-9a-f]{24}$/);

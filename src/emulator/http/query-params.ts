@@ -23,6 +23,15 @@ export function intParam(query: URLSearchParams, name: string, min: number, max 
   return number;
 }
 
+/** An optional instant: epoch milliseconds or an ISO 8601 timestamp with its zone (`2024-12-01T00:00:00Z`); null when absent. */
+export function instantParam(query: URLSearchParams, name: string): number | null {
+  const value = query.get(name);
+  if (value === null || value === '') return null;
+  const ms = /^\d+$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isSafeInteger(ms)) throw SourceError.badRequest(`${name} must be epoch milliseconds or an ISO timestamp with a zone, got "${value}"`);
+  return ms;
+}
+
 /** A window of days with a page: the parameters of both business-data exports. */
 export interface WindowPage {
   start: string;

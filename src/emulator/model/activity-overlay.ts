@@ -2,8 +2,10 @@ import { type TruthAccount, truthAccount } from './account-export.js';
 import { parseDay } from './calendar.js';
 import type { CustomerVersion } from './customer-directory.js';
 import { EMPTY_WINDOW, type ExportWindow } from './export-window.js';
+import { type LoyaltyState, loyaltyState } from './loyalty-summary.js';
 import { type Posting, type TruthPosting, truthPosting } from './posting-ledger.js';
 import type { SourceData } from './source-data.js';
+import { type HeldVoucher, pointsVoucher, seededVouchers } from './vouchers.js';
 
 /** The profile members a modify (`PUT /accounts/update`) may change; identity (id, phone, e-mail) never changes. */
 export interface ProfileEdit {
@@ -63,9 +65,12 @@ export class ActivityOverlay {
 
   constructor(readonly data: SourceData) {}
 
-  /** Customer `i`'s postings, oldest first: the seeded ones and the written ones, merged by posting time. */
-  postingsOf(i: number): readonly Posting[] {
-    const seeded = this.data.postings.postingsOf(i);
+  /**
+   * Customer `i`'s postings, oldest first: the seeded ones and the written ones, merged by posting time.
+   * `cached: false` leaves the ledger's small cache alone, for scans over every customer.
+   */
+  postingsOf(i: number, cached = true): readonly Posting[] {
+    const seeded = cached ? this.data.postings.postingsOf(i) : this.data.postings.generate(i);
     const written = this.postings.get(i);
     if (!written) return seeded;
     const merged: Posting[] = [];
@@ -76,6 +81,24 @@ export class ActivityOverlay {
     }
     while (s < seeded.length) merged.push(seeded[s++]!);
     return merged;
+  }
+
+  /** Customer `i`'s loyalty standing as of `asOfMs`, written postings included. */
+  loyaltyOf(i: number, asOfMs: number, cached = true): LoyaltyState {
+    return loyaltyState(this.postingsOf(i, cached), asOfMs, this.data.directory.createdAt(i), this.data.days);
+  }
+
+  /** The vouchers customer `i` holds at `asOfMs`: the seeded ones, then the points voucher of a customer with written postings. */
+  vouchersOf(i: number, asOfMs: number, cached = true): HeldVoucher[] {
+    const { data } = this;
+    const vouchers = seededVouchers(data.options.seed, i, data.directory.createdAt(i), asOfMs, data.days);
+    if (this.hasPostings(i)) vouchers.push(pointsVoucher(data.directory.customerId(i), this.loyaltyOf(i, asOfMs, cached), data.days));
+    return vouchers;
+  }
+
+  /** Whether customer `i` exists at `asOfMs`: it was created by then. */
+  existsAt(i: number, asOfMs: number): boolean {
+    return this.data.directory.createdAt(i) <= asOfMs;
   }
 
   /** Whether anything was booked on customer `i`'s points. */

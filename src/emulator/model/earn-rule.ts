@@ -1,6 +1,7 @@
-import { earnMultiplier } from './loyalty-tiers.js';
-import { POINT_VALUE, loyaltyState } from './loyalty-summary.js';
-import { POSTING_TYPE, type Posting } from './posting-ledger.js';
+import { POINT_VALUE, earnMultiplier } from './loyalty-tiers.js';
+import { loyaltyStanding } from './loyalty-summary.js';
+import type { Posting } from './posting-ledger.js';
+import { POSTING_TYPE } from './posting-type.js';
 import { roundTo } from './random.js';
 
 /** Where a sale was made: a point-of-sale transaction (6) or an e-commerce purchase (14). */
@@ -38,9 +39,10 @@ export function pointsWorth(money: number): number {
  * paid in money earns `paid × multiplier` points (1 in Bronze, 1.25 in Silver, 1.5 in Gold, 1.75 in
  * Platinum, the tier held before the sale), `awardOn` being `paid`; an amount paid by redemption debits
  * `redeemed / 0.05` points. The debit comes first, then the credit; either is left out when its amount is 0.
+ * Both go to the customer's home wallet (that of their first posting).
  */
 export function salePostings(history: readonly Posting[], sale: Sale): Posting[] {
-  const { tier, wallet } = loyaltyState(history);
+  const { tier, home: wallet } = loyaltyStanding(history);
   const channel = CHANNELS[sale.channel];
   const base = {
     postedMs: sale.postedMs,
@@ -73,7 +75,7 @@ export function salePostings(history: readonly Posting[], sale: Sale): Posting[]
  * postings stay: the source's listing is a ledger, never rewritten.
  */
 export function reversalPostings(history: readonly Posting[], booked: readonly Posting[], txnMs: number, postedMs: number): Posting[] {
-  const { tier } = loyaltyState(history);
+  const { tier } = loyaltyStanding(history);
   return [...booked].reverse().map((p) => ({
     ...p,
     postedMs,

@@ -1,3 +1,9 @@
+/** The program every customer belongs to. */
+export const LOYALTY_PROGRAM = { name: 'Loyalty Club', logo: 'https://cdn.example.com/loyalty/program.png' } as const;
+
+/** Money value of one point, in the wallet's currency. */
+export const POINT_VALUE = 0.05;
+
 /** A tier of the loyalty program. */
 export interface LoyaltyTier {
   readonly order: number;

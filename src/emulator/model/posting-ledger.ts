@@ -1,7 +1,9 @@
 import type { CustomerDirectory } from './customer-directory.js';
-import { earnMultiplier, tierFor } from './loyalty-tiers.js';
-import { POINT_VALUE } from './loyalty-summary.js';
+import type { LocalDays } from './local-days.js';
+import { POINT_VALUE, earnMultiplier, tierFor } from './loyalty-tiers.js';
 import { BRANDS } from './name-pools.js';
+import { PointsLedger } from './points-ledger.js';
+import { POSTING_TYPE } from './posting-type.js';
 import { type Random, Stream, randomFor, roundTo } from './random.js';
 import { formatPostingTime, isoUtc } from './zone-clock.js';
 
@@ -56,8 +58,13 @@ const HOMES = [
   { countryIso: 'BG', country: 'Bulgaria', currency: 'BGN', weight: 0.05 },
 ] as const;
 
-/** Posting `type` codes (meaning not given by the source; these are the emulator's). */
-export const POSTING_TYPE = { purchase: 1, redemption: 2, bonus: 3, rollback: 4 } as const;
+type Home = (typeof HOMES)[number];
+
+/** Share of customers who also shop in a second country (a second wallet), and of their postings booked there. */
+const TWO_WALLETS = 0.15;
+const AWAY_POSTINGS = 0.3;
+
+export { POSTING_TYPE };
 const PURCHASE = POSTING_TYPE.purchase;
 const REDEMPTION = POSTING_TYPE.redemption;
 const BONUS = POSTING_TYPE.bonus;
@@ -68,6 +75,8 @@ const CACHED_CUSTOMERS = 64;
  * Loyalty postings, generated per customer from (seed, customer) alone. About 15% of customers have
  * none, one in a hundred has a long history (300–700 postings), and about 3% of postings are followed
  * by an exact duplicate. Postings fall between the customer's creation and the end of the data range.
+ * About 15% of customers book some postings in a second country (a second wallet). A redemption never
+ * takes more than its wallet holds at that instant, expired points gone ({@link PointsLedger}).
  */
 export class PostingLedger {
   private readonly cache = new Map<number, readonly Posting[]>();
@@ -75,6 +84,7 @@ export class PostingLedger {
   constructor(
     private readonly directory: CustomerDirectory,
     private readonly rangeEndMs: number,
+    private readonly days: LocalDays,
   ) {}
 
   /** Postings of customer `i`, oldest first (cached; meant for paging one customer). */
@@ -107,11 +117,17 @@ export class PostingLedger {
     for (let n = 0; n < count; n++) times[n] = createdMs + 1000 + Math.floor(random.next() * span);
     times.sort();
     const home = pickHome(random);
+    // Where each posting is booked is drawn from a stream of its own, so the draws above stay as they were.
+    const places = randomFor(this.directory.timeline.seed, Stream.postingWallets, i);
+    const away = places.chance(TWO_WALLETS) ? places.pick(HOMES.filter((h) => h !== home)) : null;
+    const ledger = new PointsLedger(this.days);
     const postings: Posting[] = [];
     let earned = 0;
-    let balance = 0;
     for (let n = 0; n < count; n++) {
       const postedMs = times[n]!;
+      const where: Home = away && places.chance(AWAY_POSTINGS) ? away : home;
+      ledger.advanceTo(postedMs);
+      const balance = PointsLedger.balance(ledger.wallet(where.countryIso, where.currency, where.country)) / 100;
       const tier = tierFor(earned);
       const brand = random.pick(BRANDS);
       const redeem = balance >= 20 && random.chance(0.2);
@@ -120,7 +136,6 @@ export class PostingLedger {
       const credit = redeem ? 0 : bonus ? random.pick([25, 50, 100]) : roundTo(awardOn! * earnMultiplier(tier), 2);
       const debit = redeem ? random.decimal(10, Math.min(balance, 500), 2) : 0;
       earned = roundTo(earned + credit, 2);
-      balance = roundTo(balance + credit - debit, 2);
       const posting: Posting = {
         postedMs,
         txnMs: Math.max(createdMs, postedMs - random.int(0, 36 * 3600) * 1000 - random.int(0, 999)),
@@ -129,26 +144,31 @@ export class PostingLedger {
         debit,
         debitValue: roundTo(debit * POINT_VALUE, 4),
         awardOn,
-        currency: home.currency,
+        currency: where.currency,
         receipt: `R${this.directory.customerId(i).slice(1)}-${String(n + 1).padStart(4, '0')}`,
         branchName: random.pick(brand.branches),
         brandName: brand.name,
-        countryIso: home.countryIso,
-        country: home.country,
+        countryIso: where.countryIso,
+        country: where.country,
         tierOrder: tier.order,
         tierName: tier.name,
         type: redeem ? REDEMPTION : bonus ? BONUS : PURCHASE,
         postingType: redeem ? 2 : 1,
       };
       postings.push(posting);
-      // The source sometimes books the very same posting twice; both copies are served.
-      if (random.chance(0.03)) postings.push({ ...posting });
+      ledger.apply(posting);
+      // The source sometimes books the very same posting twice; both copies are served (and both count), but
+      // never a redemption the wallet could not pay twice.
+      if (random.chance(0.03) && debit * 2 <= balance) {
+        postings.push({ ...posting });
+        ledger.apply(posting);
+      }
     }
     return postings;
   }
 }
 
-function pickHome(random: Random): (typeof HOMES)[number] {
+function pickHome(random: Random): Home {
   let r = random.next();
   for (const home of HOMES) {
     if (r < home.weight) return home;

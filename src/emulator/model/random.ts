@@ -21,6 +21,7 @@ export const Stream = {
   faults: 13,
   drift: 14,
   contactless: 15,
+  postingWallets: 16,
 } as const;
 
 /** A stream kind from {@link Stream}. */

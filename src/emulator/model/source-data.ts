@@ -4,6 +4,7 @@ import { Calendar } from './calendar.js';
 import { ChangeLog } from './change-log.js';
 import { CustomerDirectory } from './customer-directory.js';
 import { CustomerTimeline } from './customer-timeline.js';
+import { LocalDays } from './local-days.js';
 import { PostingLedger } from './posting-ledger.js';
 import { SurveyExport } from './survey-export.js';
 import { ZoneClock } from './zone-clock.js';
@@ -14,6 +15,8 @@ const DST_YEARS_BACK = 8;
 /** Everything the emulated source holds, wired from resolved options. Built once at start-up. */
 export class SourceData {
   readonly calendar: Calendar;
+  /** Local calendar days of the zone, for the loyalty and voucher rules. */
+  readonly days: LocalDays;
   readonly timeline: CustomerTimeline;
   readonly changes: ChangeLog;
   readonly directory: CustomerDirectory;
@@ -24,13 +27,14 @@ export class SourceData {
   constructor(readonly options: ResolvedEmulatorOptions) {
     const clock = new ZoneClock(options.timezone);
     this.calendar = new Calendar(clock, options.startDate, options.endDate);
+    this.days = new LocalDays(clock);
     this.timeline = new CustomerTimeline(options.seed, options.accounts, this.calendar);
     this.changes = new ChangeLog(this.timeline);
     const firstYear = Number(options.startDate.slice(0, 4));
     this.directory = new CustomerDirectory(this.timeline, clock.transitions(firstYear - DST_YEARS_BACK, firstYear - 1), options.contactlessRate);
     this.accounts = new AccountExport(this.changes, this.directory, options.badRecordRate);
     this.surveys = new SurveyExport(this.directory, options.surveysPerDay, options.badRecordRate);
-    this.postings = new PostingLedger(this.directory, this.calendar.dayStart(this.calendar.dayCount));
+    this.postings = new PostingLedger(this.directory, this.calendar.dayStart(this.calendar.dayCount), this.days);
   }
 
   /** Customer index for a phone or e-mail (phone first), or -1 when neither finds one. */

@@ -6,10 +6,11 @@ import type { RouteContext } from './route-context.js';
 /**
  * The emulator's own endpoints for written activity: `GET /_emulator/webhooks` lists the loyalty webhook's
  * subscribers and the delivery counts, `POST` (`{"url": …}`) registers one — the emulated form of "a
- * subscriber is registered through the service's support" — and `GET /_emulator/activity` counts what
+ * subscriber is registered through the service's support" —, `POST /_emulator/expiries` fires the webhook
+ * for points expired since the last check (`{"events": n}`), and `GET /_emulator/activity` counts what
  * clients wrote.
  */
-export function activityRoutes({ activity, webhooks }: RouteContext): Route[] {
+export function activityRoutes({ activity, webhooks, expiries }: RouteContext): Route[] {
   const listing = () => json(200, { subscribers: webhooks.subscribers(), ...webhooks.stats() });
   return [
     { method: 'GET', path: '/_emulator/webhooks', handle: listing },
@@ -32,6 +33,7 @@ export function activityRoutes({ activity, webhooks }: RouteContext): Route[] {
         return listing();
       },
     },
+    { method: 'POST', path: '/_emulator/expiries', handle: async () => json(200, { events: await expiries.check() }) },
     {
       method: 'GET',
       path: '/_emulator/activity',

@@ -1,7 +1,6 @@
 import type { CustomerVersion } from '../../model/customer-directory.js';
-import { POINT_VALUE, loyaltyState, loyaltySummary, redeemablePoints } from '../../model/loyalty-summary.js';
-import { roundTo } from '../../model/random.js';
-import { pointsVoucher, vouchersOf } from '../../model/vouchers.js';
+import { loyaltySummary } from '../../model/loyalty-summary.js';
+import { renderVoucher } from '../../model/vouchers.js';
 import { formatUtcWall } from '../../model/zone-clock.js';
 import { identityParams, intParam } from '../query-params.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
@@ -9,7 +8,10 @@ import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
 import type { RouteContext } from './route-context.js';
 
-/** Endpoints 2, 3 and 9: customer search, lookup (with loyalty) and vouchers. */
+/**
+ * Endpoints 2, 3 and 9: customer search, lookup (with loyalty) and vouchers. The lookup and the vouchers
+ * answer as of the emulator's clock: a customer created after it is not found yet.
+ */
 export function customerRoutes(context: RouteContext): Route[] {
   const { data, activity } = context;
   return [
@@ -24,8 +26,9 @@ export function customerRoutes(context: RouteContext): Route[] {
         if (includeLoyalty !== 'true' && includeLoyalty !== 'false') {
           throw SourceError.badRequest(`includeLoyalty must be true or false, got "${includeLoyalty}"`);
         }
+        const now = context.now();
         const customer = data.findCustomer(phone, email);
-        if (customer < 0) throw SourceError.dataNotFound();
+        if (customer < 0 || !activity.existsAt(customer, now)) throw SourceError.dataNotFound();
         const version = activity.latest(customer);
         const profile = {
           // The source's sample shows the phone as a JSON number here (and only here).
@@ -42,7 +45,7 @@ export function customerRoutes(context: RouteContext): Route[] {
           nationality: version.nationality,
           businessFields: Object.fromEntries(version.customFields),
         };
-        const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(activity.postingsOf(customer)) } : { profile };
+        const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(activity.loyaltyOf(customer, now)) } : { profile };
         return json(200, body);
       },
     },
@@ -52,16 +55,10 @@ export function customerRoutes(context: RouteContext): Route[] {
       handle: (request) => {
         const { phone, email } = identityParams(request.query);
         if (!phone && !email) throw SourceError.atLeastOneRequired('phone, email');
+        const now = context.now();
         const customer = data.findCustomer(phone, email);
-        if (customer < 0) return json(200, []);
-        const fromMs = data.calendar.dayStart(data.calendar.dayCount);
-        const vouchers = vouchersOf(data.options.seed, customer, fromMs);
-        if (activity.hasPostings(customer)) {
-          const state = loyaltyState(activity.postingsOf(customer));
-          const value = roundTo(redeemablePoints(state.balance) * POINT_VALUE, 4);
-          vouchers.push(pointsVoucher(data.directory.customerId(customer), value, formatUtcWall(state.expiresMs).slice(0, 10)));
-        }
-        return json(200, vouchers);
+        if (customer < 0 || !activity.existsAt(customer, now)) return json(200, []);
+        return json(200, activity.vouchersOf(customer, now).map(renderVoucher));
       },
     },
   ];

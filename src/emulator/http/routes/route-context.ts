@@ -2,6 +2,7 @@ import type { ResolvedFaults } from '../../faults/fault-options.js';
 import type { GroundTruth } from '../../ground-truth.js';
 import type { ActivityOverlay } from '../../model/activity-overlay.js';
 import type { SourceData } from '../../model/source-data.js';
+import type { ExpiryNotifier } from '../../webhook/expiry-notifier.js';
 import type { WebhookDispatcher } from '../../webhook/webhook-dispatcher.js';
 import type { DataViewHook } from '../export-page-view.js';
 import type { RequestStats } from '../request-stats.js';
@@ -16,8 +17,10 @@ export interface RouteContext {
   activity: ActivityOverlay;
   /** Calls the loyalty webhook's subscribers. */
   webhooks: WebhookDispatcher;
-  /** The emulator's clock (ms): the time of every write. */
+  /** The emulator's clock (ms): the time of every write, and the instant loyalty and vouchers are served as of. */
   now: () => number;
+  /** Fires the loyalty webhook for points expired since the last check. */
+  expiries: ExpiryNotifier;
   /** The faults in force now (they can change while the emulator runs). */
   faults(): ResolvedFaults;
 }

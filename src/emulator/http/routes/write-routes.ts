@@ -1,8 +1,7 @@
 import { DateTime } from 'luxon';
 import type { ProfileEdit } from '../../model/activity-overlay.js';
 import { type SaleChannel, pointsWorth, reversalPostings, salePostings } from '../../model/earn-rule.js';
-import { loyaltyState } from '../../model/loyalty-summary.js';
-import { loyaltyUpdatedBody } from '../../webhook/loyalty-updated-body.js';
+import { loyaltyUpdatedBodyOf } from '../../webhook/loyalty-updated-body.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
@@ -102,7 +101,7 @@ export function writeRoutes(context: RouteContext): Route[] {
   const instantOf = (time: string): number => DateTime.fromFormat(time, 'yyyy-MM-dd HH:mm:ss', { zone: data.options.timezone }).toMillis();
 
   const notify = (customer: number, source: string): void => {
-    context.webhooks.notify(loyaltyUpdatedBody(activity.latest(customer), activity.postingsOf(customer), source));
+    context.webhooks.notify(loyaltyUpdatedBodyOf(activity.latest(customer), activity.loyaltyOf(customer, context.now()), source));
   };
 
   const sale = (body: Body, identity: 'account' | 'customer', channel: SaleChannel) => {
@@ -110,7 +109,8 @@ export function writeRoutes(context: RouteContext): Route[] {
     if (activity.sales.has(receipt)) throw SourceError.notUnique('receipt');
     const customer = customerOf(body[identity]);
     const redeemed = body.redeemed as number;
-    if (redeemed > 0 && (customer < 0 || pointsWorth(redeemed) > loyaltyState(activity.postingsOf(customer)).balance)) {
+    // A redemption debits the home wallet, so it is held against that wallet's points as of now.
+    if (redeemed > 0 && (customer < 0 || pointsWorth(redeemed) > activity.loyaltyOf(customer, context.now()).wallets[0]!.point)) {
       throw SourceError.invalidFields('redeemed');
     }
     const booked =
