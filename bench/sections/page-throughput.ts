@@ -178,7 +178,7 @@ jobs:
     await Promise.all(
     windows.map((window) =>
       limit(async () => {
-        const ctx: StreamContext = { api: api.scoped(), pageSize: scenario.pageSize, concurrency: scenario.concurrency, timezone: DATA.timezone, job: 'bench', jobConfig: job, destination: NO_WAREHOUSE, logger: silentLogger };
+        const ctx: StreamContext = { api: api.scoped(), pageSize: scenario.pageSize, concurrency: scenario.concurrency, timezone: DATA.timezone, job: 'bench', jobConfig: job, logger: silentLogger };
         for await (const batch of accounts.extract(ctx, [window])) {
           records += batch.records.length;
           pages++;

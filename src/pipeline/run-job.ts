@@ -195,8 +195,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       request.onSpanDone?.(name, counts);
     };
     const api = request.api.scoped();
-    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
-    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId };
+    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, logger: log };
+    const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
+    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId, customers };
     try {
       done(await loadSpan(stream, span, ctx, destination, settings, log));
     } catch (caught) {
