@@ -4,13 +4,15 @@ export const ExitCode = {
   ok: 0,
   /** At least one window failed (source down, too many rejects, …); the others were loaded. */
   windowsFailed: 1,
+  /** The source or the warehouse cannot be reached, or the source refused the credentials. */
+  unreachable: 1,
   /** Bad command line or configuration: nothing was attempted. */
   usage: 2,
   /** The warehouse or the job is held by another process: nothing was attempted. */
   busy: 3,
   /** `verify` found windows whose counts differ from the source's. */
   gaps: 4,
-  /** Anything unexpected (a bug, the warehouse failing). */
+  /** Anything unexpected: a bug. */
   internal: 70,
 } as const;
 

@@ -3,14 +3,19 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
+import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
+import { WarehouseConfigError } from '../load/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { backfillCommand } from '../commands/backfill.js';
 import { checkCommand } from '../commands/check.js';
 import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
+import { reportCommand } from '../commands/report.js';
 import { runCommand } from '../commands/run.js';
 import { statusCommand } from '../commands/status.js';
+import { interruptedExitCode } from '../commands/interruption.js';
 import { collectList, webhookCommand } from '../commands/webhook.js';
+import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { verifyCommand } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
 import { CommandError, ExitCode } from './exit-codes.js';
@@ -26,6 +31,7 @@ export function buildProgram(): Command {
 
   common(program.command('run').description('incremental load: every stream of the job from its watermark (less the look-back) to the last closed day'))
     .option('--until <day>', 'last day to load instead of the last closed day')
+    .option('--report <file>', 'rewrite the status page (HTML) at this path after the run, whether it succeeded or not')
     .action(runCommand);
   common(program.command('backfill').description('re-extract a historical range in windows'))
     .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
@@ -43,6 +49,14 @@ export function buildProgram(): Command {
   common(program.command('status').description('per stream: watermark, lag, windows, rejects; the last runs'))
     .option('--json', 'machine-readable output')
     .action(statusCommand);
+  common(program.command('report').description('write the status page: one self-contained HTML file read from the warehouse'))
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html')
+    .option('--until <day>', 'last day of the calendars instead of the last closed day')
+    .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
+    .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
+    .option('--host <host>', 'address to serve on', '127.0.0.1')
+    .option('--every <s>', 'seconds between rewrites when serving', '60')
+    .action(reportCommand);
   common(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
   program
     .command('emulator')
@@ -56,6 +70,7 @@ export function buildProgram(): Command {
     .option('--timezone <zone>', 'business time zone', 'Europe/Athens')
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
+    .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
     .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
     .option('--latency <ms>', 'fault: delay before every answer')
@@ -91,6 +106,7 @@ export function buildProgram(): Command {
 /** Runs the command line and exits with the command's code; failures end with one clear line on stderr. */
 export async function main(argv: string[]): Promise<number> {
   try {
+    checkLogLevel(process.env.LOYALTY_LOG_LEVEL);
     await buildProgram().parseAsync(argv);
     return ExitCode.ok;
   } catch (error) {
@@ -102,11 +118,38 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Levels `LOYALTY_LOG_LEVEL` may name (pino's). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function checkLogLevel(level: string | undefined): void {
+  if (level !== undefined && level !== '' && !LOG_LEVELS.includes(level)) {
+    throw new CommandError(`LOYALTY_LOG_LEVEL: '${level}' is no log level (use one of ${LOG_LEVELS.join(', ')})`, ExitCode.usage);
+  }
+}
+
 function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof RunInterruptedError) {
+    return [interruptedExitCode(error.signal), `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`];
+  }
+  if (error instanceof WarehouseConnectionError) return [ExitCode.unreachable, error.message];
+  const listen = listenProblem(error);
+  if (listen) return [ExitCode.usage, listen];
   if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
   if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
-  if (error instanceof SourceError) return [ExitCode.windowsFailed, `source: ${error.message}`];
+  if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
+}
+
+/** A server (`emulator`, `webhook`) that cannot listen where it was told: the address is taken or not allowed. */
+function listenProblem(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.syscall !== 'listen') return undefined;
+  const where = `${e.address ?? ''}:${e.port ?? ''}`;
+  if (e.code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use by another process (choose another with --port)`;
+  if (e.code === 'EACCES') return `cannot listen on ${where}: not allowed (ports below 1024 need privileges; choose another with --port)`;
+  if (e.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no such address on this machine (check --host)`;
+  return `cannot listen on ${where}: ${e.code ?? e.message}`;
 }

@@ -8,7 +8,8 @@ import { backfillWindowCounts } from '../state/window-claims.js';
 import { STREAM_ORDER } from '../streams/registry.js';
 import { createProgress } from './backfill-progress.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
-import { failOnFailedWindows, summarizeRun } from './report.js';
+import { interruptibleRun } from './interruption.js';
+import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 
 export interface BackfillOptions extends CommonOptions {
   from: string;
@@ -79,6 +80,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       api,
       destination,
       logger,
+      stop: interruptibleRun(),
       // one worker of a shared backfill refreshes the reference data, not every one
       refreshReferenceData: backfill.created,
       onSpanDone: (_stream, spanCounts) => {

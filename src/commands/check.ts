@@ -3,7 +3,8 @@ import { resolveJob, commandLogger, createApi, usingDestination, type CommonOpti
 
 /**
  * `loyalty-etl check`: the config is valid (loading it proves that), the source answers one cheap call with
- * the configured credentials, and the warehouse opens and is migrated.
+ * the configured credentials, and the warehouse opens and is migrated. It never creates a warehouse: a missing one
+ * is an error naming it.
  */
 export async function checkCommand(options: CommonOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
@@ -12,9 +13,13 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
   const api = createApi({ ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } }, commandLogger());
   const profiles = await api.profiles();
   out(`source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}`);
-  const description = await usingDestination(config, async (destination) => {
-    await destination.withConnection((conn) => conn.all('SELECT 1 AS ok'));
-    return destination.describe();
-  });
+  const description = await usingDestination(
+    config,
+    async (destination) => {
+      await destination.withConnection((conn) => conn.all('SELECT 1 AS ok'));
+      return destination.describe();
+    },
+    { create: false },
+  );
   out(`warehouse ok: ${description}`);
 }

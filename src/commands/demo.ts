@@ -6,9 +6,11 @@ import { runJob } from '../pipeline/run-job.js';
 import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
+import { interruptibleRun } from './interruption.js';
 import { commandLogger, createApi, usingDestination } from './job-session.js';
-import { summarizeRun, failOnFailedWindows } from './report.js';
+import { summarizeRun, failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
+import { writeReport } from '../report/write-report.js';
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */
 const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
@@ -32,7 +34,7 @@ export async function demoCommand(): Promise<void> {
       await destination.withConnection(async (conn) => {
         for (const stream of job.streams) windows.set(stream, planIncrementalWindows(job, await readWatermark(conn, 'demo', stream), DEMO.endDate));
       });
-      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger });
+      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger, stop: interruptibleRun() });
       out();
       out(summarizeRun(result));
       failOnFailedWindows(result);
@@ -46,6 +48,9 @@ export async function demoCommand(): Promise<void> {
         out();
         out(formatRows(rows));
       });
+      const page = await writeReport(destination, { path: 'report.html', job: 'demo', jobConfig: job, timezone: DEMO.timezone, through: DEMO.endDate });
+      out();
+      out(`status page: ./${page.path} (open it in a browser; \`loyalty-etl report\` writes one for your own jobs)`);
     });
     out();
     out('query it yourself: duckdb warehouse.duckdb  (or any DuckDB client)');

@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import { type EmulatorOptions, type FaultOptions, resolveFaults, startEmulator } from '../emulator/index.js';
@@ -30,6 +31,7 @@ export interface EmulatorCommandOptions extends FaultFlags {
   timezone?: string;
   authHeader?: string;
   badRate?: string;
+  contactlessRate?: string;
   postingsOrder?: string;
   /** Loyalty webhook subscriber URLs (`--webhook`, repeatable). */
   webhook?: string[];
@@ -41,7 +43,11 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   for (const url of options.webhook ?? []) {
     if (!/^https?:\/\/[^/]/.test(url)) throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
   }
-  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } });
+  const emulator = await startEmulator({ ...opts, port: whole('--port', options.port, 0, 65535), host: options.host, webhooks: { subscribers: options.webhook ?? [] } }).catch((error: unknown) => {
+    // the options the flags did not check themselves (the time zone, the data range) are checked by the emulator
+    if (error instanceof RangeError) throw new CommandError(`emulator: ${error.message}`, ExitCode.usage);
+    throw error;
+  });
   const o = emulator.options;
   const faults = describeFaults(opts.faults ?? {});
   process.stdout.write(
@@ -65,9 +71,11 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
   for (const [flag, value] of [['--start', options.start], ['--end', options.end]] as const) {
     if (value !== undefined && !isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
   }
+  if (options.timezone !== undefined && !IANAZone.isValidZone(options.timezone)) throw new CommandError(`--timezone: '${options.timezone}' is no IANA time zone (e.g. Europe/Athens)`, ExitCode.usage);
   const token = process.env.LOYALTY_API_TOKEN;
   if (options.authHeader && !token) throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
   const badRate = options.badRate === undefined ? 0 : share('--bad-rate', options.badRate);
+  const contactlessRate = options.contactlessRate === undefined ? 0 : share('--contactless-rate', options.contactlessRate);
   if (options.postingsOrder && !['newest-first', 'oldest-first'].includes(options.postingsOrder)) {
     throw new CommandError(`--postings-order: use newest-first or oldest-first`, ExitCode.usage);
   }
@@ -80,6 +88,7 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     timezone: options.timezone,
     auth: options.authHeader && token ? { header: options.authHeader, value: token } : undefined,
     badRecordRate: badRate,
+    contactlessRate,
     postingsOrder: options.postingsOrder as EmulatorOptions['postingsOrder'],
     faults: faultOptions(options, seed),
   };

@@ -1,32 +1,65 @@
+import { existsSync } from 'node:fs';
+import { isoDay, type JobConfig } from '../config/config-schema.js';
+import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
-import type { JobRunResult } from '../pipeline/run-job.js';
-import { formatWindow } from '../plan/windows.js';
+import { lastClosedDay } from '../plan/days.js';
+import { serveReport } from '../report/serve-report.js';
+import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';
+import { commandLogger, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 
-/** One line per stream of what a run loaded, for stdout. */
-export function summarizeRun(result: JobRunResult): string {
-  const byStream = new Map<string, { windows: number; loaded: number; rejected: number; extracted: number }>();
-  for (const c of result.loaded) {
-    const s = byStream.get(c.stream) ?? { windows: 0, loaded: 0, rejected: 0, extracted: 0 };
-    s.windows++;
-    s.loaded += c.loaded;
-    s.rejected += c.rejected;
-    s.extracted += c.extracted;
-    byStream.set(c.stream, s);
-  }
-  const lines = [...byStream].map(([stream, s]) => `${stream}: ${s.windows} window(s), ${s.extracted} records read, ${s.loaded} loaded, ${s.rejected} rejected`);
-  const directory = result.directory;
-  if (directory.loaded.length > 0 || directory.empty > 0) {
-    const read = directory.loaded.reduce((n, c) => n + c.extracted, 0);
-    lines.unshift(`customer directory: ${directory.loaded.length} accounts window(s) read (${read} records), ${directory.empty} found empty without reading them`);
-  }
-  if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
-  lines.push(`${result.requests} source requests, run ${result.runId}`);
-  return lines.join('\n');
+export interface ReportOptions extends CommonOptions {
+  /** The HTML file to write. */
+  output: string;
+  /** Last day of the calendars instead of the last closed day. */
+  until?: string;
+  /** Serve the page and rewrite it every `every` seconds, until interrupted. */
+  serve?: boolean;
+  port: string;
+  host: string;
+  every: string;
 }
 
-/** Throws the command's one-line failure when any window failed. */
-export function failOnFailedWindows(result: JobRunResult): void {
-  const first = result.failed[0];
-  if (!first) return;
-  throw new CommandError(`${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`, ExitCode.windowsFailed);
+/**
+ * `loyalty-etl report`: writes the status page, one self-contained HTML file read from the warehouse alone.
+ * With `--serve`, serves it on `http://host:port/` and rewrites it every `--every` seconds (the page reloads
+ * itself as often) until interrupted.
+ */
+export async function reportCommand(options: ReportOptions): Promise<void> {
+  const { config, job, jobConfig } = resolveJob(options);
+  if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
+  const every = Number(options.every);
+  if (!Number.isInteger(every) || every < 1 || every > 86_400) throw new CommandError(`--every: ${options.every} is not a whole number of seconds from 1 to 86400`, ExitCode.usage);
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
+  const destination = config.destination;
+  // opening a DuckDB path creates a warehouse there: a page of an empty new file would only hide the wrong path
+  if (destination.type === 'duckdb' && !existsSync(destination.path)) throw new CommandError(`warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`, ExitCode.usage);
+  const target = reportTarget({ flag: '--output', path: options.output, config, job, jobConfig, until: options.until });
+  if (options.serve) target.refreshSeconds = every;
+  const write = () => usingDestination(config, (d) => writeReport(d, target));
+  const written = await write();
+  process.stdout.write(`report written to ${written.path}: ${written.windows} windows, ${Math.ceil(written.bytes / 1024)} KB\n`);
+  if (!options.serve) return;
+
+  const logger = commandLogger();
+  const server = await serveReport({ file: target.path, host: options.host, port, everySeconds: every, logger, refresh: async () => void (await write()) });
+  logger.info({ url: server.url, file: target.path, everySeconds: every }, 'report served');
+  process.stdout.write(`serving ${server.url} (rewritten from the warehouse every ${every} s; Ctrl-C stops)\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+}
+
+/**
+ * The page a command writes to `path`, its last day the last closed day at each write (or `until`). A path whose
+ * folder does not exist is a usage error of `flag`, found before anything is read or loaded.
+ */
+export function reportTarget(request: { flag: string; path: string; config: ResolvedConfig; job: string; jobConfig: JobConfig; until?: string }): ReportTarget {
+  const problem = reportPathProblem(request.path);
+  if (problem) throw new CommandError(`${request.flag}: ${problem}`, ExitCode.usage);
+  const timezone = request.config.source.timezone;
+  const until = request.until;
+  return { path: request.path, job: request.job, jobConfig: request.jobConfig, timezone, through: until ?? (() => lastClosedDay(timezone)) };
 }

@@ -7,11 +7,16 @@ import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
-import { failOnFailedWindows, summarizeRun } from './report.js';
+import { interruptibleRun } from './interruption.js';
+import { failOnFailedWindows, summarizeRun } from './run-summary.js';
+import { reportAfter } from '../report/write-report.js';
+import { reportTarget } from './report.js';
 
 export interface RunOptions extends CommonOptions {
   /** Last day to load instead of the last closed day in the source's zone (re-running up to a given night). */
   until?: string;
+  /** Rewrite the status page at this path after the run. */
+  report?: string;
 }
 
 /**
@@ -24,6 +29,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
   if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
   const lease = leaseSeconds();
+  const report = options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
   const logger = commandLogger();
   const api = createApi(config, logger);
   const result = await usingDestination(config, async (destination) => {
@@ -31,7 +37,9 @@ export async function runCommand(options: RunOptions): Promise<void> {
     await destination.withConnection(async (conn) => {
       for (const stream of jobConfig.streams) windows.set(stream, planIncrementalWindows(jobConfig, await readWatermark(conn, job, stream), through));
     });
-    return runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger });
+    return reportAfter(report, destination, logger, () =>
+      runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger, stop: interruptibleRun() }),
+    );
   });
   process.stdout.write(`${summarizeRun(result)}\n`);
   failOnFailedWindows(result);

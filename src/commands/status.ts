@@ -12,12 +12,15 @@ export interface StatusOptions extends CommonOptions {
 /** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; the run lock, backfills, the last runs. */
 export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  const status = await usingDestination(config, (destination) =>
-    destination.withConnection(async (conn): Promise<JobStatus> => {
-      const status = await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone));
-      if (!jobConfig.streams.includes('accounts')) return status;
-      return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)) };
-    }),
+  const status = await usingDestination(
+    config,
+    (destination) =>
+      destination.withConnection(async (conn): Promise<JobStatus> => {
+        const status = await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone));
+        if (!jobConfig.streams.includes('accounts')) return status;
+        return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)) };
+      }),
+    { create: false },
   );
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
 }

@@ -5,7 +5,7 @@ import { readAllPages } from '../extract/paged-window.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { checkWindow, duplicateKeys, warehouseWindows, type DuplicateKeys, type WindowCheck } from '../state/window-reconciliation.js';
+import { checkWindow, duplicateKeys, warehouseWindowsOf, type DuplicateKeys, type WindowCheck } from '../state/window-reconciliation.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
@@ -67,8 +67,9 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
       destination.withConnection(async (conn) => {
         // keys the database does not enforce are the merge's to keep: checked here
         if (!destination.capabilities.declaredKeys) duplicates = await duplicateKeys(conn, streams.flatMap((s) => streamDefinition(s).tables));
-        return new Map(await Promise.all(streams.map(async (s) => [s, await warehouseWindows(conn, job, s, first, last)] as const)));
+        return warehouseWindowsOf(conn, job, streams, first, last);
       }),
+      { create: false },
     );
     for (const stream of streams) {
       const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
@@ -76,8 +77,10 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     }
   }
   const directory: DirectoryCheck | undefined = streams.includes('accounts')
-    ? await usingDestination(config, (destination) =>
-        checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
+    ? await usingDestination(
+        config,
+        (destination) => checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
+        { create: false },
       )
     : undefined;
   const gaps = checks.filter((c) => c.gap !== null);

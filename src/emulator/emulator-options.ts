@@ -19,6 +19,11 @@ export interface EmulatorOptions {
   auth?: { header: string; value: string };
   /** Extra malformed records per valid record in the accounts and surveys exports (0..1). Default 0. */
   badRecordRate?: number;
+  /**
+   * Share of customers with neither phone nor e-mail (0..1), drawn per customer from the seed: the postings and
+   * vouchers endpoints cannot be asked about them. Default 0.
+   */
+  contactlessRate?: number;
   /** Order of loyalty postings. Default `newest-first`. */
   postingsOrder?: 'newest-first' | 'oldest-first';
   /** Largest accepted page size; a larger one gets 400. Default 1000. */
@@ -58,12 +63,14 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const accounts = options.accounts ?? 300;
   const seed = options.seed ?? 1;
   const badRecordRate = options.badRecordRate ?? 0;
+  const contactlessRate = options.contactlessRate ?? 0;
   const maxPageSize = options.maxPageSize ?? 1000;
   const surveysPerDay = options.surveysPerDay ?? Math.max(3, Math.round(accounts / 20));
   const postingsOrder = options.postingsOrder ?? 'newest-first';
   check(Number.isSafeInteger(seed) && seed >= 0, 'seed must be a non-negative integer');
   check(Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS, `accounts must be an integer in 1..${MAX_ACCOUNTS}`);
   check(badRecordRate >= 0 && badRecordRate <= 1, 'badRecordRate must be within 0..1');
+  check(contactlessRate >= 0 && contactlessRate <= 1, 'contactlessRate must be within 0..1');
   check(Number.isInteger(maxPageSize) && maxPageSize >= 1, 'maxPageSize must be a positive integer');
   check(surveysPerDay >= 0 && Number.isFinite(surveysPerDay), 'surveysPerDay must be a non-negative number');
   check(postingsOrder === 'newest-first' || postingsOrder === 'oldest-first', 'postingsOrder must be newest-first or oldest-first');
@@ -76,6 +83,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     timezone,
     auth: options.auth ? { header: options.auth.header, value: options.auth.value } : null,
     badRecordRate,
+    contactlessRate,
     postingsOrder,
     maxPageSize,
     surveysPerDay,

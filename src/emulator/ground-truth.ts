@@ -37,7 +37,10 @@ export interface GroundTruth {
   accounts(start: string, end: string): Iterable<TruthAccount>;
   /** Every answer record dated in [start, end]. */
   surveyResponses(start: string, end: string): Iterable<TruthSurveyResponse>;
-  /** Every posting whose postingDate falls on a day in [start, end], of every customer; duplicates and written ones included. */
+  /**
+   * Every posting whose postingDate falls on a day in [start, end], of every customer the postings endpoint can be
+   * asked about (a customer with neither phone nor e-mail cannot); duplicates and written ones included.
+   */
   postings(start: string, end: string): Iterable<TruthPosting>;
   /** Malformed records served by the exports for [start, end]. */
   rejects(stream: 'accounts' | 'surveys', start: string, end: string): Iterable<TruthReject>;
@@ -99,6 +102,7 @@ function* postingsIn(data: SourceData, days: { first: number; last: number } | n
   if (!days) return;
   const through = data.timeline.firstCreatedOn(days.last + 1);
   for (let i = 0; i < through; i++) {
+    if (data.directory.isContactless(i)) continue;
     const customerId = data.directory.customerId(i);
     for (const posting of data.postings.generate(i)) {
       const day = data.calendar.indexAt(posting.postedMs);

@@ -4,6 +4,7 @@ import type { Window } from '../plan/windows.js';
 import type { CustomerIdentity, LoyaltyApi, SourcePage } from '../source/loyalty-api.js';
 import { DataNotFoundError, IncompleteListingError } from '../source/source-errors.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { askCustomer, type CustomerReject } from './askable-customer.js';
 
 /** A raw posting with the customer it was listed for, as the postings stream stages and rejects it. */
 export interface PostingRecord {
@@ -18,6 +19,8 @@ export interface CustomerPostings {
   stoppedEarly: boolean;
   /** Why earlier reads of the listing were dropped (it changed while it was read); empty when the first read held. */
   readAgain: string[];
+  /** The service cannot be asked about this customer (no phone nor e-mail, or `1010`): nothing was kept. */
+  rejected?: CustomerReject;
 }
 
 /** The instants bounding a span, and the window of each day. */
@@ -60,9 +63,15 @@ function postingMillis(posting: unknown, timezone: string): number | undefined {
  * span. Every page read must report page 1's `totalCount` and hold exactly the postings that count leaves
  * for it; otherwise postings were added or removed while the listing was read, and it is read again, up to
  * `maxPasses` times (postings carry no key, and exact duplicates are real, so counts are the proof).
- * `1005 Data Not Found` on page 1 means the customer has no postings.
+ * `1005 Data Not Found` on page 1 means the customer has no postings. A customer the service cannot be asked about
+ * comes back `rejected` ({@link askCustomer}).
  */
 export async function readCustomerPostings(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses = 3): Promise<CustomerPostings> {
+  const asked = await askCustomer(customer, `postings of ${customer.customerId}`, () => readListing(api, customer, span, pageSize, maxPasses));
+  return 'answer' in asked ? asked.answer : { kept: [], pages: 0, stoppedEarly: false, readAgain: [], rejected: asked.rejected };
+}
+
+async function readListing(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses: number): Promise<CustomerPostings> {
   const problems: string[] = [];
   for (let pass = 1; pass <= maxPasses; pass++) {
     const read = await readOnce(api, customer, span, pageSize);

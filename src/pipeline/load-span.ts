@@ -125,6 +125,8 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       }
       const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
       const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
+      // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
+      for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
       for (const raw of batch.records) {
         seq++;
         try {
@@ -139,7 +141,7 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         }
       }
       add(staged.extracted, batch.windowStart, batch.records.length);
-      add(staged.rejected, batch.windowStart, rejects.length);
+      add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       for (const [table, list] of rows) await load.append(table, list);
       await load.reject(rejects);
     }
@@ -203,7 +205,7 @@ function add(counts: Map<Day, number>, day: Day, n: number): void {
 }
 
 function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: number, logger: Logger, selection: CustomerSelection | undefined): void {
-  const events = selection?.events ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through, customersUnreachable: selection.events.unreachable() } : {};
+  const events = selection?.events ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through } : {};
   for (const c of counts) {
     logger.info(
       { stream: stream.name, window: formatWindow(c.window), ...(selection ? { selection: selection.kind, ...events } : {}), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },

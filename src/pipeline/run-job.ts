@@ -20,6 +20,8 @@ import type { StreamDefinition } from '../streams/stream.js';
 import { skipEmptyStretches } from './empty-stretches.js';
 import { keepLease } from './lease-keeper.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
+import { RunInterruptedError, RunStop } from './run-stop.js';
+import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** A window that could not be loaded, and why. */
@@ -66,6 +68,8 @@ export interface JobRunRequest {
   refreshReferenceData?: boolean;
   /** Called after every span, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
+  /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
+  stop?: RunStop;
 }
 
 /** Longest pause between two claims while the windows left are held by other workers. */
@@ -100,6 +104,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const leaseSeconds = request.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
+  const stop = request.stop ?? new RunStop();
   const me = { host: hostname(), pid: process.pid };
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -114,6 +119,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     }),
   );
   const lease = keepLease(destination, runId, leaseSeconds, logger);
+  const letGoOfApi = stop.callsOff(request.api);
   const log = logger.child({ job: request.job, runId });
   log.info({ command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) }, 'run started');
 
@@ -140,6 +146,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     const missing = await destination.withConnection((conn) => windowsNotDone(conn, request.job, 'accounts', all));
     if (missing.length === 0) return undefined;
     const api = request.api.scoped();
+    const letGo = stop.callsOff(api);
     const stretches = await skipEmptyStretches({
       job: request.job,
       stream: 'accounts',
@@ -148,7 +155,10 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       windows: missing,
       count: (range) => accounts.countRange!(api, range),
       destination,
-    }).finally(() => (result.requests += api.counter.requests));
+    }).finally(() => {
+      letGo();
+      result.requests += api.counter.requests;
+    });
     result.directory.empty += stretches.empty;
     log.info({ stream: 'accounts', through, windows: missing.length, empty: stretches.empty, toLoad: stretches.toLoad.length, requests: stretches.requests }, 'customer directory: loading the accounts windows not done yet');
     if (stretches.toLoad.length === 0) return undefined;
@@ -195,6 +205,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       request.onSpanDone?.(name, counts);
     };
     const api = request.api.scoped();
+    const letGo = stop.callsOff(api);
     const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, logger: log };
     const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
     const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId, customers };
@@ -209,6 +220,8 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
         error = caught.cause;
         failed = caught.failed;
       }
+      // the run stops: the span's windows are left as they were, for the next run
+      if (stop.absorbs(error)) return;
       const message = redact(error instanceof Error ? error.message : String(error));
       log.error({ stream: name, window: formatWindow({ start: failed[0]!.start, end: failed.at(-1)!.end }), err: error }, 'window failed');
       for (const window of failed) {
@@ -225,6 +238,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
           });
       }
     } finally {
+      letGo();
       result.requests += api.counter.requests;
     }
   }
@@ -236,7 +250,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
     let laneBroken = false;
     const work = async () => {
-      for (let waits = 0; !laneBroken; ) {
+      for (let waits = 0; !laneBroken && !stop.reason; ) {
         const next = await queue.next();
         if (next === undefined) return;
         if (next === 'wait') {
@@ -264,12 +278,14 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   }
 
   let unexpected: string | undefined;
+  let rateShare: SourceRateShare | undefined;
   try {
+    rateShare = await shareSourceRate(destination, request.api.http, config.source.requests_per_second, log);
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
       await refreshProfiles(request.api, destination, runId).then(
         (n) => log.info(n, 'profiles refreshed'),
-        (error) => log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+        (error) => stop.absorbs(error) || log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
     }
     const through = directoryThrough(request.work, jobConfig);
@@ -277,19 +293,23 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     // the directory's windows are the job's own, not the backfill's: they do not count towards its progress
     if (directory) await drain('accounts', streamDefinition('accounts'), directory, { directory: true });
     for (const name of STREAM_ORDER) {
+      if (stop.reason) break;
       const stream = streamDefinition(name);
       const queue = await queueOf(name, stream);
       if (queue) await drain(name, stream, queue, { backfillId: backfill?.backfillId });
     }
+    if (stop.reason) throw stop.reason;
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
     lease.stop();
+    rateShare?.stop();
+    letGoOfApi();
     const first = result.failed[0];
     const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
     await destination
-      .ledgerTransaction((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
+      .ledgerTransaction((conn) => finishRun(conn, { runId, status: stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
       .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
     log.info({ windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests }, 'run finished');
   }

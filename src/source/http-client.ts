@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
-import { CancelledRequestError, DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source-errors.js';
+import { AuthenticationError, CancelledRequestError, DataNotFoundError, FatalSourceError, FieldsRequiredError, RetriableSourceError, SourceError } from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
@@ -46,7 +46,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  *   empty or not complete JSON. The wait is the source's `Retry-After` when it sent one (every caller of
  *   the client then waits too), else exponential backoff with full jitter.
  * - Not retried ({@link FatalSourceError}): other 4xx, redirects, 1xxx error bodies; `1005 Data Not Found`
- *   is a {@link DataNotFoundError}. POSTs are retried only after 429, as they may not be repeatable.
+ *   is a {@link DataNotFoundError}, `1010` a {@link FieldsRequiredError}. After a 401 or 403
+ *   ({@link AuthenticationError}) no request is sent any more: each fails with that error. POSTs are retried only after 429, as they may not be repeatable.
  *
  * @example
  * const http = new HttpClient({ baseUrl, timeoutMs: 30_000, retries: 5, requestsPerSecond: 20, concurrency: 4, logger });
@@ -57,6 +58,8 @@ export class HttpClient {
   private readonly gate: LimitFunction;
   private readonly sleep: (ms: number) => Promise<void>;
   private requests = 0;
+  /** The source refused the credentials: every later request fails with this, unsent. */
+  private refusal: AuthenticationError | undefined;
 
   constructor(private readonly options: HttpClientOptions) {
     if (options.auth && !HEADER_VALUE.test(options.auth.value)) {
@@ -65,6 +68,14 @@ export class HttpClient {
     this.limiter = new RateLimiter(options.requestsPerSecond);
     this.gate = pLimit(options.concurrency);
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /**
+   * Changes the client's rate limit from now on: the share of `source.requests_per_second` this process may use
+   * while other workers use the same source.
+   */
+  setRequestsPerSecond(perSecond: number): void {
+    this.limiter.setRate(perSecond);
   }
 
   /** Requests sent so far, retries included. */
@@ -91,10 +102,12 @@ export class HttpClient {
     const signal = counter?.signal;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw new CancelledRequestError(`${label}: called off (${String(signal.reason ?? 'the work it belonged to ended')})`, label);
+      if (this.refusal) throw this.refusal;
       if (counter) counter.requests++;
       try {
         return await this.once(url, init, label, signal);
       } catch (error) {
+        if (error instanceof AuthenticationError) this.refusal ??= error;
         if (!(error instanceof RetriableSourceError) || signal?.aborted) throw error;
         if (!repeatable && error.status !== 429) throw error;
         if (attempt > retries) {
@@ -117,6 +130,8 @@ export class HttpClient {
 
   private async once(url: URL, init: RequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
     const start = await this.limiter.take();
+    // a refusal that came while this request waited for its turn holds for it too
+    if (this.refusal) throw this.refusal;
     this.requests++;
     const headers = new Headers(init.headers);
     headers.set('accept', 'application/json');
@@ -183,12 +198,13 @@ function interpret(response: Response, text: string, label: string): unknown {
   }
   const code = errorCode(body);
   if (code === 1005) throw new DataNotFoundError(`${label}: 1005 Data Not Found`, label, status);
-  if (status === 401 || status === 403) throw new FatalSourceError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
+  if (status === 401 || status === 403) throw new AuthenticationError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
   if (status >= 300 && status < 400) throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
-  if (status >= 400 || status < 200) throw new FatalSourceError(`${label}: HTTP ${status}${said}`, label, status);
+  const Refused = code === 1010 ? FieldsRequiredError : FatalSourceError;
+  if (status >= 400 || status < 200) throw new Refused(`${label}: HTTP ${status}${said}`, label, status);
   if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
   if (body === undefined) throw new RetriableSourceError(`${label}: empty response body`, label, status);
-  if (code !== undefined) throw new FatalSourceError(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
+  if (code !== undefined) throw new Refused(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
   return body;
 }
 

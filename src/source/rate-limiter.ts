@@ -18,14 +18,14 @@ export const RATE_SLACK_MS = 25;
  */
 export class RateLimiter {
   /** How many starts the window holds, and how long the window is. */
-  private readonly capacity: number;
-  private readonly windowMs: number;
-  /** Times of the last `capacity` starts, as a ring. */
-  private readonly starts: number[] = [];
+  private capacity = 1;
+  private windowMs = 1000;
+  /** Times of the last `capacity` starts, as a ring (a start is an object, so `sent()` finds it wherever it moved). */
+  private starts: Array<{ at: number }> = [];
   private oldest = 0;
   /** No start before this (Retry-After). */
   private heldUntil = Number.NEGATIVE_INFINITY;
-  private readonly waiting: Array<(slot: number) => void> = [];
+  private readonly waiting: Array<(slot: { at: number }) => void> = [];
   private timer = false;
 
   constructor(
@@ -33,9 +33,22 @@ export class RateLimiter {
     private readonly now: () => number = () => performance.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {
+    this.setRate(perSecond);
+  }
+
+  /**
+   * Changes the rate from now on (a worker's share of a limit shared with others). The starts of the last window
+   * still count: a lower rate keeps the latest starts it allows and grants none until the oldest of them is a
+   * window old, so the change never lets more through than either rate would.
+   */
+  setRate(perSecond: number): void {
     if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
+    const inOrder = [...this.starts.slice(this.oldest), ...this.starts.slice(0, this.oldest)];
     this.capacity = Math.max(1, Math.floor(perSecond));
     this.windowMs = (1000 * this.capacity) / perSecond + RATE_SLACK_MS;
+    this.starts = inOrder.slice(-this.capacity);
+    this.oldest = 0;
+    this.grant();
   }
 
   /**
@@ -61,7 +74,7 @@ export class RateLimiter {
   private grant(): void {
     if (this.timer || this.waiting.length === 0) return;
     const now = this.now();
-    const windowFree = this.starts.length < this.capacity ? now : this.starts[this.oldest]! + this.windowMs;
+    const windowFree = this.starts.length < this.capacity ? now : this.starts[this.oldest]!.at + this.windowMs;
     const wait = Math.max(this.heldUntil, windowFree) - now;
     if (wait > 0) {
       this.timer = true;
@@ -71,11 +84,10 @@ export class RateLimiter {
       });
       return;
     }
-    let slot: number;
-    if (this.starts.length < this.capacity) slot = this.starts.push(now) - 1;
+    const slot = { at: now };
+    if (this.starts.length < this.capacity) this.starts.push(slot);
     else {
-      slot = this.oldest;
-      this.starts[slot] = now;
+      this.starts[this.oldest] = slot;
       this.oldest = (this.oldest + 1) % this.capacity;
     }
     this.waiting.shift()!(slot);
@@ -83,7 +95,7 @@ export class RateLimiter {
   }
 
   /** Moves a start to the moment its request left (never earlier than its grant). */
-  private stamp(slot: number): void {
-    this.starts[slot] = Math.max(this.starts[slot]!, this.now());
+  private stamp(slot: { at: number }): void {
+    slot.at = Math.max(slot.at, this.now());
   }
 }

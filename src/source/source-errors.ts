@@ -32,7 +32,23 @@ export class RetriableSourceError extends SourceError {
  * wrong shape): retrying cannot help.
  */
 export class FatalSourceError extends SourceError {
-  override readonly name = 'FatalSourceError';
+  override readonly name: string = 'FatalSourceError';
+}
+
+/**
+ * The source refused the credentials (HTTP 401 or 403). Every request would be refused alike, so the client sends
+ * none after it, and a run stops at once.
+ */
+export class AuthenticationError extends FatalSourceError {
+  override readonly name = 'AuthenticationError';
+}
+
+/**
+ * The source's `1010` ("at least one of the following fields is required"): for a per-customer call, the service
+ * cannot be asked about that customer as the warehouse knows it.
+ */
+export class FieldsRequiredError extends FatalSourceError {
+  override readonly name = 'FieldsRequiredError';
 }
 
 /** The source's `1005 Data Not Found`: for postings it means "no postings", not a failure. */

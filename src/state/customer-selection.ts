@@ -27,7 +27,7 @@ export interface CustomerSelection {
    * stream's bookmark to `through` (`advanceEventBookmark`); `after` is undefined on the job's first span, which
    * asks every customer so history starts complete.
    */
-  events?: { after: number | undefined; through: number; unreachable(): number };
+  events?: { after: number | undefined; through: number };
 }
 
 /**
@@ -41,9 +41,8 @@ export interface CustomerSelection {
 export async function selectCustomers(read: WarehouseRead, job: string, stream: string, kind: CustomerSelectionKind, span: Window[]): Promise<CustomerSelection> {
   if (kind !== 'webhook') return { kind, customers: accountCustomers(read, kind, span) };
   const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
-  if (after === undefined) return { kind, customers: accountCustomers(read, 'all', span), events: { after, through, unreachable: () => 0 } };
-  const events = eventCustomers(read, after, through);
-  return { kind, customers: events.customers, events: { after, through, unreachable: events.unreachable } };
+  const customers = after === undefined ? accountCustomers(read, 'all', span) : eventCustomers(read, after, through);
+  return { kind, customers, events: { after, through } };
 }
 
 async function* accountCustomers(read: WarehouseRead, kind: 'all' | 'changed', span: Window[]): AsyncGenerator<SelectedCustomer> {
@@ -68,31 +67,24 @@ async function* accountCustomers(read: WarehouseRead, kind: 'all' | 'changed', s
 
 /**
  * The customers of the `loyalty_events` numbered in (`after`, `through`], in key order, each once, with the
- * phone and e-mail `accounts` holds (the event's phone when the account is not loaded yet). Those with neither
- * cannot be asked: they are counted, not listed.
+ * phone and e-mail `accounts` holds (the event's phone when the account is not loaded yet). One with neither
+ * cannot be asked: the stream rejects it.
  */
-function eventCustomers(read: WarehouseRead, after: number, through: number): { customers: AsyncIterable<SelectedCustomer>; unreachable(): number } {
-  let unreachable = 0;
-  async function* customers(): AsyncGenerator<SelectedCustomer> {
-    let last = '';
-    for (;;) {
-      const rows = await read((conn) =>
-        conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
-          `SELECT e.customer_id, COALESCE(a.phone, e.phone) AS phone, a.email
-             FROM (SELECT customer_id, MAX(phone) AS phone FROM ${conn.schemaSql}.loyalty_events
-                    WHERE seq > $1 AND seq <= $2 AND customer_id > $3 GROUP BY customer_id) e
-             LEFT JOIN ${conn.schemaSql}.accounts a ON a.customer_id = e.customer_id
-            ORDER BY e.customer_id LIMIT ${PAGE}`,
-          [after, through, last],
-        ),
-      );
-      for (const r of rows) {
-        if (r.phone === null && r.email === null) unreachable++;
-        else yield { customerId: r.customer_id, phone: r.phone, email: r.email };
-      }
-      if (rows.length < PAGE) return;
-      last = rows.at(-1)!.customer_id;
-    }
+async function* eventCustomers(read: WarehouseRead, after: number, through: number): AsyncGenerator<SelectedCustomer> {
+  let last = '';
+  for (;;) {
+    const rows = await read((conn) =>
+      conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+        `SELECT e.customer_id, COALESCE(a.phone, e.phone) AS phone, a.email
+           FROM (SELECT customer_id, MAX(phone) AS phone FROM ${conn.schemaSql}.loyalty_events
+                  WHERE seq > $1 AND seq <= $2 AND customer_id > $3 GROUP BY customer_id) e
+           LEFT JOIN ${conn.schemaSql}.accounts a ON a.customer_id = e.customer_id
+          ORDER BY e.customer_id LIMIT ${PAGE}`,
+        [after, through, last],
+      ),
+    );
+    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+    if (rows.length < PAGE) return;
+    last = rows.at(-1)!.customer_id;
   }
-  return { customers: customers(), unreachable: () => unreachable };
 }

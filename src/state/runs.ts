@@ -93,7 +93,7 @@ export async function renewRun(conn: SqlConnection, runId: string, leaseSeconds:
  * Records the end of a run and lets go of what it held: its locks, and claims of windows it did not finish
  * (they become pending again, for any backfill).
  */
-export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
+export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed' | 'interrupted'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
   await conn.db
     .updateTable('_etl_runs')
     .set({ finished_at: run.finishedAt, status: run.status, error: run.error, requests: run.requests, expires_at: null })
@@ -101,6 +101,12 @@ export async function finishRun(conn: SqlConnection, run: { runId: string; statu
     .execute();
   await conn.run(`UPDATE ${conn.schemaSql}._etl_windows SET claimed_by = NULL, claimed_at = NULL, backfill_id = NULL WHERE claimed_by = $1`, [run.runId]);
   await conn.run(`UPDATE ${conn.schemaSql}._etl_locks SET run_id = NULL, acquired_at = NULL WHERE run_id = $1`, [run.runId]);
+}
+
+/** How many runs are alive (running, lease ahead) on this warehouse, whatever their job or command. */
+export async function countLiveRuns(conn: SqlConnection): Promise<number> {
+  const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_runs r WHERE ${liveRunSql(conn, 'r.run_id')}`);
+  return Number(row?.n ?? 0);
 }
 
 /**

@@ -26,7 +26,7 @@ export interface StreamStatus {
 export interface RunSummary {
   runId: string;
   command: string;
-  /** `running`, `succeeded`, `failed`, or `abandoned` (its process died without finishing). */
+  /** `running`, `succeeded`, `failed`, `interrupted` (stopped by SIGINT or SIGTERM), or `abandoned` (its process died without finishing). */
   status: string;
   host: string | null;
   pid: number | null;

@@ -69,6 +69,16 @@ export async function warehouseWindows(conn: SqlConnection, job: string, stream:
   return out;
 }
 
+/**
+ * {@link warehouseWindows} of each of `streams`, read one after the other: a connection runs one query at a time
+ * (pg refuses a second query while one is under way on its client).
+ */
+export async function warehouseWindowsOf(conn: SqlConnection, job: string, streams: readonly StreamName[], from: Day, to: Day): Promise<Map<StreamName, Map<Day, WarehouseWindow>>> {
+  const out = new Map<StreamName, Map<Day, WarehouseWindow>>();
+  for (const stream of streams) out.set(stream, await warehouseWindows(conn, job, stream, from, to));
+  return out;
+}
+
 /** One window of one stream as `verify` reports it. */
 export interface WindowCheck {
   stream: StreamName;

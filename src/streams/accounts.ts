@@ -6,6 +6,7 @@ import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.j
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema } from './customer-id.js';
+import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
@@ -27,7 +28,7 @@ export const accountRecordSchema = z.looseObject({
   gender: text,
   city: text,
   language: text,
-  customFieldMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
+  customFieldMap: sourceMap(z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
 });
 
 /** The staging-only column of `accounts` that holds a record's custom fields. */
@@ -114,14 +115,14 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     gender: cleanText(r.gender, 'gender'),
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
-    [CUSTOM_FIELDS]: stagedObject(Object.entries(r.customFieldMap ?? {}).map(([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
+    [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
   };
   return { accounts: [account] };
 }
 
 /** An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object. */
-export function withCustomFields(account: Row, fields: Record<string, string | null>): Row {
-  return { ...account, [CUSTOM_FIELDS]: stagedObject(Object.entries(fields)) };
+export function withCustomFields(account: Row, fields: ReadonlyMap<string, string | null>): Row {
+  return { ...account, [CUSTOM_FIELDS]: stagedObject(fields) };
 }
 
 /** The key of an export record: its `customerId` when it is text (a malformed record may have none). */

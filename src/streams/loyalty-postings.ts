@@ -1,5 +1,6 @@
 import { pMapIterable } from 'p-map';
 import { z } from 'zod';
+import type { CustomerReject } from '../extract/askable-customer.js';
 import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
 import type { TableSpec } from '../load/table-spec.js';
 import type { Day } from '../plan/days.js';
@@ -135,11 +136,15 @@ export const loyaltyPostingsStream: StreamDefinition = {
     const customers = ctx.customers;
     const listings = pMapIterable(customers, (customer) => readCustomerPostings(ctx.api, customer, days, ctx.pageSize), { concurrency: ctx.concurrency });
     const buffer = new Map<Day, PostingRecord[]>();
+    /** Customers the service cannot be asked about: rejected under the span's first window. */
+    const rejects: CustomerReject[] = [];
     let buffered = 0;
     let asked = 0;
+    let rejected = 0;
     let stoppedEarly = 0;
     let readAgain = 0;
     function* flush(): Generator<ExtractedBatch> {
+      if (rejects.length > 0) yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
       for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
       buffer.clear();
       buffered = 0;
@@ -148,6 +153,11 @@ export const loyaltyPostingsStream: StreamDefinition = {
     // postings of that window one after the other (the normalizer counts exact duplicates per customer).
     for await (const listing of listings) {
       asked++;
+      if (listing.rejected) {
+        rejected++;
+        rejects.push(listing.rejected);
+        ctx.logger.warn({ stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error }, 'customer cannot be asked; rejected');
+      }
       if (listing.stoppedEarly) stoppedEarly++;
       if (listing.readAgain.length > 0) {
         readAgain++;
@@ -162,7 +172,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (buffered >= BATCH) yield* flush();
     }
     yield* flush();
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
+    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, customersRejected: rejected, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

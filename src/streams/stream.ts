@@ -33,6 +33,12 @@ export interface ExtractedBatch {
   /** On a restart: why the previous read could not be kept. */
   reason?: string;
   /**
+   * What the extractor itself rejects, filed under this batch's window: a customer the service cannot be asked
+   * about. They land in `_etl_rejects` like rejected records, but are no records of the window, so they do not
+   * count toward the reject threshold.
+   */
+  rejects?: ReadonlyArray<{ payload: unknown; error: string }>;
+  /**
    * This window's listing has been read to its end: no batch of it follows. When reading stops with an error,
    * the windows at the start of the span marked complete are committed rather than lost.
    */

@@ -8,6 +8,7 @@ import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema } from './customer-id.js';
+import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
@@ -24,7 +25,7 @@ const answerSchema = z.looseObject({
   operator: text,
   date: z.string(),
   customerId: customerIdSchema,
-  questAnsMap: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  questAnsMap: sourceMap(z.union([z.string(), z.number(), z.boolean(), z.null()])),
   receipt: text,
   tierName: text,
 });
@@ -35,7 +36,7 @@ const answerSchema = z.looseObject({
  */
 const surveyAnswerRecordSchema = z.looseObject({
   answers: z.tuple([answerSchema]),
-  questions: z.record(z.string(), z.string()),
+  questions: sourceMap(z.string()),
 });
 
 /** The staging-only column of `survey_responses` that holds a response's answers. */
@@ -90,7 +91,7 @@ export const surveyQuestionsTable: TableSpec = {
 };
 
 /** A survey is identified by its question set: the content key of its `questions` map. */
-export function surveyIdOf(questions: Record<string, string>): string {
+export function surveyIdOf(questions: ReadonlyMap<string, string>): string {
   return contentKey('survey', canonicalJson(questions));
 }
 
@@ -108,7 +109,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const { questions } = parsed.data;
     const a = parsed.data.answers[0];
     const surveyId = surveyIdOf(questions);
-    const answers = Object.entries(a.questAnsMap)
+    const answers = Array.from(a.questAnsMap)
       .map(([code, value]) => ({ code: cleanKey(code), answer: cleanText(value, `questAnsMap.${code}`) }))
       .sort((x, y) => (x.code < y.code ? -1 : x.code > y.code ? 1 : 0));
     const response = {
@@ -131,7 +132,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: staged }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
-      out.survey_questions = Object.entries(questions).map(([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));
+      out.survey_questions = Array.from(questions, ([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));
     }
     return out;
   };

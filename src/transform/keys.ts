@@ -14,11 +14,15 @@ export function contentKey(...parts: Array<string | number | null>): string {
   return hash.digest('hex').slice(0, 24);
 }
 
-/** JSON with object keys sorted at every level, so equal content gives equal text. */
+/**
+ * JSON with object keys sorted at every level, so equal content gives equal text. A Map is written as the object
+ * of its entries (its keys as text).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const members = value instanceof Map ? Array.from(value, ([k, v]) => [String(k), v] as [string, unknown]) : Object.entries(value as Record<string, unknown>);
+  const entries = members.filter(([, v]) => v !== undefined);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }

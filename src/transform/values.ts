@@ -22,23 +22,29 @@ export function cleanKey(key: string): string {
   return key.includes('\u0000') ? key.replaceAll('\u0000', '') : key;
 }
 
-/** A JSON value with NUL characters dropped from every text and member name in it, as {@link cleanKey} drops them. */
+/**
+ * A JSON value with NUL characters dropped from every text and member name in it, as {@link cleanKey} drops them.
+ * Its objects have no prototype, so every member name is data (`__proto__` included) wherever they are read.
+ */
 export function withoutNul(value: unknown): unknown {
   if (typeof value === 'string') return cleanKey(value);
   if (Array.isArray(value)) return value.map(withoutNul);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([name, member]) => [cleanKey(name), withoutNul(member)]));
+  const object: Record<string, unknown> = Object.create(null);
+  for (const [name, member] of Object.entries(value)) object[cleanKey(name)] = withoutNul(member);
+  return object;
 }
 
 /**
  * Named text values (custom fields, answers) as the JSON object a record stages them in, of well-formed text
  * only: a lone surrogate, which has no UTF-8 form, becomes U+FFFD as it does in any other column. A name given
- * twice keeps its last value.
+ * twice keeps its last value. The names are held in a Map and written out one by one, never as members of a
+ * plain object, where `__proto__` would be lost.
  */
 export function stagedObject(entries: Iterable<readonly [string, string | null]>): string {
-  const object: Record<string, string | null> = {};
-  for (const [name, value] of entries) object[name.toWellFormed()] = value?.toWellFormed() ?? null;
-  return JSON.stringify(object);
+  const members = new Map<string, string | null>();
+  for (const [name, value] of entries) members.set(name.toWellFormed(), value?.toWellFormed() ?? null);
+  return `{${Array.from(members, ([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`).join(',')}}`;
 }
 
 /** Largest magnitude a DECIMAL(18,4) column holds. */

@@ -46,8 +46,9 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
     expect(sweep, run.stdout).not.toBeNull();
     // the 22 years before the program (from source.history_start's default) cost a few counts, not a request a day
     expect(Number(sweep![2])).toBeGreaterThan(8000);
+    // every window read costs a request; counting stretches (halving the sparse ones) costs a fraction more
     const sweepRequests = emulator.stats.requests('/business-data/accounts');
-    expect(sweepRequests).toBeLessThan(Number(sweep![1]) * 1.2 + 50);
+    expect(sweepRequests).toBeLessThan(Number(sweep![1]) * 1.5 + 50);
 
     const quiet = quietCustomer();
     const truthAccounts = new Map([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => [a.customer_id, { ...a }]));

@@ -4,6 +4,7 @@ import { startEmulator, type Emulator, type TruthCustomer } from '../../src/emul
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { saleBody } from '../helpers/sales.js';
 
 const TZ = 'Europe/Athens';
 const NOW = Date.parse('2024-03-21T08:00:00Z');
@@ -11,25 +12,8 @@ const SECRET = '9b74c9897bac770ffc029102a200c5de';
 const PREVIOUS = 'Rotated-away_secret.of~forty-chars-0123';
 const HEADER = 'X-Loyalty-Webhook-Secret';
 
-/** A sale of `paid` with consistent totals, for the emulator to turn into a webhook call. */
-function sale(phone: string, paid: number, receipt: string) {
-  return {
-    account: { phone },
-    receipt,
-    openTime: '2024-03-21 09:55:00',
-    closeTime: '2024-03-21 09:58:00',
-    billed: paid,
-    paid,
-    redeemed: 0,
-    billDiscount: 0,
-    itemDiscountTotal: 0,
-    billTax: 0,
-    itemTaxTotal: 0,
-    items: [{ sku: 'X', qty: 1, unitPrice: paid }],
-    payments: [],
-    extras: [],
-  };
-}
+/** A sale of `paid` by the customer with `phone`, for the emulator to turn into a webhook call. */
+const sale = (phone: string, paid: number, receipt: string) => saleBody({ phone }, paid, receipt);
 
 /** Starts `loyalty-etl webhook` and waits for the address it listens on. */
 async function startReceiverCli(args: string[], env: Record<string, string | undefined>) {

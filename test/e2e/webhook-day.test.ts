@@ -8,6 +8,7 @@ import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
+import { saleBody } from '../helpers/sales.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -18,25 +19,9 @@ const at = (localTime: string) => Date.parse(`${DAY}T${localTime}+02:00`);
 /** The receiver's secret: the emulator calls the subscriber address `/hooks/<secret>`, as the service would. */
 const SECRET = '5d41402abc4b2a76b9719d911017c592';
 
-/** A sale of `paid` with consistent totals. */
-function sale(identityKey: 'account' | 'customer', identity: Record<string, unknown>, paid: number, receipt: string, closeTime: string) {
-  return {
-    [identityKey]: identity,
-    receipt,
-    openTime: `${DAY} ${closeTime}`,
-    closeTime: `${DAY} ${closeTime}`,
-    billed: paid,
-    paid,
-    redeemed: 0,
-    billDiscount: 0,
-    itemDiscountTotal: 0,
-    billTax: 0,
-    itemTaxTotal: 0,
-    items: [{ sku: 'X', qty: 1, unitPrice: paid }],
-    payments: [{ name: 'EUR', typeName: 'card', amount: paid }],
-    extras: [],
-  };
-}
+/** A sale of `paid` with consistent totals, paid by card, closed at `closeTime` of the scripted day. */
+const sale = (identityKey: 'account' | 'customer', identity: Record<string, unknown>, paid: number, receipt: string, closeTime: string) =>
+  saleBody(identity, paid, receipt, { identityKey, time: `${DAY} ${closeTime}`, payments: [{ name: 'EUR', typeName: 'card', amount: paid }] });
 
 describe.each(testDestinations)('a day of activity, the loyalty webhook and the postings selection `webhook`, into $name', (target) => {
   let emulator: Emulator;

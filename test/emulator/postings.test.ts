@@ -135,4 +135,28 @@ describe('loyalty postings', () => {
       expect(p.txn_at <= p.posted_at).toBe(true);
     }
   });
+
+  it('has a share of customers with neither phone nor e-mail when asked, the same for a seed, and nothing else changes', async () => {
+    const contactless = await start({ contactlessRate: 0.05 });
+    try {
+      const others = [...contactless.truth.customers(LAST_DAY)];
+      const without = others.filter((c) => c.phone === null && c.email === null);
+      expect(customers.filter((c) => c.phone === null && c.email === null)).toEqual([]);
+      expect(without.length).toBeGreaterThan(5);
+      expect(without.length).toBeLessThan(30);
+      // only those customers differ, and the export serves them without phone and e-mail
+      const ids = new Set(without.map((c) => c.customer_id));
+      expect(others.filter((c) => !ids.has(c.customer_id))).toEqual(customers.filter((c) => !ids.has(c.customer_id)));
+      const served = [...contactless.truth.accounts(FIRST_DAY, LAST_DAY)].filter((a) => ids.has(a.customer_id));
+      expect(served.length).toBeGreaterThan(0);
+      for (const a of served) expect([a.phone, a.email]).toEqual([null, null]);
+      // the postings endpoint cannot be asked about them, so the truth holds none of their postings
+      const listed = [...contactless.truth.postings('2000-01-01', LAST_DAY)];
+      expect(listed.filter((p) => ids.has(p.customer_id))).toEqual([]);
+      expect(listed.length).toBe([...emulator.truth.postings('2000-01-01', LAST_DAY)].filter((p) => !ids.has(p.customer_id)).length);
+      expect((await call(contactless, '/accounts/loyalty/postings?pageSize=10&pageNumber=1')).status).toBe(400);
+    } finally {
+      await contactless.close();
+    }
+  });
 });

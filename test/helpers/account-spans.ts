@@ -20,7 +20,7 @@ export async function loadAccounts(
   let seq = 0;
   for (const a of accounts) {
     seq++;
-    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, a.fields) }]);
+    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) }]);
   }
   return commitWindows(span, { job: 'j', stream: 'accounts', runId, firstDay: '2024-01-01' }, [{ start: windowStart, end: windowStart }], new Map([[windowStart, accounts.length]]), 1);
 }

@@ -39,7 +39,8 @@ export async function readAccounts(conn: SqlConnection): Promise<Map<string, Rec
   const fields = await conn.all<{ customer_id: string; field_name: string; value: string | null }>('SELECT customer_id, field_name, value FROM account_custom_fields');
   const byCustomer = new Map<string, Record<string, string | null>>();
   for (const f of fields) {
-    const map = byCustomer.get(f.customer_id) ?? {};
+    // no prototype: a field named `__proto__` is a member like any other
+    const map = byCustomer.get(f.customer_id) ?? (Object.create(null) as Record<string, string | null>);
     map[f.field_name] = f.value;
     byCustomer.set(f.customer_id, map);
   }
@@ -65,7 +66,7 @@ export async function pivotMismatches(conn: SqlConnection): Promise<string[]> {
   for (const row of wide) {
     const fields = long.get(row.customer_id!)!.custom_fields as Record<string, string | null>;
     for (const { column_name, source_key } of map) {
-      const expected = source_key in fields ? fields[source_key] : null;
+      const expected = Object.hasOwn(fields, source_key) ? fields[source_key] : null;
       if ((row[column_name] ?? null) !== expected) problems.push(`${row.customer_id} ${column_name}: ${row[column_name]} vs ${expected}`);
     }
   }

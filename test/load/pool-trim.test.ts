@@ -63,7 +63,7 @@ describe('the DuckDB buffer pool after a span commit', () => {
     const staged = 120_000;
     const other = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'other', windows: [{ start: '2024-03-01', end: '2024-03-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     for (let from = 0; from < staged; from += 5_000) {
-      const batch = Array.from({ length: 5_000 }, (_, i) => ({ seq: from + i + 1, windowStart: '2024-03-01', row: withCustomFields(account(`S${from + i}`, `City ${i % 97}`), { tier: `t${i % 7}`, note: `note ${from + i} ${'x'.repeat(200)}` }) }));
+      const batch = Array.from({ length: 5_000 }, (_, i) => ({ seq: from + i + 1, windowStart: '2024-03-01', row: withCustomFields(account(`S${from + i}`, `City ${i % 97}`), new Map([['tier', `t${i % 7}`], ['note', `note ${from + i} ${'x'.repeat(200)}`]])) }));
       await other.append('accounts', batch);
     }
     expect((await pool(destination, 'IN_MEMORY_TABLE')).memory).toBeGreaterThan(40e6);

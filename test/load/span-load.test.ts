@@ -92,7 +92,7 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
       { start: '2024-01-02', end: '2024-01-02' },
     ];
     const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows, tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable] });
-    const staged = (seq: number, windowStart: string, id: string, city: string) => ({ seq, windowStart, row: withCustomFields(account(id, city), { seen: city }) });
+    const staged = (seq: number, windowStart: string, id: string, city: string) => ({ seq, windowStart, row: withCustomFields(account(id, city), new Map([['seen', city]])) });
     await span.append('accounts', [staged(1, '2024-01-01', 'C1', 'a'), staged(2, '2024-01-01', 'C2', 'b')]);
     await span.append('accounts', [staged(3, '2024-01-01', 'C1', 'c')]);
     await span.append('accounts', [staged(4, '2024-01-02', 'C3', 'd'), staged(5, '2024-01-02', 'C1', 'e'), staged(6, '2024-01-02', 'C4', 'f')]);
@@ -131,7 +131,7 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
   it('commits nothing when the commit fails, and the window can be loaded again', async () => {
     const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     // a row the target refuses (no key) fails the merge after the new pivot column was added
-    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, { 'brand new': 'v' }) }]);
+    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])) }]);
     await expect(commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map(), 0)).rejects.toThrow();
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT * FROM accounts')).toEqual([]);

@@ -55,6 +55,26 @@ describe('RateLimiter', () => {
     expect(clock).toBe(300 + 1000 + RATE_SLACK_MS);
   });
 
+  it('changes its rate while in use without ever letting more through than either rate', async () => {
+    const limiter = new RateLimiter(10);
+    const at: number[] = [];
+    const take = (n: number) => Array.from({ length: n }, () => limiter.take().then(() => at.push(performance.now())));
+    const first = take(10);
+    await vi.advanceTimersByTimeAsync(100);
+    limiter.setRate(4); // two more workers joined
+    const after = take(12);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all([...first, ...after]);
+    expect(busiestSecond(at)).toBe(10);
+    expect(busiestSecond(at.slice(10))).toBe(4);
+    limiter.setRate(8); // they left
+    const later = performance.now();
+    const raised = Promise.all(take(16));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await raised;
+    expect(busiestSecond(at.filter((t) => t >= later))).toBe(8);
+  });
+
   it('holds every caller after a Retry-After', async () => {
     const limiter = new RateLimiter(100);
     limiter.holdUntil(performance.now() + 3000);

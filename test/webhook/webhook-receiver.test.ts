@@ -6,6 +6,7 @@ import { type EventStore, WarehouseEventStore } from '../../src/webhook/loyalty-
 import { startWebhookReceiver } from '../../src/webhook/webhook-receiver.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { saleBody } from '../helpers/sales.js';
 
 const TZ = 'Europe/Athens';
 const NOW = Date.parse('2024-03-21T08:00:00Z');
@@ -13,25 +14,8 @@ const NOW = Date.parse('2024-03-21T08:00:00Z');
 const SECRET = 'e2f1c0b9a8d7e6f5a4b3c2d1e0f9a8b7';
 const hookOf = (receiver: { url: string }) => `${receiver.url}/hooks/${SECRET}`;
 
-/** A sale of `paid` with consistent totals, for the emulator to turn into a webhook call. */
-function sale(phone: string, paid: number, receipt: string) {
-  return {
-    account: { phone },
-    receipt,
-    openTime: '2024-03-21 09:55:00',
-    closeTime: '2024-03-21 09:58:00',
-    billed: paid,
-    paid,
-    redeemed: 0,
-    billDiscount: 0,
-    itemDiscountTotal: 0,
-    billTax: 0,
-    itemTaxTotal: 0,
-    items: [{ sku: 'X', qty: 1, unitPrice: paid }],
-    payments: [],
-    extras: [],
-  };
-}
+/** A sale of `paid` by the customer with `phone`, for the emulator to turn into a webhook call. */
+const sale = (phone: string, paid: number, receipt: string) => saleBody({ phone }, paid, receipt);
 
 describe.each(testDestinations)('loyalty webhook receiver into $name', (target) => {
   let emulator: Emulator;

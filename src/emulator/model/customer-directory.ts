@@ -48,10 +48,12 @@ export class CustomerDirectory {
   /**
    * @param dstInstants historical offset-change instants of the zone; some customers' `customerSince`
    *   is put right around one of them
+   * @param contactlessRate share of customers with neither phone nor e-mail
    */
   constructor(
     readonly timeline: CustomerTimeline,
     private readonly dstInstants: readonly number[],
+    private readonly contactlessRate = 0,
   ) {
     this.phoneOffset = (((timeline.seed % PHONE_SPACE) * 104_729) + 12_345) % PHONE_SPACE;
     this.stepInverse = modularInverse(BigInt(PHONE_STEP), BigInt(PHONE_SPACE));
@@ -95,6 +97,14 @@ export class CustomerDirectory {
     return this.timeline.changeInstant(this.timeline.schedule(i), 0);
   }
 
+  /**
+   * Customer `i` has neither phone nor e-mail (`contactlessRate`). Drawn from a stream of its own, so the share
+   * changes nothing else of any customer.
+   */
+  isContactless(i: number): boolean {
+    return this.contactlessRate > 0 && randomFor(this.timeline.seed, Stream.contactless, i).next() < this.contactlessRate;
+  }
+
   /** The attributes of customer `i` that never change. */
   base(i: number, schedule: ChangeSchedule = this.timeline.schedule(i)): CustomerBase {
     const random = randomFor(this.timeline.seed, Stream.customer, i);
@@ -109,12 +119,13 @@ export class CustomerDirectory {
       customerSinceMs === null || random.chance(0.25)
         ? null
         : customerSinceMs + Math.floor(random.next() * ((createdMs - customerSinceMs) / 1000)) * 1000;
+    const contactless = this.isContactless(i);
     return {
       index: i,
       customerId: this.customerId(i),
-      // About 10% have no phone and 5% no e-mail, never both.
-      phone: contact < 0.1 ? null : PHONE_PREFIX + String(phoneDigits).padStart(8, '0'),
-      email: contact >= 0.1 && contact < 0.15 ? null : `${FIRST_SLUGS[first]}.${LAST_SLUGS[last]}.${i + 1}@${domain}`,
+      // About 10% have no phone and 5% no e-mail; both only for the contactless share.
+      phone: contactless || contact < 0.1 ? null : PHONE_PREFIX + String(phoneDigits).padStart(8, '0'),
+      email: contactless || (contact >= 0.1 && contact < 0.15) ? null : `${FIRST_SLUGS[first]}.${LAST_SLUGS[last]}.${i + 1}@${domain}`,
       first: random.chance(0.03) ? null : FIRST_NAMES[first]!,
       last: random.chance(0.03) ? null : LAST_NAMES[last]!,
       birthdate: random.chance(0.06) ? null : birthdate(random),

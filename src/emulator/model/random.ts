@@ -20,6 +20,7 @@ export const Stream = {
   vouchers: 12,
   faults: 13,
   drift: 14,
+  contactless: 15,
 } as const;
 
 /** A stream kind from {@link Stream}. */

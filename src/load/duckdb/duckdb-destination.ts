@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { migrate } from '../migrate.js';
 import { OpenSpans } from '../released-span-load.js';
@@ -12,6 +12,7 @@ import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
+import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse-errors.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -68,10 +69,17 @@ export class DuckDbDestination implements Destination {
     private readonly pool: PoolTrim,
   ) {}
 
-  /** Opens (or creates) the warehouse file. */
-  static async open(path: string, schema = 'main', settings: DuckDbSettings = {}): Promise<DuckDbDestination> {
+  /**
+   * Opens the warehouse file; with `create` (the default) a missing one is created, directories included.
+   *
+   * @throws WarehouseConfigError when the file is no DuckDB database, its directory cannot be made, or it is missing and `create` is false.
+   */
+  static async open(path: string, schema = 'main', settings: DuckDbSettings = {}, { create = true }: { create?: boolean } = {}): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:' && !existsSync(file)) {
+      if (!create) throw new WarehouseConfigError(`warehouse ${file} does not exist; run \`loyalty-etl run\` to create it (or correct destination.path / LOYALTY_WAREHOUSE)`);
+      makeWarehouseDirectory(file);
+    }
     try {
       // No statement of the pipeline relies on the order rows are inserted in; not keeping it lets DuckDB hold less.
       const memoryLimit = settings.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
@@ -93,6 +101,8 @@ export class DuckDbDestination implements Destination {
         const pid = /PID (\d+)/.exec(message)?.[1];
         throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
       }
+      // the file is there but DuckDB cannot open it as a database (another kind of file, a directory, no permission)
+      if (/^(IO|Serialization|Permission) Error/i.test(message)) throw new WarehouseConfigError(`warehouse ${file} cannot be opened as a DuckDB database: ${message}`);
       throw error;
     }
   }

@@ -1,0 +1,28 @@
+import { RunInterruptedError, RunStop } from '../pipeline/run-stop.js';
+
+/** Exit code of a process ended by `signal`, as a shell reports it: 128 + the signal's number. */
+export function interruptedExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGTERM' ? 143 : 130;
+}
+
+let processStop: RunStop | undefined;
+
+/**
+ * The stop of the process's run, tied to SIGINT and SIGTERM: the first signal stops the run (spans under way are
+ * called off, nothing of them commits, the run is recorded `interrupted` and lets go of its lock and claims); a
+ * second one ends the process at once, as an uninterrupted signal would.
+ */
+export function interruptibleRun(): RunStop {
+  if (processStop) return processStop;
+  const stop = (processStop = new RunStop());
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.reason instanceof RunInterruptedError) {
+      process.stderr.write(`loyalty-etl: ${signal} again: stopped at once\n`);
+      process.exit(interruptedExitCode(signal));
+    }
+    stop.stop(new RunInterruptedError(signal));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return stop;
+}

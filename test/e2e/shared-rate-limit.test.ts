@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { busiestSecond } from '../../bench/support/busiest-second.js';
+import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import { emulatorJobs, startCli } from '../helpers/cli.js';
+import { postgresTestDestination } from '../helpers/destinations.js';
+import { withWarehouse } from '../helpers/warehouse-reader.js';
+
+const TZ = 'Europe/Athens';
+const FROM = '2024-01-01';
+const TO = '2024-02-19'; // 50 daily windows per stream
+const LIMIT = 20;
+
+describe('three workers sharing a backfill share the source rate limit (PostgreSQL)', () => {
+  let emulator: Emulator;
+  /** When each request reached the source (ms). */
+  const arrivals: number[] = [];
+  beforeAll(async () => {
+    const clock: Middleware = (request, next) => {
+      if (!request.path.startsWith('/_emulator')) arrivals.push(performance.now());
+      return next(request);
+    };
+    emulator = await startEmulator({ seed: 43, accounts: 100, startDate: FROM, endDate: TO, timezone: TZ, faults: { latencyMs: 10 }, hooks: { middleware: [clock] } });
+  });
+  afterAll(() => emulator.close());
+
+  it(`together they stay within source.requests_per_second (${LIMIT}) in the busiest second`, async () => {
+    const { config } = await postgresTestDestination.fresh();
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: ['accounts', 'surveys'], pageSize: 5, sourceKeys: { requests_per_second: LIMIT } });
+    const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '4'];
+    const workers = [startCli(args), startCli(args), startCli(args)];
+    const results = await Promise.all(workers.map((w) => w.done));
+    for (const r of results) expect(r.code, r.stderr.slice(-800)).toBe(0);
+
+    // each of them worked, and the source saw enough requests for a second of each alone to exceed the limit
+    await withWarehouse(config, async (conn) => {
+      const loaders = await conn.all(`SELECT DISTINCT run_id FROM _etl_windows WHERE status = 'done'`);
+      expect(loaders).toHaveLength(3);
+    });
+    expect(arrivals.length).toBeGreaterThan(3 * LIMIT);
+    expect(busiestSecond(arrivals)).toBeLessThanOrEqual(LIMIT);
+  });
+});
