@@ -2,7 +2,6 @@ import { cpus, loadavg } from 'node:os';
 import pLimit from 'p-limit';
 import { createApi } from '../../src/commands/job-session.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import type { Destination } from '../../src/load/destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { planRange } from '../../src/plan/plan-windows.js';
 import { streamDefinition } from '../../src/streams/registry.js';
@@ -32,12 +31,6 @@ const SCENARIOS: Scenario[] = [
   { name: 'rate-bound, 1-day windows', concurrency: 8, requestsPerSecond: 40, pageSize: 100, windowDays: 1 },
 ];
 
-/** The fetch path never needs a warehouse for accounts; touching it would be a bug in the bench. */
-const NO_WAREHOUSE = new Proxy({} as Destination, {
-  get() {
-    throw new Error('the fetch-only path reached for the warehouse');
-  },
-});
 
 /**
  * Fetch-only page throughput: the accounts stream's extractor, through the real client (rate limiter,
@@ -178,7 +171,7 @@ jobs:
     await Promise.all(
     windows.map((window) =>
       limit(async () => {
-        const ctx: StreamContext = { api: api.scoped(), pageSize: scenario.pageSize, concurrency: scenario.concurrency, timezone: DATA.timezone, job: 'bench', jobConfig: job, destination: NO_WAREHOUSE, logger: silentLogger };
+        const ctx: StreamContext = { api: api.scoped(), pageSize: scenario.pageSize, concurrency: scenario.concurrency, timezone: DATA.timezone, job: 'bench', jobConfig: job, logger: silentLogger };
         for await (const batch of accounts.extract(ctx, [window])) {
           records += batch.records.length;
           pages++;

@@ -5,7 +5,8 @@ import type { Destination } from '../../src/load/destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { planRange } from '../../src/plan/plan-windows.js';
 import { groupWindows, type Window } from '../../src/plan/windows.js';
-import type { LoyaltyApi } from '../../src/source/loyalty-api.js';
+import type { CustomerIdentity, LoyaltyApi } from '../../src/source/loyalty-api.js';
+import { selectCustomers } from '../../src/state/customer-selection.js';
 import { streamDefinition } from '../../src/streams/registry.js';
 import type { StreamContext } from '../../src/streams/stream.js';
 
@@ -33,7 +34,7 @@ export function backfillSpans(config: ResolvedConfig, job: string, stream: Strea
  * `customers` is the warehouse postings read their customer list from (the one the pipeline loaded).
  */
 /** The context a span of `job` is extracted in, as the pipeline builds it, with its own request count and no logs. */
-export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, destination: Destination): StreamContext {
+export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, destination?: Destination): StreamContext {
   return {
     api: api.scoped(),
     pageSize: config.source.page_size,
@@ -41,8 +42,9 @@ export function benchStreamContext(config: ResolvedConfig, job: string, api: Loy
     timezone: config.source.timezone,
     job,
     jobConfig: config.jobs[job]!,
-    destination,
     logger: silentLogger,
+    // postings ask every customer the pipeline loaded, as the selection `all` does
+    customers: destination === undefined ? undefined : customersOf(destination),
   };
 }
 
@@ -50,12 +52,11 @@ export async function fetchOnly(config: ResolvedConfig, job: string, stream: Str
   const definition = streamDefinition(stream);
   const api = createApi(config, silentLogger);
   const queue = backfillSpans(config, job, stream, from, to);
-  const destination = customers ?? refuseWarehouse();
   let records = 0;
   let batches = 0;
   const lane = async () => {
     for (let span = queue.shift(); span; span = queue.shift()) {
-      for await (const batch of definition.extract(benchStreamContext(config, job, api, destination), span)) {
+      for await (const batch of definition.extract(benchStreamContext(config, job, api, customers), span)) {
         records += batch.records.length;
         batches++;
       }
@@ -68,10 +69,8 @@ export async function fetchOnly(config: ResolvedConfig, job: string, stream: Str
   return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
-function refuseWarehouse(): Destination {
-  return new Proxy({} as Destination, {
-    get() {
-      throw new Error('the fetch-only pass reached for the warehouse');
-    },
-  });
+/** Every customer in `accounts`, in key order, streamed from the warehouse. */
+async function* customersOf(destination: Destination): AsyncGenerator<CustomerIdentity> {
+  const selection = await selectCustomers((fn) => destination.withConnection(fn), 'bench', 'loyalty_postings', 'all', []);
+  yield* selection.customers;
 }

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from '../../src/config/load-config.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Day } from '../../src/plan/days.js';
 import type { Window } from '../../src/plan/windows.js';
 import { streamDefinition } from '../../src/streams/registry.js';
@@ -23,6 +24,7 @@ import type { RowSink, StagedRows } from './row-sink.js';
 export class LoaderSink implements RowSink {
   readonly takes = 'staged';
   private load: SpanLoad | undefined;
+  private span: Window[] = [];
   private readonly runId = randomUUID();
 
   constructor(
@@ -34,7 +36,8 @@ export class LoaderSink implements RowSink {
   ) {}
 
   async beginSpan(span: Window[], tables: TableSpec[]): Promise<void> {
-    this.load = await this.destination.openSpan({ job: this.job, stream: this.stream, runId: this.runId, firstDay: this.firstDay, windows: span, tables });
+    this.load = await this.destination.openSpan({ job: this.job, stream: this.stream, runId: this.runId, windows: span, tables });
+    this.span = span;
   }
 
   async append(table: TableSpec, rows: StagedRows): Promise<void> {
@@ -42,7 +45,7 @@ export class LoaderSink implements RowSink {
   }
 
   async endSpan(extracted: Map<Day, number>): Promise<void> {
-    await this.load!.commit(extracted, 0);
+    await commitWindows(this.load!, { job: this.job, stream: this.stream, runId: this.runId, firstDay: this.firstDay }, this.span, extracted, 0);
     this.load = undefined;
   }
 

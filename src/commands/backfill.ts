@@ -1,20 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { STREAM_NAMES, isoDay, type StreamName } from '../config/config-schema.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { runJob } from '../pipeline/run-job.js';
 import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts } from '../state/window-claims.js';
-import { STREAM_ORDER } from '../streams/registry.js';
 import { createProgress } from './backfill-progress.js';
 import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
+import type { Command } from 'commander';
+import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
 
-export interface BackfillOptions extends CommonOptions {
-  from: string;
-  to: string;
-  stream?: string;
+export interface BackfillOptions extends CommonOptions, RangeOptions {
   concurrency?: string;
   /** Start the range afresh instead of resuming (or joining) the open backfill of the same range. */
   restart?: boolean;
@@ -32,17 +29,9 @@ const SYNC_EVERY_MS = 2000;
  */
 export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  for (const [flag, value] of [['--from', options.from], ['--to', options.to]] as const) {
-    if (!isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
-  }
-  if (options.from > options.to) throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
+  const { streams } = parseRange(options, jobConfig);
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  let streams: StreamName[] = STREAM_ORDER.filter((s) => jobConfig.streams.includes(s));
-  if (options.stream !== undefined) {
-    if (!(STREAM_NAMES as readonly string[]).includes(options.stream)) throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
-    streams = [options.stream as StreamName];
-  }
   const lease = leaseSeconds();
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
@@ -115,4 +104,12 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   if (summary.failed > 0) {
     throw new CommandError(`${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`, ExitCode.windowsFailed);
   }
+}
+
+/** `loyalty-etl backfill` and its flags. */
+export function registerBackfill(program: Command): void {
+  withRangeFlags(withJobFlags(program.command('backfill').description('re-extract a historical range in windows')))
+    .option('--concurrency <n>', 'spans at once (default: source.concurrency)')
+    .option('--restart', 'start the range afresh instead of resuming or joining the open backfill of the same range')
+    .action(backfillCommand);
 }

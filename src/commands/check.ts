@@ -1,5 +1,7 @@
 import { lastClosedDay } from '../plan/days.js';
 import { resolveJob, commandLogger, createApi, usingDestination, type CommonOptions } from './job-session.js';
+import type { Command } from 'commander';
+import { withJobFlags } from './shared-flags.js';
 
 /**
  * `loyalty-etl check`: the config is valid (loading it proves that), the source answers one cheap call with
@@ -22,4 +24,9 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
     { create: false },
   );
   out(`warehouse ok: ${description}`);
+}
+
+/** `loyalty-etl check` and its flags. */
+export function registerCheck(program: Command): void {
+  withJobFlags(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
 }

@@ -11,6 +11,7 @@ import { commandLogger, createApi, usingDestination } from './job-session.js';
 import { summarizeRun, failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
 import { writeReport } from '../report/write-report.js';
+import type { Command } from 'commander';
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */
 const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
@@ -99,4 +100,9 @@ function formatRows(rows: Array<Record<string, unknown>>): string {
   const cells = [header, ...rows.map((r) => header.map((h) => String(r[h] ?? 'NULL')))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
   return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+/** `loyalty-etl demo` and its flags. */
+export function registerDemo(program: Command): void {
+  program.command('demo').description('start the emulator, load it into ./warehouse.duckdb, show a summary and a sample query').action(demoCommand);
 }

@@ -3,6 +3,7 @@ import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import { type EmulatorOptions, type FaultOptions, resolveFaults, startEmulator } from '../emulator/index.js';
 import { redactHookUrl } from '../webhook/hook-path.js';
+import { Option, type Command } from 'commander';
 
 /** Fault flags of `loyalty-etl emulator`, as commander hands them over (text). */
 export interface FaultFlags {
@@ -160,4 +161,37 @@ function whole(flag: string, value: string, min: number, max: number): number {
 function shownSubscriber(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${redactHookUrl(parsed.pathname + parsed.search)}`;
+}
+
+/** `loyalty-etl emulator` and its flags. */
+export function registerEmulator(program: Command): void {
+  program
+    .command('emulator')
+    .description('serve the emulated source (auth: --auth-header with the secret in LOYALTY_API_TOKEN)')
+    .option('--port <n>', 'port (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--seed <n>', 'seed of the generated data', '1')
+    .option('--accounts <n>', 'number of customers', '300')
+    .option('--start <day>', 'first day with data (default: 89 days before --end)')
+    .option('--end <day>', 'last day with data (default: yesterday)')
+    .option('--timezone <zone>', 'business time zone', 'Europe/Athens')
+    .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
+    .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
+    .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
+    .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
+    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
+    .option('--latency <ms>', 'fault: delay before every answer')
+    .option('--jitter <ms>', 'fault: extra random delay, from 0 to this')
+    .option('--server-errors <share>', 'fault: share of requests answered 500, 502 or 503')
+    .option('--too-many-requests <share>', 'fault: share of requests answered 429 with Retry-After')
+    .option('--retry-after <s>', 'fault: Retry-After of those 429s, in seconds (default 1)')
+    .option('--hangs <share>', 'fault: share of requests never answered')
+    .option('--cut-bodies <share>', 'fault: share of answers cut off mid-JSON')
+    .option('--error-bodies <share>', 'fault: share of requests answered HTTP 200 with a 1xxx error body')
+    .option('--error-body-code <code>', 'fault: code of those error bodies: 1002, 1004, 1006 or 1010 (default 1006)')
+    .option('--drift <share>', 'fault: share of listings that change while they are paged')
+    .option('--drift-reads <n>', 'fault: page reads that see a drifting listing changed (default 1)')
+    .option('--down-after <n>', 'fault: answer 503 to every request after the first N')
+    .option('--fault-seed <n>', 'seed of the faults (default: --seed)')
+    .action(emulatorCommand);
 }

@@ -6,6 +6,8 @@ import { lastClosedDay } from '../plan/days.js';
 import { serveReport } from '../report/serve-report.js';
 import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';
 import { commandLogger, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import type { Command } from 'commander';
+import { withJobFlags } from './shared-flags.js';
 
 export interface ReportOptions extends CommonOptions {
   /** The HTML file to write. */
@@ -62,4 +64,16 @@ export function reportTarget(request: { flag: string; path: string; config: Reso
   const timezone = request.config.source.timezone;
   const until = request.until;
   return { path: request.path, job: request.job, jobConfig: request.jobConfig, timezone, through: until ?? (() => lastClosedDay(timezone)) };
+}
+
+/** `loyalty-etl report` and its flags. */
+export function registerReport(program: Command): void {
+  withJobFlags(program.command('report').description('write the status page: one self-contained HTML file read from the warehouse'))
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html')
+    .option('--until <day>', 'last day of the calendars instead of the last closed day')
+    .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
+    .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
+    .option('--host <host>', 'address to serve on', '127.0.0.1')
+    .option('--every <s>', 'seconds between rewrites when serving', '60')
+    .action(reportCommand);
 }

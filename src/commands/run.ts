@@ -11,6 +11,8 @@ import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import { reportAfter } from '../report/write-report.js';
 import { reportTarget } from './report.js';
+import type { Command } from 'commander';
+import { withJobFlags } from './shared-flags.js';
 
 export interface RunOptions extends CommonOptions {
   /** Last day to load instead of the last closed day in the source's zone (re-running up to a given night). */
@@ -43,4 +45,12 @@ export async function runCommand(options: RunOptions): Promise<void> {
   });
   process.stdout.write(`${summarizeRun(result)}\n`);
   failOnFailedWindows(result);
+}
+
+/** `loyalty-etl run` and its flags. */
+export function registerRun(program: Command): void {
+  withJobFlags(program.command('run').description('incremental load: every stream of the job from its watermark (less the look-back) to the last closed day'))
+    .option('--until <day>', 'last day to load instead of the last closed day')
+    .option('--report <file>', 'rewrite the status page (HTML) at this path after the run, whether it succeeded or not')
+    .action(runCommand);
 }

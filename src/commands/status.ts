@@ -4,6 +4,8 @@ import { readDirectoryStatus } from '../state/directory.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
+import type { Command } from 'commander';
+import { withJobFlags } from './shared-flags.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
@@ -57,4 +59,11 @@ export function formatStatus(status: JobStatus): string {
     status.runs.map((r) => [r.startedAt.slice(0, 19), r.command, r.status, r.durationSeconds ?? '-', r.windows, r.rowsLoaded, r.rowsRejected, r.requests ?? '-', (r.error ?? '').slice(0, 80)]),
   ));
   return `${lines.join('\n')}\n`;
+}
+
+/** `loyalty-etl status` and its flags. */
+export function registerStatus(program: Command): void {
+  withJobFlags(program.command('status').description('per stream: watermark, lag, windows, rejects; the customer directory; the last runs'))
+    .option('--json', 'machine-readable output')
+    .action(statusCommand);
 }

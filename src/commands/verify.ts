@@ -1,21 +1,20 @@
 import pLimit from 'p-limit';
-import { STREAM_NAMES, isoDay, type StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../config/config-schema.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { readAllPages } from '../extract/paged-window.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { checkWindow, duplicateKeys, warehouseWindowsOf, type DuplicateKeys, type WindowCheck } from '../state/window-reconciliation.js';
-import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
+import { streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
 import { checkDirectory, type DirectoryCheck } from './verify-directory.js';
+import type { Command } from 'commander';
+import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
 
-export interface VerifyOptions extends CommonOptions {
-  from: string;
-  to: string;
-  stream?: string;
+export interface VerifyOptions extends CommonOptions, RangeOptions {
   json?: boolean;
 }
 
@@ -46,15 +45,7 @@ async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, 
  */
 export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  for (const [flag, value] of [['--from', options.from], ['--to', options.to]] as const) {
-    if (!isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
-  }
-  if (options.from > options.to) throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
-  let streams: StreamName[] = STREAM_ORDER.filter((s) => jobConfig.streams.includes(s));
-  if (options.stream !== undefined) {
-    if (!(STREAM_NAMES as readonly string[]).includes(options.stream)) throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
-    streams = [options.stream as StreamName];
-  }
+  const { streams } = parseRange(options, jobConfig);
   const windows = planRange(jobConfig, options.from, options.to);
   const api = createApi(config, commandLogger());
   const limit = pLimit(config.source.concurrency);
@@ -128,4 +119,11 @@ function directoryLines(d: DirectoryCheck): string[] {
   if (d.notLoaded) lines.push(`customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`);
   if (!d.gap) lines.push('customer directory: complete');
   return lines;
+}
+
+/** `loyalty-etl verify` and its flags. */
+export function registerVerify(program: Command): void {
+  withRangeFlags(withJobFlags(program.command('verify').description("compare the warehouse with the source's counts per window, and the customer directory; exit 4 on gaps")))
+    .option('--json', 'machine-readable output')
+    .action(verifyCommand);
 }

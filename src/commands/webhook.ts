@@ -8,6 +8,7 @@ import { ReceiverSecretError, WEBHOOK_SECRET_ENV, readReceiverSecrets } from '..
 import { WebhookGate, WebhookGateOptionError, type WebhookGateOptions } from '../webhook/webhook-gate.js';
 import { startWebhookReceiver } from '../webhook/webhook-receiver.js';
 import { commandLogger } from './job-session.js';
+import type { Command } from 'commander';
 
 export interface WebhookCommandOptions {
   port: string;
@@ -113,4 +114,20 @@ function resolveGateOptions(options: WebhookCommandOptions): WebhookGateOptions 
     throw error;
   }
   return gate;
+}
+
+/** `loyalty-etl webhook` and its flags. */
+export function registerWebhook(program: Command): void {
+  program
+    .command('webhook')
+    .description('receive the loyalty webhook into the loyalty_events table (for postings.customers: webhook)')
+    .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
+    .option('--port <n>', 'port (0 picks a free one)', '8788')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret-header <name>', 'also take the secret (LOYALTY_WEBHOOK_SECRET) in this header, on POST /hooks')
+    .option('--authenticated-upstream', 'run without a secret: a proxy or gateway in front authenticates every call')
+    .option('--allow-from <cidr>', 'only these source addresses or CIDR ranges may call (repeatable)', collectList)
+    .option('--trusted-proxy <cidr>', "believe this proxy's X-Forwarded-For about the caller (repeatable)", collectList)
+    .option('--max-calls-per-second <n>', 'cap on calls per source address; beyond it, 429 with Retry-After')
+    .action(webhookCommand);
 }

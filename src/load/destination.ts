@@ -1,6 +1,5 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { WindowCounts } from '../state/ledger.js';
 import type { SqlConnection } from './sql-connection.js';
 import type { Row, TableSpec } from './table-spec.js';
 
@@ -18,28 +17,31 @@ export interface DestinationCapabilities {
   readonly declaredKeys: boolean;
 }
 
-/** Describes the span about to be loaded. */
+/** Describes the span about to be loaded: its rows and rejects are stamped with the job, stream and run. */
 export interface SpanLoadRequest {
   job: string;
   stream: string;
   runId: string;
-  firstDay: Day;
   windows: Window[];
   tables: TableSpec[];
-  /** Runs inside the span's transaction after the watermark moved (a stream's own bookmark). */
-  onCommit?: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>;
-  /** The run that claimed the windows: the commit checks it still holds them (see `state/window-claims.ts`). */
-  claimedBy?: string;
-  /** The backfill the windows are loaded for: they count as done for it. */
-  backfillId?: string;
 }
 
-/** The commit a span's `onCommit` work runs in. */
-export interface SpanCommitInfo {
-  runId: string;
+/** What a span's merge put in the warehouse, per window start. */
+export interface MergedSpan {
   /** ISO UTC, the `_loaded_at` of the span's rows. */
   loadedAt: string;
+  /** Distinct keys of the stream's main table each window loaded. */
+  loaded: Map<Day, number>;
+  /** Records each window rejected. */
+  rejected: Map<Day, number>;
 }
+
+/**
+ * The work of a span's transaction, which the pipeline owns: `merge` moves the staged rows of the windows
+ * committed into the warehouse (once), and the rest of the work — claim, ledger, watermark — goes around it on
+ * the same connection. Whatever it throws rolls all of it back.
+ */
+export type SpanTransaction<T> = (conn: SqlConnection, merge: () => Promise<MergedSpan>) => Promise<T>;
 
 /**
  * The staging of one span (one or more windows of one stream). Rows are appended in bounded batches as pages
@@ -56,11 +58,18 @@ export interface SpanLoad {
    */
   reset(windowStart?: Day): Promise<void>;
   /**
-   * Merges the staged rows, records rejects, windows and watermark — one transaction. `windows` (default: the
-   * span's) commits only the first windows of the span, when the others could not be read: their staged rows must
-   * have been dropped with `reset`.
+   * Runs `work` in one transaction, in which it merges the staged rows of `windows` (the span's, or its first
+   * ones when the others could not be read: their staged rows must have been dropped with `reset`).
+   *
+   * @example
+   * const counts = await load.commit(span, async (conn, merge) => {
+   *   await assertClaimed(conn, …);
+   *   const merged = await merge();
+   *   await recordWindowsDone(conn, …);
+   *   return merged;
+   * });
    */
-  commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]>;
+  commit<T>(windows: Window[], work: SpanTransaction<T>): Promise<T>;
   /** Releases the staging without loading anything. */
   abort(): Promise<void>;
 }

@@ -99,6 +99,7 @@ export function mergeStatements(ctx: MergeContext): Statement[] {
     out.push(...childStatements(child, parent, rule.parentKey, ctx));
   }
   for (const spec of others) {
+    if (spec.merge.kind === 'replace-all') out.push({ sql: `DELETE FROM ${qualified(ctx.schema, spec.name)}`, params: [] });
     if (spec.merge.kind === 'replace-window') {
       out.push({
         sql: `DELETE FROM ${qualified(ctx.schema, spec.name)} WHERE "_window_start" BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`,
@@ -141,7 +142,8 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const target = qualified(ctx.schema, spec.name);
   const source = spec.merge.kind === 'latest-wins' ? winners(spec) : latestStaged(spec, ctx);
   const pivotCols = spec.pivot ? (ctx.pivots.get(spec.name) ?? []) : [];
-  const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), '_window_start', '_run_id', '_loaded_at'];
+  const windowColumn = spec.windowless ? [] : ['_window_start'];
+  const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), ...windowColumn, '_run_id', '_loaded_at'];
   let from = `${source} s`;
   const pivotValues: string[] = [];
   if (spec.pivot && pivotCols.length > 0) {
@@ -153,7 +155,7 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const selectCols = [
     ...spec.columns.map((c) => `s.${q(c.name)}`),
     ...pivotValues,
-    's."_window_start"',
+    ...windowColumn.map((c) => `s.${q(c)}`),
     p.add(ctx.runId),
     `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`,
   ];
@@ -161,9 +163,9 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   // every staged key replaces its row, except where a latest-wins row came from a later window
   const replaced = spec.merge.kind === 'latest-wins' ? source : stagedRows(ctx.dialect, spec, ctx.tables);
   // a replace-window key that holds the window matches only rows of the span's windows, deleted already
-  const deletedWithWindows = spec.merge.kind === 'replace-window' && spec.key.includes('_window_start');
+  const deletedAlready = (spec.merge.kind === 'replace-window' && spec.key.includes('_window_start')) || spec.merge.kind === 'replace-all';
   return [
-    ...(deletedWithWindows ? [] : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
+    ...(deletedAlready ? [] : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
     { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`, params: p.values },
   ];
 }

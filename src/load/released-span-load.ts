@@ -25,9 +25,9 @@ function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanL
     append: (table, rows) => load.append(table, rows),
     reject: (rows) => load.reject(rows),
     reset: (windowStart) => load.reset(windowStart),
-    commit: async (extracted, requests, windows) => {
+    commit: async (windows, work) => {
       try {
-        return await load.commit(extracted, requests, windows);
+        return await load.commit(windows, work);
       } finally {
         await release();
       }

@@ -14,11 +14,13 @@ export interface ColumnSpec {
  *   windows are deleted first (a listing filtered by window is the whole truth of that window).
  * - `children`: rows owned by a `latest-wins` parent, staged as its entries; for every parent row the window wins, the old
  *   children are deleted and the staged ones inserted (so a removed custom field disappears).
+ * - `replace-all`: the table holds exactly what was staged (reference data listed whole, such as profiles).
  */
 export type MergeRule =
   | { kind: 'latest-wins' }
   | { kind: 'upsert' }
   | { kind: 'replace-window' }
+  | { kind: 'replace-all' }
   | { kind: 'children'; parent: string; parentKey: string[] };
 
 /**
@@ -53,6 +55,8 @@ export interface TableSpec {
   stagedWith?: StagedWith;
   /** Columns staged with the rows but never written to the target: what tables staged with this one read. */
   stagingOnly?: ColumnSpec[];
+  /** The target has no `_window_start`: reference data, not loaded by window. */
+  windowless?: boolean;
 }
 
 /** A row as the transform hands it to the loader: column name → value already in its final text form. */

@@ -1,10 +1,11 @@
-import type { Destination, SpanCommitInfo } from '../load/destination.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { Destination, SpanLoad } from '../load/destination.js';
 import type { Row } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
-import type { WindowCounts } from '../state/ledger.js';
+import { selectCustomers, type CustomerSelection, type CustomerSelectionKind } from '../state/customer-selection.js';
+import { advanceEventBookmark } from '../state/event-bookmark.js';
+import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { RecordError } from '../transform/record-error.js';
 
@@ -19,6 +20,8 @@ export interface SpanSettings {
   claimedBy?: string;
   /** The backfill the span is loaded for. */
   backfillId?: string;
+  /** For a per-customer stream: which customers it asks (`jobs.<job>.postings.customers`). */
+  customers?: CustomerSelectionKind;
 }
 
 /**
@@ -48,110 +51,44 @@ export const MIN_REJECTS_TO_FAIL = 10;
 /**
  * The path data takes, for one span (one or more consecutive windows) of one stream:
  *
- *   extract pages ─► validate + normalize each record (a bad one goes to the rejects) ─► stage in batches
- *   ─► one transaction: merge into the targets, rejects, window ledger, watermark.
+ *   open (the customers a per-customer stream asks; staging) ─► extract pages ─► validate + normalize each
+ *   record (a bad one goes to the rejects) ─► stage in batches ─► one transaction: claim check, merge into the
+ *   targets and rejects, window ledger, watermark, event bookmark.
  *
  * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables (each destination
  * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched.
  */
-export async function loadSpan(
-  stream: StreamDefinition,
-  span: Window[],
-  ctx: StreamContext,
-  destination: Destination,
-  settings: SpanSettings,
-  logger: Logger,
-): Promise<WindowCounts[]> {
+export async function loadSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, destination: Destination, settings: SpanSettings, logger: Logger): Promise<WindowCounts[]> {
   const started = performance.now();
-  // Work a stream registers (its own bookmark) runs in the span's commit transaction.
-  const commitWork: Array<(conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>> = [];
-  ctx = { ...ctx, onCommit: (work) => commitWork.push(work) };
-  const onCommit = async (conn: SqlConnection, commit: SpanCommitInfo) => {
-    for (const work of commitWork) await work(conn, commit);
-  };
-  const load = await destination.openSpan({
-    job: settings.job,
-    stream: stream.name,
-    runId: settings.runId,
-    firstDay: settings.firstDay,
-    windows: span,
-    tables: stream.tables,
-    onCommit,
-    claimedBy: settings.claimedBy,
-    backfillId: settings.backfillId,
-  });
+  // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
+  const selection = settings.customers ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span) : undefined;
+  if (selection) ctx = { ...ctx, customers: selection.customers };
+  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: stream.tables });
+  const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
+  const ledger: SpanLedger = { job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, claimedBy: settings.claimedBy, backfillId: settings.backfillId, events };
+  const commit = (windows: Window[], staged: StagedSpan) => commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests);
   try {
-    let normalize = stream.normalizer(ctx);
-    const extracted = new Map<Day, number>();
-    const rejected = new Map<Day, number>();
-    let seq = 0;
-    /** Windows whose listing was read to its end. */
-    const complete = new Set<Day>();
-    const checkRejects = (windows: Window[]) => {
-      for (const window of windows) {
-        const bad = rejected.get(window.start) ?? 0;
-        const total = extracted.get(window.start) ?? 0;
-        if (bad >= MIN_REJECTS_TO_FAIL && bad > total * settings.rejectThreshold) {
-          throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${settings.rejectThreshold * 100}%`);
-        }
-      }
-    };
-
-    try {
-      for await (const batch of stream.extract(ctx, span)) {
-        if (batch.windowComplete) complete.add(batch.windowStart);
-        if (batch.restart) {
-          const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
-          logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
-          await load.reset(batch.windowStart);
-          normalize = stream.normalizer(ctx);
-          extracted.delete(batch.windowStart);
-          rejected.delete(batch.windowStart);
-        }
-        const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
-        const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
-        // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
-        for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
-        for (const raw of batch.records) {
-          seq++;
-          try {
-            const normalized = normalize(raw, batch.windowStart);
-            for (const [table, tableRows] of Object.entries(normalized)) {
-              let list = rows.get(table);
-              if (!list) rows.set(table, (list = []));
-              for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
-            }
-          } catch (error) {
-            if (!(error instanceof RecordError)) throw error;
-            rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: storableMessage(error.message) });
-          }
-        }
-        extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
-        rejected.set(batch.windowStart, (rejected.get(batch.windowStart) ?? 0) + rejects.length - (batch.rejects?.length ?? 0));
-        for (const [table, list] of rows) await load.append(table, list);
-        await load.reject(rejects);
-      }
-    } catch (error) {
-      // the windows at the start of the span that were read to their end are kept; the others fail
-      const firstIncomplete = span.findIndex((w) => !complete.has(w.start));
-      const read = span.slice(0, firstIncomplete);
-      if (firstIncomplete <= 0 || commitWork.length > 0) throw error;
-      checkRejects(read);
-      for (const w of span.slice(firstIncomplete)) if (extracted.has(w.start) || rejected.has(w.start)) await load.reset(w.start);
-      let counts: WindowCounts[];
-      try {
-        counts = await load.commit(extracted, ctx.api.counter.requests, read);
-      } catch {
-        throw error; // nothing was committed: the span fails for what stopped its reading
-      }
-      logLoaded(stream, counts, started, logger);
-      throw new SpanPartlyLoadedError(error, counts, span.slice(firstIncomplete));
+    // 2. extract, normalize and stage every page
+    const staged = await stageSpan(stream, span, ctx, load, logger);
+    if (staged.stoppedBy === undefined) {
+      checkRejects(stream, span, staged, settings.rejectThreshold);
+      // 3. one transaction for the whole span
+      const counts = await commit(span, staged);
+      logLoaded(stream, counts, started, logger, selection);
+      return counts;
     }
-
-    checkRejects(span);
-    const counts = await load.commit(extracted, ctx.api.counter.requests);
-    logLoaded(stream, counts, started, logger);
-    return counts;
+    // Reading stopped: the windows at the start of the span that were read to their end are kept; the others fail.
+    const firstIncomplete = span.findIndex((w) => !staged.complete.has(w.start));
+    const read = span.slice(0, firstIncomplete);
+    // a bookmark covers the whole span's customers: it cannot move for part of it
+    if (firstIncomplete <= 0 || selection?.events) throw staged.stoppedBy;
+    checkRejects(stream, read, staged, settings.rejectThreshold);
+    for (const w of span.slice(firstIncomplete)) if (staged.extracted.has(w.start) || staged.rejected.has(w.start)) await load.reset(w.start);
+    const counts = await commit(read, staged).catch(() => {
+      throw staged.stoppedBy; // nothing was committed: the span fails for what stopped its reading
+    });
+    logLoaded(stream, counts, started, logger, selection);
+    throw new SpanPartlyLoadedError(staged.stoppedBy, counts, span.slice(firstIncomplete));
   } catch (error) {
     // the span's reading stopped: requests still queued or retrying for it (other customers' postings) stop now
     ctx.api.cancel('its window failed');
@@ -161,10 +98,117 @@ export async function loadSpan(
   }
 }
 
-function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: number, logger: Logger): void {
+/** What a span staged, per window start; `stoppedBy` is what stopped its reading before the end, if anything did. */
+interface StagedSpan {
+  extracted: Map<Day, number>;
+  rejected: Map<Day, number>;
+  /** Windows whose listing was read to its end. */
+  complete: Set<Day>;
+  stoppedBy?: unknown;
+}
+
+/** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
+async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, load: SpanLoad, logger: Logger): Promise<StagedSpan> {
+  const staged: StagedSpan = { extracted: new Map(), rejected: new Map(), complete: new Set() };
+  let normalize = stream.normalizer(ctx);
+  let seq = 0;
+  try {
+    for await (const batch of stream.extract(ctx, span)) {
+      if (batch.windowComplete) staged.complete.add(batch.windowStart);
+      if (batch.restart) {
+        const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
+        logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
+        await load.reset(batch.windowStart);
+        normalize = stream.normalizer(ctx);
+        staged.extracted.delete(batch.windowStart);
+        staged.rejected.delete(batch.windowStart);
+      }
+      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
+      const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
+      // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
+      for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
+      for (const raw of batch.records) {
+        seq++;
+        try {
+          for (const [table, tableRows] of Object.entries(normalize(raw, batch.windowStart))) {
+            let list = rows.get(table);
+            if (!list) rows.set(table, (list = []));
+            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
+          }
+        } catch (error) {
+          if (!(error instanceof RecordError)) throw error;
+          rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: storableMessage(error.message) });
+        }
+      }
+      add(staged.extracted, batch.windowStart, batch.records.length);
+      add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
+      for (const [table, list] of rows) await load.append(table, list);
+      await load.reject(rejects);
+    }
+  } catch (error) {
+    staged.stoppedBy = error;
+  }
+  return staged;
+}
+
+/** What a span's commit records besides its rows. */
+export interface SpanLedger {
+  job: string;
+  stream: string;
+  runId: string;
+  firstDay: Day;
+  /** The run that must still hold the windows (see `state/window-claims.ts`). */
+  claimedBy?: string;
+  /** The backfill the windows count as done for. */
+  backfillId?: string;
+  /** A `webhook` selection's last event, and the zone of window days: the event bookmark moves past it. */
+  events?: { through: number; timezone: string };
+}
+
+/**
+ * The span's transaction, in order: the run must still hold the windows; the loader merges their staged rows;
+ * the windows are recorded done with what they loaded; the watermark moves across done windows; a `webhook`
+ * selection's event bookmark moves past the events it asked about. All of it commits, or none of it.
+ */
+export function commitWindows(load: SpanLoad, ledger: SpanLedger, windows: Window[], extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]> {
+  const { job, stream, runId } = ledger;
+  return load.commit(windows, async (conn, merge) => {
+    if (ledger.claimedBy !== undefined) await assertClaimed(conn, job, stream, windows, ledger.claimedBy);
+    const merged = await merge();
+    const counts = windows.map((window, i) => ({
+      window,
+      extracted: extracted.get(window.start) ?? 0,
+      loaded: merged.loaded.get(window.start) ?? 0,
+      rejected: merged.rejected.get(window.start) ?? 0,
+      requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window
+    }));
+    await recordWindowsDone(conn, job, stream, runId, merged.loadedAt, counts, { backfillId: ledger.backfillId });
+    await advanceWatermark(conn, job, stream, ledger.firstDay, runId, merged.loadedAt);
+    const events = ledger.events;
+    if (events) await advanceEventBookmark(conn, { job, stream, askedThrough: events.through, timezone: events.timezone, runId, now: merged.loadedAt });
+    return counts;
+  });
+}
+
+function checkRejects(stream: StreamDefinition, windows: Window[], staged: StagedSpan, threshold: number): void {
+  for (const window of windows) {
+    const bad = staged.rejected.get(window.start) ?? 0;
+    const total = staged.extracted.get(window.start) ?? 0;
+    if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold) {
+      throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%`);
+    }
+  }
+}
+
+function add(counts: Map<Day, number>, day: Day, n: number): void {
+  counts.set(day, (counts.get(day) ?? 0) + n);
+}
+
+function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: number, logger: Logger, selection: CustomerSelection | undefined): void {
+  const events = selection?.events ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through } : {};
   for (const c of counts) {
     logger.info(
-      { stream: stream.name, window: formatWindow(c.window), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
+      { stream: stream.name, window: formatWindow(c.window), ...(selection ? { selection: selection.kind, ...events } : {}), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
       'window loaded',
     );
   }

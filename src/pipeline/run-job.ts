@@ -15,10 +15,10 @@ import { directoryCompleteThrough, windowsNotDone } from '../state/directory.js'
 import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import { beginRun, DEFAULT_LEASE_SECONDS, finishRun, reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
-import { refreshProfiles } from '../streams/profiles.js';
 import type { StreamDefinition } from '../streams/stream.js';
 import { skipEmptyStretches } from './empty-stretches.js';
 import { keepLease } from './lease-keeper.js';
+import { refreshProfiles } from './refresh-profiles.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
 import { RunInterruptedError, RunStop } from './run-stop.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
@@ -206,8 +206,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     };
     const api = request.api.scoped();
     const letGo = stop.callsOff(api);
-    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, destination, logger: log };
-    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId };
+    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, logger: log };
+    const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
+    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId, customers };
     try {
       done(await loadSpan(stream, span, ctx, destination, settings, log));
     } catch (caught) {
@@ -282,7 +283,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     rateShare = await shareSourceRate(destination, request.api.http, config.source.requests_per_second, log);
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
-      await refreshProfiles(request.api, destination, runId).then(
+      await refreshProfiles(request.api, destination, request.job, runId, new Date().toISOString().slice(0, 10)).then(
         (n) => log.info(n, 'profiles refreshed'),
         (error) => stop.absorbs(error) || log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );

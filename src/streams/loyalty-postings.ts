@@ -1,7 +1,5 @@
 import { pMapIterable } from 'p-map';
 import { z } from 'zod';
-import { selectCustomers } from '../extract/customer-selection.js';
-import { selectWebhookCustomers } from '../extract/webhook-selection.js';
 import type { CustomerReject } from '../extract/askable-customer.js';
 import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
 import type { TableSpec } from '../load/table-spec.js';
@@ -118,8 +116,8 @@ const BATCH = 1000;
 const POSTINGS_LANES = 2;
 
 /**
- * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each selected
- * customer once (`jobs.<job>.postings.customers`: all, changed, or those named by webhook events), keeps the postings dated in the span and files each under
+ * The loyalty postings stream. Postings have no date filter: for a span of windows it asks each customer the
+ * pipeline selected once (`jobs.<job>.postings.customers`: all, changed, or those named by webhook events), keeps the postings dated in the span and files each under
  * its window. Spans hold up to `postings.max_span_days` days, so a backfill asks each customer once per span.
  */
 export const loyaltyPostingsStream: StreamDefinition = {
@@ -134,9 +132,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
   lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
     const days = new SpanDays(span, ctx.timezone);
-    const selection = ctx.jobConfig.postings.customers;
-    const webhook = selection === 'webhook' ? await selectWebhookCustomers(ctx, 'loyalty_postings', span) : undefined;
-    const customers = webhook ? webhook.customers : selectCustomers(ctx.destination, selection === 'changed' ? 'changed' : 'all', span);
+    if (!ctx.customers) throw new Error('loyalty_postings: no customers were selected for the span');
+    const customers = ctx.customers;
     const listings = pMapIterable(customers, (customer) => readCustomerPostings(ctx.api, customer, days, ctx.pageSize), { concurrency: ctx.concurrency });
     const buffer = new Map<Day, PostingRecord[]>();
     /** Customers the service cannot be asked about: rejected under the span's first window. */
@@ -175,8 +172,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (buffered >= BATCH) yield* flush();
     }
     yield* flush();
-    const events = webhook ? { eventsAfter: webhook.after ?? null, eventsThrough: webhook.through } : {};
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, selection, ...events, customersAsked: asked, customersRejected: rejected, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
+    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, customersRejected: rejected, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Destination } from '../load/destination.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { FatalSourceError } from '../source/source-errors.js';
 import { withoutNul } from '../transform/values.js';
@@ -23,64 +23,90 @@ const fieldSchema = z.looseObject({
 });
 const profileSchema = z.looseObject({ id: int, mainProfileId: int.nullish(), createdBy: int.nullish(), profileFields: z.array(fieldSchema).default([]) });
 
+export const profilesTable: TableSpec = {
+  name: 'profiles',
+  key: ['profile_id'],
+  merge: { kind: 'replace-all' },
+  windowless: true,
+  columns: [
+    { name: 'profile_id', type: 'integer' },
+    { name: 'label', type: 'text' },
+    { name: 'main', type: 'boolean' },
+    { name: 'used', type: 'boolean' },
+    { name: 'main_profile_id', type: 'integer' },
+    { name: 'created_by', type: 'integer' },
+  ],
+};
+
+export const profileFieldsTable: TableSpec = {
+  name: 'profile_fields',
+  key: ['profile_id', 'field_id'],
+  merge: { kind: 'replace-all' },
+  windowless: true,
+  columns: [
+    { name: 'profile_id', type: 'integer' },
+    { name: 'field_id', type: 'integer' },
+    { name: 'name', type: 'text' },
+    { name: 'label', type: 'text' },
+    { name: 'type_id', type: 'integer' },
+    { name: 'render_type', type: 'integer' },
+    { name: 'order_value', type: 'integer' },
+    { name: 'required', type: 'boolean' },
+    { name: 'multiple', type: 'boolean' },
+    { name: 'is_business', type: 'boolean' },
+    { name: 'column_number', type: 'text' },
+    { name: 'format', type: 'text' },
+    { name: 'default_value', type: 'text' },
+    { name: 'options', type: 'json' },
+    { name: 'definition', type: 'json' },
+  ],
+};
+
+/** The tables reference data replaces whole on every refresh. */
+export const PROFILE_TABLES: TableSpec[] = [profilesTable, profileFieldsTable];
+
+/** A flag as staged: the loader casts the text. */
+const flag = (b: boolean | null | undefined) => (b == null ? null : String(b));
+
 /**
- * Reference data: replaces `profiles` and `profile_fields` with what the source lists now (endpoints 10 and
- * 11), in one transaction. `profile_fields.name` is the custom field's key, so
+ * Reference data: what the source lists now of `profiles` and `profile_fields` (endpoints 10 and 11), as rows
+ * to replace both tables with. `profile_fields.name` is the custom field's key, so
  * `_etl_columns.source_key = profile_fields.name` tells the label and type code behind each `cf_` column.
  * Both responses are read without NUL characters, which PostgreSQL's text cannot hold, as custom-field keys
  * are: a field's name still matches its column's `source_key`.
  */
-export async function refreshProfiles(api: LoyaltyApi, destination: Destination, runId: string): Promise<{ profiles: number; fields: number }> {
+export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; profile_fields: Row[] }> {
   const list = profileListSchema.safeParse(withoutNul(await api.profiles()));
   if (!list.success) throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
-  const details: Array<{ summary: z.infer<typeof profileListSchema>[number]; detail: z.infer<typeof profileSchema> }> = [];
-  for (const p of list.data) {
-    const parsed = profileSchema.safeParse(withoutNul(await api.profile(p.id)));
-    if (!parsed.success) throw new FatalSourceError(`profile ${p.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, `profile ${p.id}`);
-    details.push({ summary: p, detail: parsed.data });
+  const profiles: Row[] = [];
+  const fields: Row[] = [];
+  for (const summary of list.data) {
+    const parsed = profileSchema.safeParse(withoutNul(await api.profile(summary.id)));
+    if (!parsed.success) throw new FatalSourceError(`profile ${summary.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, `profile ${summary.id}`);
+    const detail = parsed.data;
+    profiles.push({ profile_id: summary.id, label: summary.label ?? null, main: flag(summary.main), used: flag(summary.used), main_profile_id: detail.mainProfileId ?? null, created_by: detail.createdBy ?? null });
+    const seen = new Set<number>();
+    for (const f of detail.profileFields) {
+      if (seen.has(f.id)) continue;
+      seen.add(f.id);
+      fields.push({
+        profile_id: summary.id,
+        field_id: f.id,
+        name: f.name,
+        label: f.label ?? null,
+        type_id: f.typeId ?? null,
+        render_type: f.renderType ?? null,
+        order_value: f.orderValue ?? null,
+        required: flag(f.required),
+        multiple: flag(f.multiple),
+        is_business: flag(f.isBusiness),
+        column_number: f.columnNumber ?? null,
+        format: f.format ?? null,
+        default_value: f.defaultValue ?? null,
+        options: f.options ? JSON.stringify(f.options) : null,
+        definition: JSON.stringify(f),
+      });
+    }
   }
-  const loadedAt = new Date().toISOString();
-  let fields = 0;
-  await destination.withConnection((conn) =>
-    conn.transaction(async () => {
-      await conn.run(`DELETE FROM ${conn.schemaSql}.profile_fields`);
-      await conn.run(`DELETE FROM ${conn.schemaSql}.profiles`);
-      for (const { summary, detail } of details) {
-        await conn.run(
-          `INSERT INTO ${conn.schemaSql}.profiles (profile_id, label, main, used, main_profile_id, created_by, _run_id, _loaded_at) VALUES ($1, $2, $3, $4, $5, $6, $7, CAST($8 AS TIMESTAMPTZ))`,
-          [summary.id, summary.label ?? null, summary.main ?? null, summary.used ?? null, detail.mainProfileId ?? null, detail.createdBy ?? null, runId, loadedAt],
-        );
-        const seen = new Set<number>();
-        for (const f of detail.profileFields) {
-          if (seen.has(f.id)) continue;
-          seen.add(f.id);
-          fields++;
-          await conn.run(
-            `INSERT INTO ${conn.schemaSql}.profile_fields (profile_id, field_id, name, label, type_id, render_type, order_value, required, multiple, is_business, column_number, format, default_value, options, definition, _run_id, _loaded_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, CAST($17 AS TIMESTAMPTZ))`,
-            [
-              summary.id,
-              f.id,
-              f.name,
-              f.label ?? null,
-              f.typeId ?? null,
-              f.renderType ?? null,
-              f.orderValue ?? null,
-              f.required ?? null,
-              f.multiple ?? null,
-              f.isBusiness ?? null,
-              f.columnNumber ?? null,
-              f.format ?? null,
-              f.defaultValue ?? null,
-              f.options ? JSON.stringify(f.options) : null,
-              JSON.stringify(f),
-              runId,
-              loadedAt,
-            ],
-          );
-        }
-      }
-    }),
-  );
-  return { profiles: details.length, fields };
+  return { profiles, profile_fields: fields };
 }

@@ -1,12 +1,9 @@
 import type { JobConfig, StreamName } from '../config/config-schema.js';
-import type { Destination } from '../load/destination.js';
-import type { SpanCommitInfo } from '../load/destination.js';
-import type { SqlConnection } from '../load/sql-connection.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { LoyaltyApi } from '../source/loyalty-api.js';
+import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 
 /** What a stream may use while it extracts and normalizes. It knows nothing of the command line. */
 export interface StreamContext {
@@ -18,14 +15,9 @@ export interface StreamContext {
   timezone: string;
   job: string;
   jobConfig: JobConfig;
-  /** The warehouse, for streams that read what is already loaded (the customer list of postings). */
-  destination: Destination;
   logger: Logger;
-  /**
-   * Registers work that must commit with the span: it runs inside the span's transaction, after the merges and
-   * the watermark (a stream's own bookmark). Absent where nothing commits a span.
-   */
-  onCommit?: (work: (conn: SqlConnection, commit: SpanCommitInfo) => Promise<void>) => void;
+  /** For a per-customer stream: the customers the pipeline selected for the span, in key order. */
+  customers?: AsyncIterable<CustomerIdentity>;
 }
 
 /** Raw records of one window as they came from the source. */

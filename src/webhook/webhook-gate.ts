@@ -63,7 +63,7 @@ export class WebhookGate {
   private readonly trusted: AddressMatch | undefined;
   private readonly limiter: RateLimiterMemory | undefined;
 
-  constructor(private readonly options: WebhookGateOptions) {
+  constructor(options: WebhookGateOptions) {
     for (const secret of options.secrets) {
       const problem = secretProblem(secret);
       if (problem) throw new WebhookGateOptionError('secret', problem);

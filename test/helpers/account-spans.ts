@@ -1,5 +1,6 @@
 import type { Destination } from '../../src/load/destination.js';
 import type { Row } from '../../src/load/table-spec.js';
+import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { WindowCounts } from '../../src/state/ledger.js';
 import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
 
@@ -15,11 +16,11 @@ export async function loadAccounts(
   accounts: Array<{ row: Row; fields: Record<string, string | null> }>,
   runId = `run-${windowStart}`,
 ): Promise<WindowCounts[]> {
-  const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId, firstDay: '2024-01-01', windows: [{ start: windowStart, end: windowStart }], tables: [accountsTable, accountCustomFieldsTable] });
+  const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId, windows: [{ start: windowStart, end: windowStart }], tables: [accountsTable, accountCustomFieldsTable] });
   let seq = 0;
   for (const a of accounts) {
     seq++;
     await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) }]);
   }
-  return span.commit(new Map([[windowStart, accounts.length]]), 1);
+  return commitWindows(span, { job: 'j', stream: 'accounts', runId, firstDay: '2024-01-01' }, [{ start: windowStart, end: windowStart }], new Map([[windowStart, accounts.length]]), 1);
 }

@@ -127,7 +127,7 @@ describe.each(testDestinations)('any record, into $name', (target) => {
       fc.asyncProperty(records, async (batch) => {
         const runId = `${stream.name}-${++run}`;
         const inMemory: StreamDefinition = { ...stream, extract: async function* () { yield { windowStart: WINDOW.start, records: batch, restart: false }; } };
-        const ctx: StreamContext = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'prop', jobConfig, destination, logger: silentLogger };
+        const ctx: StreamContext = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'prop', jobConfig, logger: silentLogger };
         // what the normalizer accepts is what must be in the table; the rest must be rejected
         const normalize = stream.normalizer(ctx);
         const accepted = new Set<string>();

@@ -59,7 +59,7 @@ describe.each(testDestinations)('closing a $name warehouse', (target) => {
   it('gives back a span still open (its rows staged, never committed) instead of waiting on it', async () => {
     const { config } = await target.fresh();
     const destination = await openDestination(config);
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('C1', 'Athens') }]);
     await destination.close();
     const again = await openDestination(config);

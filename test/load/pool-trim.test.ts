@@ -1,6 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
 import { POOL_TRIM_HEADROOM, PoolTrim } from '../../src/load/duckdb/pool-trim.js';
 import { openDestination } from '../../src/load/open-destination.js';
@@ -60,7 +61,7 @@ describe('the DuckDB buffer pool after a span commit', () => {
     await fillPool(destination);
     // a span in flight, with more rows staged than a trim to a fixed size (32MB) kept: that wrote them to disk
     const staged = 120_000;
-    const other = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'other', firstDay: '2024-01-01', windows: [{ start: '2024-03-01', end: '2024-03-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const other = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'other', windows: [{ start: '2024-03-01', end: '2024-03-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     for (let from = 0; from < staged; from += 5_000) {
       const batch = Array.from({ length: 5_000 }, (_, i) => ({ seq: from + i + 1, windowStart: '2024-03-01', row: withCustomFields(account(`S${from + i}`, `City ${i % 97}`), new Map([['tier', `t${i % 7}`], ['note', `note ${from + i} ${'x'.repeat(200)}`]])) }));
       await other.append('accounts', batch);
@@ -71,7 +72,7 @@ describe('the DuckDB buffer pool after a span commit', () => {
 
     expect(await tablePages(destination)).toBeLessThanOrEqual(Number(POOL_TRIM_HEADROOM));
     expect((await pool(destination, 'IN_MEMORY_TABLE')).spilled).toBe(0);
-    await other.commit(new Map([['2024-03-01', staged]]), 1);
+    await commitWindows(other, { job: 'j', stream: 'accounts', runId: 'other', firstDay: '2024-01-01' }, [{ start: '2024-03-01', end: '2024-03-01' }], new Map([['2024-03-01', staged]]), 1);
     await destination.withConnection(async (conn) => {
       const [row] = await conn.all<{ n: number | string; fields: number | string }>(`SELECT (SELECT count(*) FROM accounts) AS n, (SELECT count(*) FROM account_custom_fields) AS fields`);
       expect([Number(row!.n), Number(row!.fields)]).toEqual([staged + 1, 2 * staged + 1]);

@@ -39,7 +39,7 @@ describe.each(testDestinations)('source keys named like object internals, into $
     destination = await openDestination((await target.fresh()).config);
     const api = new LoyaltyApi(new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }));
     const jobConfig = { streams: [], window_days: 1, lookback_days: 0, first_day: WINDOW.start, reject_threshold: 1, postings: { customers: 'all' as const, max_span_days: 1 } };
-    ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'keys', jobConfig, destination, logger: silentLogger };
+    ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'keys', jobConfig, logger: silentLogger };
   });
   afterAll(async () => destination.close());
 

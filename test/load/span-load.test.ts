@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { accountCustomFieldsTable, accountsTable, accountWindowsTable, withCustomFields } from '../../src/streams/accounts.js';
@@ -90,12 +91,15 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
       { start: '2024-01-01', end: '2024-01-01' },
       { start: '2024-01-02', end: '2024-01-02' },
     ];
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows, tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable] });
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows, tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable] });
     const staged = (seq: number, windowStart: string, id: string, city: string) => ({ seq, windowStart, row: withCustomFields(account(id, city), new Map([['seen', city]])) });
     await span.append('accounts', [staged(1, '2024-01-01', 'C1', 'a'), staged(2, '2024-01-01', 'C2', 'b')]);
     await span.append('accounts', [staged(3, '2024-01-01', 'C1', 'c')]);
     await span.append('accounts', [staged(4, '2024-01-02', 'C3', 'd'), staged(5, '2024-01-02', 'C1', 'e'), staged(6, '2024-01-02', 'C4', 'f')]);
-    const counts = await span.commit(
+    const counts = await commitWindows(
+      span,
+      { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' },
+      windows,
       new Map([
         ['2024-01-01', 3],
         ['2024-01-02', 3],
@@ -125,10 +129,10 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
   });
 
   it('commits nothing when the commit fails, and the window can be loaded again', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     // a row the target refuses (no key) fails the merge after the new pivot column was added
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])) }]);
-    await expect(span.commit(new Map(), 0)).rejects.toThrow();
+    await expect(commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map(), 0)).rejects.toThrow();
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT * FROM accounts')).toEqual([]);
       expect(await conn.all('SELECT * FROM _etl_windows')).toEqual([]);

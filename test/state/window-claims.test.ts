@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { planWindows, type Window } from '../../src/plan/windows.js';
@@ -81,9 +82,10 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     const [taken] = await claim(b, 'run-b', backfill, 1);
     expect(taken).toEqual(held);
 
-    const span = await a.openSpan({ job: 'j', stream: 'accounts', runId: 'run-a', firstDay: '2024-01-01', windows: [held![0]!], tables: accountsStream.tables, claimedBy: 'run-a', backfillId: backfill.backfillId });
+    const span = await a.openSpan({ job: 'j', stream: 'accounts', runId: 'run-a', windows: [held![0]!], tables: accountsStream.tables });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('C1', 'Athens') }]);
-    await expect(span.commit(new Map([['2024-01-01', 1]]), 1)).rejects.toThrow(ClaimLostError);
+    const ledger = { job: 'j', stream: 'accounts', runId: 'run-a', firstDay: '2024-01-01', claimedBy: 'run-a', backfillId: backfill.backfillId };
+    await expect(commitWindows(span, ledger, [held![0]!], new Map([['2024-01-01', 1]]), 1)).rejects.toThrow(ClaimLostError);
     await a.withConnection(async (conn) => {
       expect(await conn.all('SELECT customer_id FROM accounts')).toEqual([]);
       expect(await conn.all(`SELECT claimed_by, status FROM _etl_windows WHERE window_start = CAST('2024-01-01' AS DATE)`)).toEqual([{ claimed_by: 'run-b', status: 'pending' }]);

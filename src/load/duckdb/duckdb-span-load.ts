@@ -1,9 +1,8 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import type { WindowCounts } from '../../state/ledger.js';
-import { commitSpan } from '../commit-span.js';
-import type { SpanLoadRequest } from '../destination.js';
+import { mergeSpan } from '../merge-span.js';
+import type { SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
@@ -108,27 +107,19 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     }
   }
 
-  async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
+  async commit<T>(windows: Window[], work: SpanTransaction<T>): Promise<T> {
     try {
       // closing flushes what the appenders hold
       await this.pool.withoutTrim(() => this.closeAppenders());
       await this.stageDuplicates();
       const written = [...this.request.tables.map((t) => t.name), REJECTS_TABLE];
+      const span = { ...this.request, windows, loadedAt: new Date().toISOString(), keys: this.keys.states() };
       return await this.commitLock.run(async () => {
-        const counts = await this.vacuum.commit(this.conn, this.schema, written, () =>
-          this.conn.transaction(() =>
-            commitSpan(this.conn, duckdbDialect, this.schema, {
-              ...this.request,
-              windows: windows ?? this.request.windows,
-              loadedAt: new Date().toISOString(),
-              extracted,
-              requests,
-              keys: this.keys.states(),
-            }),
-          ),
+        const result = await this.vacuum.commit(this.conn, this.schema, written, () =>
+          this.conn.transaction(() => work(this.conn, () => mergeSpan(this.conn, duckdbDialect, this.schema, span))),
         );
         await this.pool.trim(this.raw);
-        return counts;
+        return result;
       });
     } catch (error) {
       throw withMemoryHint(error);

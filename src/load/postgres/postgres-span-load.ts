@@ -4,9 +4,8 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import type { WindowCounts } from '../../state/ledger.js';
-import { commitSpan } from '../commit-span.js';
-import type { SpanLoadRequest } from '../destination.js';
+import { mergeSpan } from '../merge-span.js';
+import type { SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import { createStagingSql, DUPLICATE_COLUMNS, DUPLICATES_STAGING, REJECTS_STAGING, spanStagingTables, stagingName } from '../staging.js';
@@ -87,23 +86,17 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     else for (const name of this.stagedNames()) await this.client.query(`DELETE FROM ${name} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
   }
 
-  async commit(extracted: Map<Day, number>, requests: number, windows?: Window[]): Promise<WindowCounts[]> {
+  async commit<T>(windows: Window[], work: SpanTransaction<T>): Promise<T> {
     const r = this.request;
     await this.copyAll();
     await this.stageDuplicates();
+    const span = { ...r, windows, loadedAt: new Date().toISOString(), keys: this.keys.states() };
     return this.conn.transaction(async () => {
       // Held until COMMIT or ROLLBACK; the key is the stream's target tables in this schema.
       await this.conn.run('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.${r.stream}`]);
       // the merge sorts and hashes a span's staged rows: in the server's memory rather than in temp files
       await this.conn.run(`SET LOCAL work_mem = '64MB'`);
-      return commitSpan(this.conn, postgresDialect, this.schema, {
-        ...r,
-        windows: windows ?? r.windows,
-        loadedAt: new Date().toISOString(),
-        extracted,
-        requests,
-        keys: this.keys.states(),
-      });
+      return work(this.conn, () => mergeSpan(this.conn, postgresDialect, this.schema, span));
     });
   }
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DestinationConfig } from '../../../src/config/config-schema.js';
 import type { Destination } from '../../../src/load/destination.js';
+import { commitWindows } from '../../../src/pipeline/load-span.js';
 import type { Row } from '../../../src/load/table-spec.js';
 import { openDestination } from '../../../src/load/open-destination.js';
 import { accountCustomFieldsTable, accountsTable } from '../../../src/streams/accounts.js';
@@ -109,10 +110,10 @@ describe('PostgreSQL destination', () => {
   });
 
   it('round-trips hostile rejects and typed values', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r1', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r1', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: { ...account('C1', null), birthdate: '1999-12-31', profile_set_at: '2024-02-29T23:59:59.123Z', customer_since: '2020-01-01T00:00:00+03:00' } }]);
     await span.reject(HOSTILE_VALUES.map((v) => ({ windowStart: '2024-01-01', payload: JSON.stringify({ v }), error: v })));
-    await span.commit(new Map([['2024-01-01', 1 + HOSTILE_VALUES.length]]), 1);
+    await commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r1', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map([['2024-01-01', 1 + HOSTILE_VALUES.length]]), 1);
     await destination.withConnection(async (conn) => {
       const rejects = await conn.all<{ payload: string; error: string }>('SELECT payload, error FROM _etl_rejects');
       expect(rejects.map((r) => r.error).sort()).toEqual([...HOSTILE_VALUES].sort());
@@ -191,12 +192,12 @@ describe('PostgreSQL destination', () => {
   });
 
   it('starts over cleanly after reset, and leaves no staging behind', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('GONE', 'x') }]);
     await span.reject([{ windowStart: '2024-01-01', payload: '{}', error: 'gone' }]);
     await span.reset();
     await span.append('accounts', [{ seq: 2, windowStart: '2024-01-01', row: account('KEPT', 'y') }]);
-    await span.commit(new Map([['2024-01-01', 1]]), 1);
+    await commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map([['2024-01-01', 1]]), 1);
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT customer_id FROM accounts')).toEqual([{ customer_id: 'KEPT' }]);
       expect(await conn.all('SELECT * FROM _etl_rejects')).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Day } from '../plan/days.js';
-import type { SpanLoadRequest } from './destination.js';
-import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import type { Window } from '../plan/windows.js';
+import type { MergedSpan, SpanLoadRequest } from './destination.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
@@ -10,26 +10,22 @@ import { REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
-/** Everything the transaction of a span (one or more consecutive windows of one stream) needs. */
-export interface SpanCommit extends SpanLoadRequest {
+/** Everything the merge of a span (one or more consecutive windows of one stream) needs. */
+export interface SpanMerge extends SpanLoadRequest {
+  /** The windows merged: the span's, or its first ones when the others could not be read. */
+  windows: Window[];
   /** `_loaded_at` of the span's rows, ISO UTC. */
   loadedAt: string;
-  /** Source records received per window start. */
-  extracted: Map<Day, number>;
-  /** Source requests the span took; recorded on its first window. */
-  requests: number;
   /** What the span knows of the keys it staged (see `SpanKeys`). */
   keys: ReadonlyMap<string, StagedKeys>;
 }
 
 /**
- * Moves a span's staged rows into the warehouse and records it, all inside the caller's transaction:
- * the claim check, new pivot columns, the merges, the span's rejects (replacing those of an earlier load of the
- * same windows), `_etl_windows`, the watermark, and the stream's own `onCommit` work. Either all of it commits
- * or none of it.
+ * Moves a span's staged rows into the warehouse inside the caller's transaction: new pivot columns, the merges,
+ * and the span's rejects (replacing those of an earlier load of the same windows). Returns what each window
+ * loaded and rejected; recording the windows is the caller's.
  */
-export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanCommit): Promise<WindowCounts[]> {
-  if (span.claimedBy !== undefined) await assertClaimed(conn, span.job, span.stream, span.windows, span.claimedBy);
+export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanMerge): Promise<MergedSpan> {
   const pivots = new Map<string, PivotColumn[]>();
   for (const spec of span.tables) {
     if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt));
@@ -47,24 +43,14 @@ export async function commitSpan(conn: SqlConnection, dialect: WarehouseDialect,
   );
   const loaded = await countByWindow(conn, distinctKeys(dialect, span.tables[0]!, span));
   const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
-  const counts: WindowCounts[] = span.windows.map((window, i) => ({
-    window,
-    extracted: span.extracted.get(window.start) ?? 0,
-    loaded: loaded.get(window.start) ?? 0,
-    rejected: rejected.get(window.start) ?? 0,
-    requests: i === 0 ? span.requests : 0,
-  }));
-  await recordWindowsDone(conn, span.job, span.stream, span.runId, span.loadedAt, counts, { backfillId: span.backfillId });
-  await advanceWatermark(conn, span.job, span.stream, span.firstDay, span.runId, span.loadedAt);
-  await span.onCommit?.(conn, { runId: span.runId, loadedAt: span.loadedAt });
-  return counts;
+  return { loadedAt: span.loadedAt, loaded, rejected };
 }
 
 /**
  * `_window_start` of each distinct (window, key) of `spec`'s staged rows: the rows a window loaded. Keys the span saw
  * once need no `DISTINCT`.
  */
-function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanCommit): string {
+function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanMerge): string {
   const rows = stagedRows(dialect, spec, span.tables);
   const key = spec.key.map(quoteIdent).join(', ');
   const once = (where: string) => `SELECT "_window_start", ${key} FROM ${rows} st${where}`;

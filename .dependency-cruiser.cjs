@@ -1,0 +1,70 @@
+/**
+ * The imports that must never be (../shared/ARCHITECTURE.md, "Never"), checked by `npm run check:architecture`
+ * in CI. Each rule names the parts of `src/` as ARCHITECTURE.md does.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'transform-is-pure',
+      comment: 'Transforms are pure functions: no load, source or state.',
+      severity: 'error',
+      from: { path: '^src/transform/' },
+      to: { path: '^src/(load|source|state)/' },
+    },
+    {
+      name: 'source-knows-no-database-or-config',
+      comment: 'The source client takes options, not the jobs file, and knows no database.',
+      severity: 'error',
+      from: { path: '^src/source/' },
+      to: { path: '^src/(load|state|config)/' },
+    },
+    {
+      name: 'extract-hands-records-on',
+      comment: 'Extractors read and hand records on; the pipeline commits.',
+      severity: 'error',
+      from: { path: '^src/extract/' },
+      to: { path: '^src/(load|state)/' },
+    },
+    {
+      name: 'load-writes-rows-only',
+      comment: 'The loader writes rows; the pipeline records windows and moves watermarks.',
+      severity: 'error',
+      from: { path: '^src/load/' },
+      to: { path: '^src/state/' },
+    },
+    {
+      name: 'stages-know-no-command-line',
+      comment: 'Load, state, pipeline and streams know nothing of the command line.',
+      severity: 'error',
+      from: { path: '^src/(load|state|pipeline|streams)/' },
+      to: { path: '^src/(cli|commands)/' },
+    },
+    {
+      name: 'streams-declare',
+      comment: "Streams declare; the pipeline loads: no destination's SQL, only table specs.",
+      severity: 'error',
+      from: { path: '^src/streams/' },
+      to: { path: '^src/load/', pathNot: '^src/load/table-spec\\.ts$' },
+    },
+    {
+      name: 'emulator-stands-alone',
+      comment: 'The emulator imports nothing outside emulator/.',
+      severity: 'error',
+      from: { path: '^src/emulator/' },
+      to: { path: '^src/', pathNot: '^src/emulator/' },
+    },
+    {
+      name: 'pipeline-never-reaches-the-emulator',
+      comment: 'Only the emulator and demo commands (and the library index) may start the emulator.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/emulator/', '^src/commands/(emulator|demo)\\.ts$', '^src/index\\.ts$'] },
+      to: { path: '^src/emulator/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    exclude: { path: '^(test|bench|dist|\\.test-dist|\\.bench-dist)/' },
+  },
+};

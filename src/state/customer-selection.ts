@@ -1,0 +1,90 @@
+import type { SqlConnection } from '../load/sql-connection.js';
+import type { Window } from '../plan/windows.js';
+import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
+
+/** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
+const PAGE = 5000;
+
+/** Runs a read on a connection of its own (`Destination.withConnection`). */
+export type WarehouseRead = <T>(fn: (conn: SqlConnection) => Promise<T>) => Promise<T>;
+
+/** A customer as the source is asked about: by phone, or by e-mail when there is no phone. */
+export interface SelectedCustomer {
+  customerId: string;
+  phone: string | null;
+  email: string | null;
+}
+
+/** Which customers a per-customer stream asks for a span (`jobs.<job>.postings.customers`). */
+export type CustomerSelectionKind = 'all' | 'changed' | 'webhook';
+
+/** The customers a span asks, and, for `webhook`, the events they come from. */
+export interface CustomerSelection {
+  kind: CustomerSelectionKind;
+  customers: AsyncIterable<SelectedCustomer>;
+  /**
+   * For `webhook`: the events numbered in (`after`, `through`] the selection covers. The span's commit moves the
+   * stream's bookmark to `through` (`advanceEventBookmark`); `after` is undefined on the job's first span, which
+   * asks every customer so history starts complete.
+   */
+  events?: { after: number | undefined; through: number };
+}
+
+/**
+ * The customers a per-customer stream asks for `span`, streamed from the warehouse in key order; it reads and
+ * never writes:
+ * - `all`: every customer in `accounts` (the whole directory);
+ * - `changed`: customers whose account was seen in one of the span's windows (`_etl_account_windows`) —
+ *   cheaper, and misses postings of customers whose profile did not change in the window;
+ * - `webhook`: the customers named by loyalty webhook events received since the stream's bookmark.
+ */
+export async function selectCustomers(read: WarehouseRead, job: string, stream: string, kind: CustomerSelectionKind, span: Window[]): Promise<CustomerSelection> {
+  if (kind !== 'webhook') return { kind, customers: accountCustomers(read, kind, span) };
+  const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
+  const customers = after === undefined ? accountCustomers(read, 'all', span) : eventCustomers(read, after, through);
+  return { kind, customers, events: { after, through } };
+}
+
+async function* accountCustomers(read: WarehouseRead, kind: 'all' | 'changed', span: Window[]): AsyncGenerator<SelectedCustomer> {
+  const range = kind === 'changed' ? [span[0]!.start, span.at(-1)!.end] : [];
+  let after = '';
+  for (;;) {
+    const rows = await read((conn) => {
+      const changed =
+        kind === 'changed'
+          ? `AND EXISTS (SELECT 1 FROM ${conn.schemaSql}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE))`
+          : '';
+      return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+        `SELECT a.customer_id, a.phone, a.email FROM ${conn.schemaSql}.accounts a WHERE a.customer_id > $1 ${changed} ORDER BY a.customer_id LIMIT ${PAGE}`,
+        [after, ...range],
+      );
+    });
+    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+    if (rows.length < PAGE) return;
+    after = rows.at(-1)!.customer_id;
+  }
+}
+
+/**
+ * The customers of the `loyalty_events` numbered in (`after`, `through`], in key order, each once, with the
+ * phone and e-mail `accounts` holds (the event's phone when the account is not loaded yet). One with neither
+ * cannot be asked: the stream rejects it.
+ */
+async function* eventCustomers(read: WarehouseRead, after: number, through: number): AsyncGenerator<SelectedCustomer> {
+  let last = '';
+  for (;;) {
+    const rows = await read((conn) =>
+      conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+        `SELECT e.customer_id, COALESCE(a.phone, e.phone) AS phone, a.email
+           FROM (SELECT customer_id, MAX(phone) AS phone FROM ${conn.schemaSql}.loyalty_events
+                  WHERE seq > $1 AND seq <= $2 AND customer_id > $3 GROUP BY customer_id) e
+           LEFT JOIN ${conn.schemaSql}.accounts a ON a.customer_id = e.customer_id
+          ORDER BY e.customer_id LIMIT ${PAGE}`,
+        [after, through, last],
+      ),
+    );
+    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+    if (rows.length < PAGE) return;
+    last = rows.at(-1)!.customer_id;
+  }
+}
