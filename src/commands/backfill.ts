@@ -5,7 +5,7 @@ import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts } from '../state/window-claims.js';
 import { createProgress } from './backfill-progress.js';
-import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import type { Command } from 'commander';
@@ -32,7 +32,6 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const { streams } = parseRange(options, jobConfig);
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  const lease = leaseSeconds();
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
   const onTerminal = process.stderr.isTTY === true;
@@ -65,7 +64,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       runId,
       work: { kind: 'backfill', backfill },
       concurrency,
-      leaseSeconds: lease,
+      leaseSeconds: config.leaseSeconds,
       api,
       destination,
       logger,

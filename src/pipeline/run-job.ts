@@ -13,7 +13,7 @@ import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
 import { directoryCompleteThrough, windowsNotDone } from '../state/directory.js';
 import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
-import { beginRun, DEFAULT_LEASE_SECONDS, finishRun, reapAbandonedRuns } from '../state/runs.js';
+import { beginRun, finishRun, reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import type { StreamDefinition } from '../streams/stream.js';
 import { skipEmptyStretches } from './empty-stretches.js';
@@ -101,7 +101,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const { config, destination, logger } = request;
   const jobConfig: JobConfig = config.jobs[request.job]!;
   const runId = request.runId ?? randomUUID();
-  const leaseSeconds = request.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const leaseSeconds = request.leaseSeconds ?? config.leaseSeconds;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
   const stop = request.stop ?? new RunStop();

@@ -26,8 +26,6 @@ export class JobBusyError extends Error {
   override readonly name = 'JobBusyError';
 }
 
-/** Seconds a run outlives its last lease renewal when no `LOYALTY_LEASE_SECONDS` says otherwise. */
-export const DEFAULT_LEASE_SECONDS = 60;
 
 /** SQL that is true when the run named by `runIdSql` is alive (running, lease not expired). */
 export function liveRunSql(conn: SqlConnection, runIdSql: string): string {
