@@ -167,7 +167,7 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     }
 
     const reader = workload.before ? await openDestination(destinations.duckdb) : undefined;
-    let capture;
+    let capture: Awaited<ReturnType<typeof captureRows>>;
     try {
       capture = await captureRows(jobs.duckdb.config, 'bench', workload.stream, FROM, TO, join(dir, `${workload.stream}-rows.jsonl`), reader);
     } finally {

@@ -64,7 +64,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     );
     for (const stream of streams) {
       const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
-      windows.forEach((w, i) => checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!)));
+      for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
     }
   }
   const directory: DirectoryCheck | undefined = streams.includes('accounts')

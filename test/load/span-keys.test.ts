@@ -31,7 +31,7 @@ describe('the keys a span staged', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => ({ seq: i + 1, row: { a: `k${i % 15_000}`, b: i % 15_000 === 7 ? null : 'v' } }));
     for (let i = 0; i < rows.length; i += 999) span.add('t', rows.slice(i, i + 999));
     const listed = [...span.listed()].map(([, seq]) => seq).sort((x, y) => x - y);
-    expect(listed).toEqual(rows.filter((r, i) => i % 15_000 < 5_000).map((r) => r.seq));
+    expect(listed).toEqual(rows.filter((_, i) => i % 15_000 < 5_000).map((r) => r.seq));
   });
 
   it('knows nothing once staged rows were dropped, so the merge numbers them all', () => {
