@@ -31,7 +31,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const { streams } = parseRange(options, jobConfig);
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
   const onTerminal = process.stderr.isTTY === true;
@@ -49,7 +50,16 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
     const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
     const before = await counts();
     logger.info(
-      { job, backfillId: backfill.backfillId, streams, from: options.from, to: options.to, windowsTotal: before.total, windowsDone: before.done, windowsHeld: before.held },
+      {
+        job,
+        backfillId: backfill.backfillId,
+        streams,
+        from: options.from,
+        to: options.to,
+        windowsTotal: before.total,
+        windowsDone: before.done,
+        windowsHeld: before.held,
+      },
       backfill.created ? 'backfill started' : 'backfill joined: only windows not yet done for it are loaded',
     );
     const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
@@ -101,7 +111,10 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
-    throw new CommandError(`${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`, ExitCode.windowsFailed);
+    throw new CommandError(
+      `${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`,
+      ExitCode.windowsFailed,
+    );
   }
 }
 

@@ -29,7 +29,17 @@ export async function demoCommand(): Promise<void> {
     const job = config.jobs.demo!;
     await usingDestination(config, async (destination) => {
       const windows = await incrementalWindows(destination, 'demo', job, DEMO.endDate);
-      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger, stop: interruptibleRun() });
+      const result = await runJob({
+        config,
+        job: 'demo',
+        command: 'demo',
+        work: { kind: 'planned', windows },
+        concurrency: 4,
+        api,
+        destination,
+        logger,
+        stop: interruptibleRun(),
+      });
       out();
       out(summarizeRun(result));
       failOnFailedWindows(result);
@@ -62,11 +72,25 @@ function demoConfig(url: string): ResolvedConfig {
   const base = existsSync('jobs.yaml') ? loadConfig('jobs.yaml', { ...process.env, LOYALTY_WAREHOUSE: undefined }) : undefined;
   const file = {
     // the emulated program starts on the demo's first day: nothing before it to sweep
-    source: { base_url: url, timezone: DEMO.timezone, history_start: DEMO.startDate, page_size: base?.source.page_size ?? 500, requests_per_second: 5000, retries: 3 },
+    source: {
+      base_url: url,
+      timezone: DEMO.timezone,
+      history_start: DEMO.startDate,
+      page_size: base?.source.page_size ?? 500,
+      requests_per_second: 5000,
+      retries: 3,
+    },
     destination: { type: 'duckdb', path: './warehouse.duckdb' },
     jobs: {
       // one pass over every customer for the whole history
-      demo: { streams: DEMO_QUERY.streams, window_days: 7, lookback_days: 0, first_day: DEMO.startDate, reject_threshold: 0.1, postings: { customers: 'all', max_span_days: 92 } },
+      demo: {
+        streams: DEMO_QUERY.streams,
+        window_days: 7,
+        lookback_days: 0,
+        first_day: DEMO.startDate,
+        reject_threshold: 0.1,
+        postings: { customers: 'all', max_span_days: 92 },
+      },
     },
   };
   return parseConfig(JSON.stringify(file), 'demo', {});

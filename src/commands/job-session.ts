@@ -47,7 +47,11 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
  * Opens the warehouse for the length of `fn`, and closes it whatever happens. With `create: false` (`check`,
  * `status`, `verify`) a warehouse that does not exist is an error rather than a new empty one.
  */
-export async function usingDestination<T>(config: ResolvedConfig, fn: (destination: Destination) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+export async function usingDestination<T>(
+  config: ResolvedConfig,
+  fn: (destination: Destination) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const destination = await openDestination(config.destination, options);
   try {
     return await fn(destination);

@@ -25,15 +25,29 @@ export interface RunOptions extends CommonOptions {
  */
 export async function runCommand(options: RunOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
+  if (options.until !== undefined && !isoDay.safeParse(options.until).success)
+    throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
-  const report = options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
+  const report =
+    options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
   const logger = commandLogger();
   const api = createApi(config, logger);
   const result = await usingDestination(config, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
     return reportAfter(report, destination, logger, () =>
-      runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: config.leaseSeconds, concurrency: config.source.concurrency, api, destination, logger, stop: interruptibleRun() }),
+      runJob({
+        config,
+        job,
+        command: 'run',
+        work: { kind: 'planned', windows },
+        exclusive: true,
+        leaseSeconds: config.leaseSeconds,
+        concurrency: config.source.concurrency,
+        api,
+        destination,
+        logger,
+        stop: interruptibleRun(),
+      }),
     );
   });
   process.stdout.write(`${summarizeRun(result)}\n`);

@@ -44,12 +44,14 @@ function duckdbJsonObject(column: string): string {
 
 export const duckdbDialect: WarehouseDialect = {
   name: 'duckdb',
-  typeName: (type) => ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
+  typeName: (type) =>
+    ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: false,
   // a MAP, parsed from the JSON once per row; a missing name reads as NULL
   jsonObject: duckdbJsonObject,
-  withObjects: (alias, columns) => (columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`),
+  withObjects: (alias, columns) =>
+    columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`,
   objectValue: (object, name) => `${object}[${name}]`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
@@ -60,7 +62,8 @@ export const duckdbDialect: WarehouseDialect = {
 
 export const postgresDialect: WarehouseDialect = {
   name: 'postgres',
-  typeName: (type) => ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
+  typeName: (type) =>
+    ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: true,
   // staged as jsonb already

@@ -121,7 +121,10 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const lease = keepLease(destination, runId, leaseSeconds, logger);
   const letGoOfApi = stop.callsOff(request.api);
   const log = logger.child({ job: request.job, runId });
-  log.info({ command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) }, 'run started');
+  log.info(
+    { command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) },
+    'run started',
+  );
 
   let lastReap = 0;
   /** Waiting on windows held by others: notice a dead holder on this host early instead of after its lease. */
@@ -160,9 +163,14 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       result.requests += api.counter.requests;
     });
     result.directory.empty += stretches.empty;
-    log.info({ stream: 'accounts', through, windows: missing.length, empty: stretches.empty, toLoad: stretches.toLoad.length, requests: stretches.requests }, 'customer directory: loading the accounts windows not done yet');
+    log.info(
+      { stream: 'accounts', through, windows: missing.length, empty: stretches.empty, toLoad: stretches.toLoad.length, requests: stretches.requests },
+      'customer directory: loading the accounts windows not done yet',
+    );
     if (stretches.toLoad.length === 0) return undefined;
-    return new PlannedQueue({ job: request.job, stream: 'accounts', runId, destination }, groupWindows(stretches.toLoad, spanDays(accounts)), { skipDone: true });
+    return new PlannedQueue({ job: request.job, stream: 'accounts', runId, destination }, groupWindows(stretches.toLoad, spanDays(accounts)), {
+      skipDone: true,
+    });
   }
 
   /**
@@ -206,9 +214,25 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     };
     const api = request.api.scoped();
     const letGo = stop.callsOff(api);
-    const ctx = { api, pageSize: config.source.page_size, concurrency: config.source.concurrency, timezone: config.source.timezone, job: request.job, jobConfig, logger: log };
+    const ctx = {
+      api,
+      pageSize: config.source.page_size,
+      concurrency: config.source.concurrency,
+      timezone: config.source.timezone,
+      job: request.job,
+      jobConfig,
+      logger: log,
+    };
     const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
-    const settings = { job: request.job, runId, firstDay: jobConfig.first_day, rejectThreshold: jobConfig.reject_threshold, claimedBy: runId, backfillId: target.backfillId, customers };
+    const settings = {
+      job: request.job,
+      runId,
+      firstDay: jobConfig.first_day,
+      rejectThreshold: jobConfig.reject_threshold,
+      claimedBy: runId,
+      backfillId: target.backfillId,
+      customers,
+    };
     try {
       done(await loadSpan(stream, span, ctx, destination, settings, log));
     } catch (caught) {
@@ -307,9 +331,18 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     rateShare?.stop();
     letGoOfApi();
     const first = result.failed[0];
-    const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
+    const error =
+      unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
     await destination
-      .ledgerTransaction((conn) => finishRun(conn, { runId, status: stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded', error, requests: result.requests, finishedAt: new Date().toISOString() }))
+      .ledgerTransaction((conn) =>
+        finishRun(conn, {
+          runId,
+          status: stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded',
+          error,
+          requests: result.requests,
+          finishedAt: new Date().toISOString(),
+        }),
+      )
       .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
     log.info({ windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests }, 'run finished');
   }

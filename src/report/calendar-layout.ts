@@ -74,8 +74,15 @@ export function calendarLayout(windows: readonly ReportWindow[], windowDays: num
   for (const year of years) {
     const y0 = top.get(year)!;
     labels.push({ x: 0, y: y0 + 10, text: String(year) });
-    for (const [m, month] of MONTHS.entries()) labels.push({ x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch, y: y0 + 10, text: month });
-    if (daily) for (const [row, name] of [[0, 'Mon'], [2, 'Wed'], [4, 'Fri']] as const) labels.push({ x: 0, y: y0 + MONTH_ROW + row * pitch + 9, text: name });
+    for (const [m, month] of MONTHS.entries())
+      labels.push({ x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch, y: y0 + 10, text: month });
+    if (daily)
+      for (const [row, name] of [
+        [0, 'Mon'],
+        [2, 'Wed'],
+        [4, 'Fri'],
+      ] as const)
+        labels.push({ x: 0, y: y0 + MONTH_ROW + row * pitch + 9, text: name });
   }
   const columns = daily ? 54 : slots + 1;
   return { width: LEFT + columns * pitch, height: Math.max(years.length * blockHeight, blockHeight), cells, labels };

@@ -18,7 +18,12 @@ const CHART = { width: 1060, height: 150, left: 44, bottom: 18 };
  * Rejects per source day from `from` through `to`, every bucket present (a quiet day is a zero, not a hole),
  * by day up to 120 days, by week up to two years, by month beyond.
  */
-export function rejectBuckets(days: readonly RejectDay[], streams: readonly string[], from: Day, to: Day): { unit: 'day' | 'week' | 'month'; buckets: RejectBucket[] } {
+export function rejectBuckets(
+  days: readonly RejectDay[],
+  streams: readonly string[],
+  from: Day,
+  to: Day,
+): { unit: 'day' | 'week' | 'month'; buckets: RejectBucket[] } {
   const first = dayNumber(from);
   const last = dayNumber(to);
   const unit = last - first < 120 ? 'day' : last - first < 731 ? 'week' : 'month';
@@ -43,8 +48,10 @@ export function renderRejects(model: ReportModel): SafeHtml {
   return html`${renderRejectChart(model)}
 <h3>Most frequent reasons</h3>
 <table class="reasons"><thead><tr><th>stream</th><th>reason</th><th class="num">records</th><th>latest example</th></tr></thead><tbody>
-${model.rejectReasons.map((r) => html`<tr><td>${r.stream}</td><td>${r.reason}</td><td class="num">${formatCount(r.count)}</td>
-<td><div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div><details><summary>payload</summary><pre>${prettyJson(r.example.payload)}</pre></details></td></tr>`)}
+${model.rejectReasons.map(
+  (r) => html`<tr><td>${r.stream}</td><td>${r.reason}</td><td class="num">${formatCount(r.count)}</td>
+<td><div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div><details><summary>payload</summary><pre>${prettyJson(r.example.payload)}</pre></details></td></tr>`,
+)}
 </tbody></table>`;
 }
 

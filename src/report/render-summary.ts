@@ -29,7 +29,10 @@ export function renderBanner(model: ReportModel): SafeHtml {
     lines.push(html`<li>the last run (${last.command}, ${formatInstant(last.startedAt)}) failed${last.error ? `: ${clip(last.error, 240)}` : ''}</li>`);
   }
   const lock = model.runLock;
-  if (lock) lines.push(html`<li>a run is in progress: ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${formatInstant(lock.since)}</li>`);
+  if (lock)
+    lines.push(
+      html`<li>a run is in progress: ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${formatInstant(lock.since)}</li>`,
+    );
   const headline = {
     ok: html`<strong>Complete</strong>: every stream is loaded through ${model.lastClosedDay}, the last closed day`,
     warn: html`<strong>Behind</strong>`,

@@ -156,7 +156,10 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (listing.rejected) {
         rejected++;
         rejects.push(listing.rejected);
-        ctx.logger.warn({ stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error }, 'customer cannot be asked; rejected');
+        ctx.logger.warn(
+          { stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error },
+          'customer cannot be asked; rejected',
+        );
       }
       if (listing.stoppedEarly) stoppedEarly++;
       if (listing.readAgain.length > 0) {
@@ -172,7 +175,18 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (buffered >= BATCH) yield* flush();
     }
     yield* flush();
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, customersRejected: rejected, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
+    ctx.logger.info(
+      {
+        stream: 'loyalty_postings',
+        window: `${span[0]!.start}..${span.at(-1)!.end}`,
+        customersAsked: asked,
+        customersRejected: rejected,
+        stoppedEarly,
+        readAgain,
+        requests: ctx.api.counter.requests,
+      },
+      'postings listed',
+    );
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

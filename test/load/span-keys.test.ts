@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { SpanKeys } from '../../src/load/span-keys.js';
 import type { TableSpec } from '../../src/load/table-spec.js';
 
-const table: TableSpec = { name: 't', key: ['a', 'b'], columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'text' }], merge: { kind: 'upsert' } };
+const table: TableSpec = {
+  name: 't',
+  key: ['a', 'b'],
+  columns: [
+    { name: 'a', type: 'text' },
+    { name: 'b', type: 'text' },
+  ],
+  merge: { kind: 'upsert' },
+};
 
 describe('the keys a span staged', () => {
   it('lists every row whose key was staged more than once, and only those keys', () => {

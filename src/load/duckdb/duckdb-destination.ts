@@ -77,7 +77,10 @@ export class DuckDbDestination implements Destination {
   static async open(path: string, schema = 'main', settings: DuckDbSettings = {}, { create = true }: { create?: boolean } = {}): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:' && !existsSync(file)) {
-      if (!create) throw new WarehouseConfigError(`warehouse ${file} does not exist; run \`loyalty-etl run\` to create it (or correct destination.path / LOYALTY_WAREHOUSE)`);
+      if (!create)
+        throw new WarehouseConfigError(
+          `warehouse ${file} does not exist; run \`loyalty-etl run\` to create it (or correct destination.path / LOYALTY_WAREHOUSE)`,
+        );
       makeWarehouseDirectory(file);
     }
     try {
@@ -102,7 +105,8 @@ export class DuckDbDestination implements Destination {
         throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
       }
       // the file is there but DuckDB cannot open it as a database (another kind of file, a directory, no permission)
-      if (/^(IO|Serialization|Permission) Error/i.test(message)) throw new WarehouseConfigError(`warehouse ${file} cannot be opened as a DuckDB database: ${message}`);
+      if (/^(IO|Serialization|Permission) Error/i.test(message))
+        throw new WarehouseConfigError(`warehouse ${file} cannot be opened as a DuckDB database: ${message}`);
       throw error;
     }
   }

@@ -107,7 +107,11 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   /** Drops the staging tables and returns the client to the pool (or discards it if it no longer answers). */
   async release(): Promise<void> {
     try {
-      await this.client.query(`DROP TABLE IF EXISTS ${spanStagingTables(this.request.tables).all.map((t) => `pg_temp.${quoteIdent(t.name)}`).join(', ')}`);
+      await this.client.query(
+        `DROP TABLE IF EXISTS ${spanStagingTables(this.request.tables)
+          .all.map((t) => `pg_temp.${quoteIdent(t.name)}`)
+          .join(', ')}`,
+      );
       this.client.release();
     } catch (error) {
       this.client.release(error instanceof Error ? error : true);
