@@ -89,7 +89,7 @@ export const pageThroughput: BenchSection = {
           passed: busiestSent <= scenario.requestsPerSecond,
           detail: `at most ${busiestSent} requests sent in any one second (limit ${scenario.requestsPerSecond}); ${busiest} arrived`,
         });
-        const { sent, roundTrips, ...counts } = measured;
+        const { sent, roundTrips: _roundTrips, ...counts } = measured;
         data.push({
           scenario,
           ...counts,

@@ -47,7 +47,7 @@ export class PlannedQueue implements WindowQueue {
   next(): Promise<NextSpan> {
     return this.turn.run(async () => {
       const { destination, job, stream, runId } = this.ctx;
-      for (let i = 0; i < this.spans.length; ) {
+      for (let i = 0; i < this.spans.length;) {
         const span = this.spans[i]!;
         const claim = await destination.ledgerTransaction(async (conn) => {
           const left = this.options.skipDone ? await windowsNotDone(conn, job, stream, span) : span;

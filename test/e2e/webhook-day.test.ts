@@ -128,7 +128,7 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     failPostings = true;
     await expect(run(file, DAY)).rejects.toThrow(/loyalty_postings/);
     // Requests of the failed span that were still being retried end before the source heals.
-    for (let seen = -1; seen !== emulator.stats.requests('/accounts/loyalty/postings'); ) {
+    for (let seen = -1; seen !== emulator.stats.requests('/accounts/loyalty/postings');) {
       seen = emulator.stats.requests('/accounts/loyalty/postings');
       await new Promise((resolve) => setTimeout(resolve, 400));
     }

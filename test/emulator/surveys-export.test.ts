@@ -84,6 +84,7 @@ describe('surveys export', () => {
     const questions = emulator.truth.surveys().flatMap((s) => Object.entries(s.questions));
     expect(questions.some(([, code]) => /[^a-z0-9_]/.test(code))).toBe(true);
     expect(questions.some(([text]) => text.includes('"'))).toBe(true);
+    // eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included
     expect(questions.some(([text]) => /[^\x00-\x7f]/.test(text))).toBe(true);
   });
 

@@ -79,7 +79,8 @@ function singleConnectionDialect(connection: DuckDbSqlConnection): Dialect {
       const rows = reader.getRowObjectsJson() as R[];
       return { rows, numAffectedRows: BigInt(reader.rowsChanged) };
     },
-    // biome-ignore lint/correctness/useYield: Kysely's driver interface asks for a generator; DuckDB never streams here
+    // Kysely's driver interface asks for a generator; DuckDB never streams here
+    // eslint-disable-next-line require-yield
     async *streamQuery() {
       throw new Error('streaming queries are not used on DuckDB');
     },

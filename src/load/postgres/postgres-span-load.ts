@@ -158,7 +158,7 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
 
 /** Lines of COPY text joined into chunks of about 256 kB, the size the socket is handed at a time. */
 function* chunks(lines: string[]): Generator<string> {
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let chunk = '';
     while (i < lines.length && chunk.length < 256 * 1024) chunk += lines[i++];
     yield chunk;
