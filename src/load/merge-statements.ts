@@ -136,7 +136,7 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
 /**
  * The rows of `spec` that the staged ones replace are deleted, then the staged rows (for `latest-wins`, only the
  * winners) are inserted: a delete and an insert rather than `INSERT … ON CONFLICT DO UPDATE`, whose row-by-row
- * update path costs DuckDB ten times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
+ * update path costs DuckDB many times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
  * inserted). Commits of one stream take turns, so no other writer can insert the same key in between.
  */
 function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {

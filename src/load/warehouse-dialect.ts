@@ -26,8 +26,8 @@ export interface WarehouseDialect {
   jsonObjectNames(source: string, column: string, name: string): string;
   /**
    * Rows go into a target table in the order of its key. PostgreSQL maintains the primary key's B-tree row by row,
-   * and rows in key order fill its pages one after the other: a million postings went in in 5.0 s instead of 6.6 s,
-   * sort included. DuckDB's tables declare no key.
+   * and rows in key order fill its pages one after the other: for postings that saves more than the sort costs.
+   * DuckDB's tables declare no key.
    */
   readonly insertsInKeyOrder: boolean;
   /**

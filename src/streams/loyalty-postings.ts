@@ -126,8 +126,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   /**
    * A span asks `source.concurrency` customers at once, so one lane keeps the requests flowing; a second one
-   * fetches while the other commits. More would not fetch faster, only stage more spans at a time (four busy
-   * 31-day spans of a backfill peaked about 26 MB higher, at their commits, than two).
+   * fetches while the other commits. More would not fetch faster, only stage more spans at a time, whose commits
+   * would raise the peak memory together.
    */
   lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
