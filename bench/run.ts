@@ -40,7 +40,14 @@ for (const section of chosen) {
 const report = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),
-  machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), loadAverage: loadavg() },
+  machine: {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryBytes: totalmem(),
+    loadAverage: loadavg(),
+  },
   sections: results,
 };
 const dir = join(import.meta.dirname, 'results');
@@ -53,5 +60,7 @@ const latest = existsSync(latestFile) ? (JSON.parse(readFileSync(latestFile, 'ut
 for (const [name, result] of Object.entries(results)) latest.sections[name] = { startedAt: report.startedAt, machine: report.machine, ...result };
 writeFileSync(latestFile, `${JSON.stringify({ updatedAt: report.finishedAt, sections: latest.sections }, null, 2)}\n`);
 process.stdout.write(`\nresults: ${file} (and ${latestFile})\n`);
-const failed = Object.values(results).flatMap((r) => r.checks).filter((c) => !c.passed);
+const failed = Object.values(results)
+  .flatMap((r) => r.checks)
+  .filter((c) => !c.passed);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -27,7 +27,15 @@ const TIMEZONE = 'Europe/Athens';
  * default page size and concurrency, postings spans of a whole year so that each customer is asked once, and a
  * rate limit out of the way (the source answers at once: the pipeline, not the limit, sets the pace).
  */
-const JOB: Omit<BenchJob, 'url' | 'streams'> = { timezone: TIMEZONE, firstDay: FROM, pageSize: 500, concurrency: 4, requestsPerSecond: 5000, windowDays: 1, postingsSpanDays: 366 };
+const JOB: Omit<BenchJob, 'url' | 'streams'> = {
+  timezone: TIMEZONE,
+  firstDay: FROM,
+  pageSize: 500,
+  concurrency: 4,
+  requestsPerSecond: 5000,
+  windowDays: 1,
+  postingsSpanDays: 366,
+};
 
 interface Workload {
   stream: StreamName;
@@ -39,7 +47,11 @@ interface Workload {
 
 const WORKLOADS: Workload[] = [
   { stream: 'accounts', dataset: { seed: 1, accounts: Math.round(510_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE } },
-  { stream: 'loyalty_postings', dataset: { seed: 2, accounts: Math.round(60_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE }, before: 'accounts' },
+  {
+    stream: 'loyalty_postings',
+    dataset: { seed: 2, accounts: Math.round(60_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE },
+    before: 'accounts',
+  },
 ];
 
 const TARGET = 0.5;
@@ -103,8 +115,16 @@ export const endToEnd: BenchSection = {
           'source CPU s': round(r.sourceCpuSeconds[name], 1),
           'fetch-only CPU s': round(r.fetch.cpuSeconds + r.sourceCpuSeconds.fetch, 1),
         });
-        checks.push({ name: `${r.stream} → ${name}: pipeline vs fetch-only`, passed: pipelineRate / fetchRate >= TARGET, detail: `${pct(pipelineRate / fetchRate)} of the fetch-only rate (target ≥ ${TARGET * 100}%)` });
-        checks.push({ name: `${r.stream} → ${name}: loader vs raw bulk load`, passed: loaderRate / rawRate >= TARGET, detail: `${pct(loaderRate / rawRate)} of the raw ${name === 'duckdb' ? 'appender' : 'COPY'} rate (target ≥ ${TARGET * 100}%)` });
+        checks.push({
+          name: `${r.stream} → ${name}: pipeline vs fetch-only`,
+          passed: pipelineRate / fetchRate >= TARGET,
+          detail: `${pct(pipelineRate / fetchRate)} of the fetch-only rate (target ≥ ${TARGET * 100}%)`,
+        });
+        checks.push({
+          name: `${r.stream} → ${name}: loader vs raw bulk load`,
+          passed: loaderRate / rawRate >= TARGET,
+          detail: `${pct(loaderRate / rawRate)} of the raw ${name === 'duckdb' ? 'appender' : 'COPY'} rate (target ≥ ${TARGET * 100}%)`,
+        });
         checks.push({
           name: `${r.stream} → ${name}: same records`,
           passed: run.extracted === r.fetch.records && run.extracted >= 1_000_000 * SCALE && run.rejected === 0,
@@ -118,11 +138,14 @@ export const endToEnd: BenchSection = {
       checks,
       notes: [
         `job: ${JOB.windowDays}-day windows (the nightly grid), page size ${JOB.pageSize}, concurrency ${JOB.concurrency}, postings spans of ${JOB.postingsSpanDays} days (each customer asked once), customers: all; emulator in its own process, no latency.`,
-        'pipeline: `loyalty-etl backfill` as a process of its own; its time is the run\'s own (`_etl_runs`), records are those its windows read. fetch-only: the same extractor, client and concurrency in the bench process, records dropped.',
+        "pipeline: `loyalty-etl backfill` as a process of its own; its time is the run's own (`_etl_runs`), records are those its windows read. fetch-only: the same extractor, client and concurrency in the bench process, records dropped.",
         `CPU: user and system seconds. pipeline: the \`loyalty-etl\` process over its whole life (start-up and migrations included), DuckDB's threads included; source: the emulator's process while the pipeline read it; fetch-only: the fetching process and the emulator's. The machine has ${cpus().length} cores for all of them (and PostgreSQL's server).`,
-        'loader: the same rows (fetched and normalized beforehand) staged and committed span by span through the destination (staging, merge, ledger, watermark); raw: the same rows appended (DuckDB appender) or COPYed (50k rows per COPY) into plain tables of the target\'s columns with no key (the rows hold every version of a record), with no staging, merge or ledger. Only the loaders\' own calls are timed.',
+        "loader: the same rows (fetched and normalized beforehand) staged and committed span by span through the destination (staging, merge, ledger, watermark); raw: the same rows appended (DuckDB appender) or COPYed (50k rows per COPY) into plain tables of the target's columns with no key (the rows hold every version of a record), with no staging, merge or ledger. Only the loaders' own calls are timed.",
       ],
-      data: results.map((r) => ({ ...r, pipeline: Object.fromEntries(Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }])) })),
+      data: results.map((r) => ({
+        ...r,
+        pipeline: Object.fromEntries(Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }])),
+      })),
     };
   },
 };
@@ -137,7 +160,10 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
       duckdb: { type: 'duckdb', path: join(dir, `${workload.stream}-pipeline.duckdb`), schema: 'main' },
       postgres: { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' },
     };
-    const jobs = Object.fromEntries(DESTINATIONS.map((d) => [d, writeBenchJobs(job, destinations[d], dir)])) as Record<DestinationName, ReturnType<typeof writeBenchJobs>>;
+    const jobs = Object.fromEntries(DESTINATIONS.map((d) => [d, writeBenchJobs(job, destinations[d], dir)])) as Record<
+      DestinationName,
+      ReturnType<typeof writeBenchJobs>
+    >;
     const before = async (d: DestinationName) => {
       if (workload.before) await runBackfill(jobs[d].file, destinations[d], workload.before, FROM, TO, []);
     };
@@ -167,16 +193,28 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     }
 
     const reader = workload.before ? await openDestination(destinations.duckdb) : undefined;
-    let capture;
+    let capture: Awaited<ReturnType<typeof captureRows>>;
     try {
       capture = await captureRows(jobs.duckdb.config, 'bench', workload.stream, FROM, TO, join(dir, `${workload.stream}-rows.jsonl`), reader);
     } finally {
       await reader?.close();
     }
     const sinks = [
-      new LoaderSink('duckdb loader', await openDestination({ type: 'duckdb', path: join(dir, `${workload.stream}-loader.duckdb`), schema: 'main' }), 'bench', workload.stream, FROM),
+      new LoaderSink(
+        'duckdb loader',
+        await openDestination({ type: 'duckdb', path: join(dir, `${workload.stream}-loader.duckdb`), schema: 'main' }),
+        'bench',
+        workload.stream,
+        FROM,
+      ),
       await DuckDbRawLoad.open(join(dir, `${workload.stream}-raw.duckdb`)),
-      new LoaderSink('postgres loader', await openDestination({ type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' }), 'bench', workload.stream, FROM),
+      new LoaderSink(
+        'postgres loader',
+        await openDestination({ type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' }),
+        'bench',
+        workload.stream,
+        FROM,
+      ),
       await PostgresRawLoad.open(await postgres.freshDatabase()),
     ];
     let loads: SinkTime[];

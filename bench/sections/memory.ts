@@ -56,21 +56,47 @@ export const memory: BenchSection = {
         const peaks: number[] = [];
         for (const days of [SMALL_DAYS, LARGE_DAYS]) {
           const destination: DestinationConfig =
-            name === 'duckdb' ? { type: 'duckdb', path: join(dir, `${days}.duckdb`), schema: 'main', memory_limit: DUCKDB_MEMORY_LIMIT } : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };
+            name === 'duckdb'
+              ? { type: 'duckdb', path: join(dir, `${days}.duckdb`), schema: 'main', memory_limit: DUCKDB_MEMORY_LIMIT }
+              : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };
           const { file } = writeBenchJobs({ ...JOB, url: emulator.url }, destination, dir);
           const to = addDays(FIRST_DAY, days - 1);
           const run = await runCli(['backfill', '--config', file, '--job', 'bench', '--from', FIRST_DAY, '--to', to], { LOYALTY_LOG_LEVEL: 'warn' });
           if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);
           const records = [...run.stdout.matchAll(/(\d+) records read/g)].reduce((n, m) => n + Number(m[1]), 0);
           peaks.push(run.peakRssBytes);
-          rows.push({ destination: name, range: `${FIRST_DAY}..${to}`, days, records, seconds: Math.round(run.seconds * 10) / 10, 'peak RSS MB': mb(run.peakRssBytes) });
-          data.push({ destination: name, from: FIRST_DAY, to, days, records, seconds: run.seconds, peakRssBytes: run.peakRssBytes, summary: run.stdout.trim() });
+          rows.push({
+            destination: name,
+            range: `${FIRST_DAY}..${to}`,
+            days,
+            records,
+            seconds: Math.round(run.seconds * 10) / 10,
+            'peak RSS MB': mb(run.peakRssBytes),
+          });
+          data.push({
+            destination: name,
+            from: FIRST_DAY,
+            to,
+            days,
+            records,
+            seconds: run.seconds,
+            peakRssBytes: run.peakRssBytes,
+            summary: run.stdout.trim(),
+          });
           process.stderr.write(`${new Date().toISOString().slice(11, 19)}   ${name} ${days} days: ${records} records, peak RSS ${mb(run.peakRssBytes)} MB\n`);
         }
         const [small, large] = peaks as [number, number];
-        checks.push({ name: `${name}: peak RSS under ${LIMIT_MB} MB`, passed: Math.max(small, large) < LIMIT_MB * 2 ** 20, detail: `${mb(small)} MB and ${mb(large)} MB` });
+        checks.push({
+          name: `${name}: peak RSS under ${LIMIT_MB} MB`,
+          passed: Math.max(small, large) < LIMIT_MB * 2 ** 20,
+          detail: `${mb(small)} MB and ${mb(large)} MB`,
+        });
         const change = large / small - 1;
-        checks.push({ name: `${name}: same for ${LARGE_DAYS / SMALL_DAYS}× the range`, passed: Math.abs(change) <= SAME_WITHIN, detail: `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}% (target within ±${SAME_WITHIN * 100}%)` });
+        checks.push({
+          name: `${name}: same for ${LARGE_DAYS / SMALL_DAYS}× the range`,
+          passed: Math.abs(change) <= SAME_WITHIN,
+          detail: `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}% (target within ±${SAME_WITHIN * 100}%)`,
+        });
       }
     } finally {
       await emulator.close();
@@ -78,7 +104,15 @@ export const memory: BenchSection = {
       rmSync(dir, { recursive: true, force: true });
     }
     return {
-      settings: { dataset: DATASET, job: JOB, duckdbMemoryLimit: DUCKDB_MEMORY_LIMIT, smallDays: SMALL_DAYS, largeDays: LARGE_DAYS, limitMb: LIMIT_MB, sameWithin: SAME_WITHIN },
+      settings: {
+        dataset: DATASET,
+        job: JOB,
+        duckdbMemoryLimit: DUCKDB_MEMORY_LIMIT,
+        smallDays: SMALL_DAYS,
+        largeDays: LARGE_DAYS,
+        limitMb: LIMIT_MB,
+        sameWithin: SAME_WITHIN,
+      },
       rows,
       checks,
       notes: [

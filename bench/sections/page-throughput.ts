@@ -31,7 +31,6 @@ const SCENARIOS: Scenario[] = [
   { name: 'rate-bound, 1-day windows', concurrency: 8, requestsPerSecond: 40, pageSize: 100, windowDays: 1 },
 ];
 
-
 /**
  * Fetch-only page throughput: the accounts stream's extractor, through the real client (rate limiter,
  * concurrency cap, retries, paging with read-ahead), against the emulator in its own process answering
@@ -78,7 +77,11 @@ export const pageThroughput: BenchSection = {
           load: round(load, 2),
         });
         if (bound === 'latency') {
-          checks.push({ name: `${scenario.name}: throughput`, passed: share >= TARGET_SHARE, detail: `${(share * 100).toFixed(1)}% of ${latencyBoundRecords} records/s (target ≥ ${TARGET_SHARE * 100}%)` });
+          checks.push({
+            name: `${scenario.name}: throughput`,
+            passed: share >= TARGET_SHARE,
+            detail: `${(share * 100).toFixed(1)}% of ${latencyBoundRecords} records/s (target ≥ ${TARGET_SHARE * 100}%)`,
+          });
         }
         // The client answers for when its requests leave; when they arrive also depends on the machine.
         checks.push({
@@ -86,7 +89,7 @@ export const pageThroughput: BenchSection = {
           passed: busiestSent <= scenario.requestsPerSecond,
           detail: `at most ${busiestSent} requests sent in any one second (limit ${scenario.requestsPerSecond}); ${busiest} arrived`,
         });
-        const { sent, roundTrips, ...counts } = measured;
+        const { sent, roundTrips: _roundTrips, ...counts } = measured;
         data.push({
           scenario,
           ...counts,
@@ -122,7 +125,10 @@ export const pageThroughput: BenchSection = {
   },
 };
 
-async function fetchAll(url: string, scenario: Scenario): Promise<{ records: number; pages: number; seconds: number; requests: number; clientCpuMs: number; sent: number[]; roundTrips: number[] }> {
+async function fetchAll(
+  url: string,
+  scenario: Scenario,
+): Promise<{ records: number; pages: number; seconds: number; requests: number; clientCpuMs: number; sent: number[]; roundTrips: number[] }> {
   const config = parseConfig(
     `source:
   base_url: ${url}
@@ -169,15 +175,23 @@ jobs:
   const started = performance.now();
   try {
     await Promise.all(
-    windows.map((window) =>
-      limit(async () => {
-        const ctx: StreamContext = { api: api.scoped(), pageSize: scenario.pageSize, concurrency: scenario.concurrency, timezone: DATA.timezone, job: 'bench', jobConfig: job, logger: silentLogger };
-        for await (const batch of accounts.extract(ctx, [window])) {
-          records += batch.records.length;
-          pages++;
-        }
-      }),
-    ),
+      windows.map((window) =>
+        limit(async () => {
+          const ctx: StreamContext = {
+            api: api.scoped(),
+            pageSize: scenario.pageSize,
+            concurrency: scenario.concurrency,
+            timezone: DATA.timezone,
+            job: 'bench',
+            jobConfig: job,
+            logger: silentLogger,
+          };
+          for await (const batch of accounts.extract(ctx, [window])) {
+            records += batch.records.length;
+            pages++;
+          }
+        }),
+      ),
     );
   } finally {
     globalThis.fetch = realFetch;

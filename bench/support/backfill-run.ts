@@ -22,7 +22,15 @@ export interface BackfillRun extends CliRun {
  * Runs `loyalty-etl backfill --from --to --stream` with the jobs file as a process of its own, then reads the
  * run's duration and counts from the warehouse. Throws when the command fails.
  */
-export async function runBackfill(jobsFile: string, destination: DestinationConfig, stream: StreamName, from: string, to: string, tables: string[], nodeOptions: string[] = []): Promise<BackfillRun> {
+export async function runBackfill(
+  jobsFile: string,
+  destination: DestinationConfig,
+  stream: StreamName,
+  from: string,
+  to: string,
+  tables: string[],
+  nodeOptions: string[] = [],
+): Promise<BackfillRun> {
   const run = await runCli(['backfill', '--config', jobsFile, '--job', 'bench', '--from', from, '--to', to, '--stream', stream], {}, nodeOptions);
   if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);
   const runId = /run ([0-9a-f-]{36})/.exec(run.stdout)?.[1];

@@ -18,7 +18,11 @@ export function buildCli(): Promise<string> {
   built ??= (async () => {
     rmSync(OUT_DIR, { recursive: true, force: true });
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT_DIR, '--declaration', 'false', '--sourceMap', 'false'], { cwd: ROOT });
+    await promisify(execFile)(
+      process.execPath,
+      [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT_DIR, '--declaration', 'false', '--sourceMap', 'false'],
+      { cwd: ROOT },
+    );
     return join(OUT_DIR, 'cli/bin.js');
   })();
   return built;

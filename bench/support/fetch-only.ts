@@ -48,7 +48,14 @@ export function benchStreamContext(config: ResolvedConfig, job: string, api: Loy
   };
 }
 
-export async function fetchOnly(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string, customers?: Destination): Promise<FetchCount> {
+export async function fetchOnly(
+  config: ResolvedConfig,
+  job: string,
+  stream: StreamName,
+  from: string,
+  to: string,
+  customers?: Destination,
+): Promise<FetchCount> {
   const definition = streamDefinition(stream);
   const api = createApi(config, silentLogger);
   const queue = backfillSpans(config, job, stream, from, to);

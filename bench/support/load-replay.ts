@@ -75,17 +75,22 @@ export interface CapturedRows {
   seconds: number;
 }
 
-type CapturedLine =
-  | { span: Window[] }
-  | { table: string; rows: Array<{ seq: number; windowStart: Day; row: Row }> }
-  | { extracted: Array<[Day, number]> };
+type CapturedLine = { span: Window[] } | { table: string; rows: Array<{ seq: number; windowStart: Day; row: Row }> } | { extracted: Array<[Day, number]> };
 
 /**
  * Reads the spans a backfill of `[from, to]` loads — fetched and normalized like `loadSpan` does, span by span,
  * a batch per page — and writes every batch of rows to `file` (JSON lines), so that loaders can then be timed on
  * exactly these rows, in the same batches, with nothing else running.
  */
-export async function captureRows(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string, file: string, customers?: Destination): Promise<CapturedRows> {
+export async function captureRows(
+  config: ResolvedConfig,
+  job: string,
+  stream: StreamName,
+  from: string,
+  to: string,
+  file: string,
+  customers?: Destination,
+): Promise<CapturedRows> {
   const definition = streamDefinition(stream);
   const api = createApi(config, silentLogger);
   const out = createWriteStream(file);
@@ -149,7 +154,8 @@ export function tableRowsOf(tables: readonly TableSpec[], table: string, rows: S
     const entries: Array<{ seq: number; windowStart: Day; row: Row }> = [];
     for (const { seq, windowStart, row } of rows) {
       const object = JSON.parse(String(row[staged.column] ?? '{}')) as Record<string, string | null>;
-      for (const [name, value] of Object.entries(object)) entries.push({ seq, windowStart, row: { ...pick(row), [staged.nameColumn]: name, [staged.valueColumn]: value } });
+      for (const [name, value] of Object.entries(object))
+        entries.push({ seq, windowStart, row: { ...pick(row), [staged.nameColumn]: name, [staged.valueColumn]: value } });
     }
     out.push([derived, entries]);
   }

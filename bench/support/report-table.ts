@@ -6,7 +6,19 @@ export function formatTable(rows: Array<Record<string, string | number>>): strin
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((row) => cell(row[c]).length)));
   const line = (values: string[], numeric: boolean[]) => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ');
   const numeric = columns.map((c) => rows.every((row) => typeof row[c] !== 'string'));
-  return [line(columns, numeric), line(widths.map((w) => '-'.repeat(w)), numeric), ...rows.map((row) => line(columns.map((c) => cell(row[c])), numeric))].join('\n');
+  return [
+    line(columns, numeric),
+    line(
+      widths.map((w) => '-'.repeat(w)),
+      numeric,
+    ),
+    ...rows.map((row) =>
+      line(
+        columns.map((c) => cell(row[c])),
+        numeric,
+      ),
+    ),
+  ].join('\n');
 }
 
 function formatNumber(value: number): string {

@@ -26,7 +26,18 @@ export function buildProgram(): Command {
     .description('Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerRun, registerBackfill, registerVerify, registerStatus, registerReport, registerCheck, registerEmulator, registerWebhook, registerDemo]) register(program);
+  for (const register of [
+    registerRun,
+    registerBackfill,
+    registerVerify,
+    registerStatus,
+    registerReport,
+    registerCheck,
+    registerEmulator,
+    registerWebhook,
+    registerDemo,
+  ])
+    register(program);
   return program;
 }
 
@@ -59,7 +70,10 @@ function classify(error: unknown): [number, string] {
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
-    return [interruptedExitCode(error.signal), `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`];
+    return [
+      interruptedExitCode(error.signal),
+      `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`,
+    ];
   }
   if (error instanceof WarehouseConnectionError) return [ExitCode.unreachable, error.message];
   const listen = listenProblem(error);

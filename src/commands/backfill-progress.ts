@@ -72,7 +72,10 @@ export function createProgress(options: ProgressOptions): BackfillProgress {
   const log = () => {
     lastLog = now();
     const { rate, etaSeconds } = pace(startedAt, lastLog, startDone, done, options.total);
-    options.logger.info({ windowsDone: done, windowsTotal: options.total, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds }, 'backfill progress');
+    options.logger.info(
+      { windowsDone: done, windowsTotal: options.total, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds },
+      'backfill progress',
+    );
   };
   return {
     update(windowsDone, recordsRead) {

@@ -5,7 +5,7 @@ import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts } from '../state/window-claims.js';
 import { createProgress } from './backfill-progress.js';
-import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import type { Command } from 'commander';
@@ -31,8 +31,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const { streams } = parseRange(options, jobConfig);
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  const lease = leaseSeconds();
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
   const onTerminal = process.stderr.isTTY === true;
@@ -50,7 +50,16 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
     const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
     const before = await counts();
     logger.info(
-      { job, backfillId: backfill.backfillId, streams, from: options.from, to: options.to, windowsTotal: before.total, windowsDone: before.done, windowsHeld: before.held },
+      {
+        job,
+        backfillId: backfill.backfillId,
+        streams,
+        from: options.from,
+        to: options.to,
+        windowsTotal: before.total,
+        windowsDone: before.done,
+        windowsHeld: before.held,
+      },
       backfill.created ? 'backfill started' : 'backfill joined: only windows not yet done for it are loaded',
     );
     const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
@@ -65,7 +74,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       runId,
       work: { kind: 'backfill', backfill },
       concurrency,
-      leaseSeconds: lease,
+      leaseSeconds: config.leaseSeconds,
       api,
       destination,
       logger,
@@ -102,7 +111,10 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
-    throw new CommandError(`${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`, ExitCode.windowsFailed);
+    throw new CommandError(
+      `${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`,
+      ExitCode.windowsFailed,
+    );
   }
 }
 

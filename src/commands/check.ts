@@ -14,7 +14,9 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
   out(`config ok: ${config.file}, job ${job} (${jobConfig.streams.join(', ')}; ${jobConfig.window_days}-day windows from ${jobConfig.first_day})`);
   const api = createApi({ ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } }, commandLogger());
   const profiles = await api.profiles();
-  out(`source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}`);
+  out(
+    `source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}`,
+  );
   const description = await usingDestination(
     config,
     async (destination) => {

@@ -21,7 +21,17 @@ SELECT t.tier_name AS loyalty_tier,
  ORDER BY avg_nps DESC`,
 };
 
-const TABLES = ['accounts', 'account_custom_fields', 'survey_responses', 'survey_answers', 'survey_questions', 'loyalty_postings', 'profile_fields', '_etl_windows', '_etl_rejects'];
+const TABLES = [
+  'accounts',
+  'account_custom_fields',
+  'survey_responses',
+  'survey_answers',
+  'survey_questions',
+  'loyalty_postings',
+  'profile_fields',
+  '_etl_windows',
+  '_etl_rejects',
+];
 
 /** Row counts of the warehouse tables the demo loaded. */
 export async function demoTableCounts(conn: SqlConnection): Promise<Array<{ table: string; rows: number }>> {

@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { StreamName } from '../config/config-schema.js';
-import { loadConfig, type ResolvedConfig } from '../config/load-config.js';
+import { loadConfig, parseConfig, type ResolvedConfig } from '../config/load-config.js';
 import { startEmulator } from '../emulator/index.js';
+import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
-import { planIncrementalWindows } from '../plan/plan-windows.js';
-import type { Window } from '../plan/windows.js';
-import { readWatermark } from '../state/ledger.js';
 import { interruptibleRun } from './interruption.js';
 import { commandLogger, createApi, usingDestination } from './job-session.js';
 import { summarizeRun, failOnFailedWindows } from './run-summary.js';
@@ -31,11 +28,18 @@ export async function demoCommand(): Promise<void> {
     const api = createApi(config, logger);
     const job = config.jobs.demo!;
     await usingDestination(config, async (destination) => {
-      const windows = new Map<StreamName, Window[]>();
-      await destination.withConnection(async (conn) => {
-        for (const stream of job.streams) windows.set(stream, planIncrementalWindows(job, await readWatermark(conn, 'demo', stream), DEMO.endDate));
+      const windows = await incrementalWindows(destination, 'demo', job, DEMO.endDate);
+      const result = await runJob({
+        config,
+        job: 'demo',
+        command: 'demo',
+        work: { kind: 'planned', windows },
+        concurrency: 4,
+        api,
+        destination,
+        logger,
+        stop: interruptibleRun(),
       });
-      const result = await runJob({ config, job: 'demo', command: 'demo', work: { kind: 'planned', windows }, concurrency: 4, api, destination, logger, stop: interruptibleRun() });
       out();
       out(summarizeRun(result));
       failOnFailedWindows(result);
@@ -60,38 +64,36 @@ export async function demoCommand(): Promise<void> {
   }
 }
 
+/**
+ * The demo's own configuration, read through the same schema as any jobs file (so every default is the schema's)
+ * and untouched by the `LOYALTY_*` environment; the page size follows the shipped jobs.yaml.
+ */
 function demoConfig(url: string): ResolvedConfig {
   const base = existsSync('jobs.yaml') ? loadConfig('jobs.yaml', { ...process.env, LOYALTY_WAREHOUSE: undefined }) : undefined;
-  return {
-    file: 'demo',
+  const file = {
+    // the emulated program starts on the demo's first day: nothing before it to sweep
     source: {
       base_url: url,
-      auth: { header: 'Authorization', prefix: '', token: '' },
       timezone: DEMO.timezone,
-      // the emulated program starts on its first day: nothing before it to sweep
       history_start: DEMO.startDate,
       page_size: base?.source.page_size ?? 500,
-      concurrency: 4,
       requests_per_second: 5000,
       retries: 3,
-      timeout_ms: 30_000,
-      backoff_base_ms: 250,
-      backoff_max_ms: 30_000,
     },
-    destination: { type: 'duckdb', path: './warehouse.duckdb', schema: 'main' },
+    destination: { type: 'duckdb', path: './warehouse.duckdb' },
     jobs: {
+      // one pass over every customer for the whole history
       demo: {
         streams: DEMO_QUERY.streams,
         window_days: 7,
         lookback_days: 0,
         first_day: DEMO.startDate,
         reject_threshold: 0.1,
-        // one pass over every customer for the whole history
         postings: { customers: 'all', max_span_days: 92 },
       },
     },
-    secrets: [],
   };
+  return parseConfig(JSON.stringify(file), 'demo', {});
 }
 
 function formatRows(rows: Array<Record<string, unknown>>): string {

@@ -76,10 +76,14 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
 
 /** Emulator options from command-line flags; the auth secret comes from LOYALTY_API_TOKEN. */
 export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | 'host'>): EmulatorOptions {
-  for (const [flag, value] of [['--start', options.start], ['--end', options.end]] as const) {
+  for (const [flag, value] of [
+    ['--start', options.start],
+    ['--end', options.end],
+  ] as const) {
     if (value !== undefined && !isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
   }
-  if (options.timezone !== undefined && !IANAZone.isValidZone(options.timezone)) throw new CommandError(`--timezone: '${options.timezone}' is no IANA time zone (e.g. Europe/Athens)`, ExitCode.usage);
+  if (options.timezone !== undefined && !IANAZone.isValidZone(options.timezone))
+    throw new CommandError(`--timezone: '${options.timezone}' is no IANA time zone (e.g. Europe/Athens)`, ExitCode.usage);
   const token = process.env.LOYALTY_API_TOKEN;
   if (options.authHeader && !token) throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
   const badRate = options.badRate === undefined ? 0 : share('--bad-rate', options.badRate);
@@ -105,23 +109,45 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
 /** The faults asked for by flags, checked as a whole (e.g. shares adding up to more than 1). */
 export function faultOptions(flags: FaultFlags, seed = 1): FaultOptions {
   const faults: FaultOptions = {};
-  const number = (flag: string, value: string | undefined, parse: (flag: string, value: string) => number) => (value === undefined ? undefined : parse(flag, value));
+  const number = (flag: string, value: string | undefined, parse: (flag: string, value: string) => number) =>
+    value === undefined ? undefined : parse(flag, value);
   const set = <K extends keyof FaultOptions>(key: K, value: FaultOptions[K] | undefined) => {
     if (value !== undefined) faults[key] = value;
   };
-  set('latencyMs', number('--latency', flags.latency, (f, v) => whole(f, v, 0, 600_000)));
-  set('jitterMs', number('--jitter', flags.jitter, (f, v) => whole(f, v, 0, 600_000)));
+  set(
+    'latencyMs',
+    number('--latency', flags.latency, (f, v) => whole(f, v, 0, 600_000)),
+  );
+  set(
+    'jitterMs',
+    number('--jitter', flags.jitter, (f, v) => whole(f, v, 0, 600_000)),
+  );
   set('serverErrorRate', number('--server-errors', flags.serverErrors, share));
   set('tooManyRequestsRate', number('--too-many-requests', flags.tooManyRequests, share));
-  set('retryAfterSeconds', number('--retry-after', flags.retryAfter, (f, v) => whole(f, v, 0, 3600)));
+  set(
+    'retryAfterSeconds',
+    number('--retry-after', flags.retryAfter, (f, v) => whole(f, v, 0, 3600)),
+  );
   set('hangRate', number('--hangs', flags.hangs, share));
   set('cutBodyRate', number('--cut-bodies', flags.cutBodies, share));
   set('errorBodyRate', number('--error-bodies', flags.errorBodies, share));
-  set('errorBodyCode', number('--error-body-code', flags.errorBodyCode, (f, v) => whole(f, v, 1000, 1999)));
+  set(
+    'errorBodyCode',
+    number('--error-body-code', flags.errorBodyCode, (f, v) => whole(f, v, 1000, 1999)),
+  );
   set('driftRate', number('--drift', flags.drift, share));
-  set('driftReads', number('--drift-reads', flags.driftReads, (f, v) => whole(f, v, 0, 1_000_000)));
-  set('downAfter', number('--down-after', flags.downAfter, (f, v) => whole(f, v, 0, Number.MAX_SAFE_INTEGER)));
-  set('seed', number('--fault-seed', flags.faultSeed, (f, v) => whole(f, v, 0, 2 ** 31)));
+  set(
+    'driftReads',
+    number('--drift-reads', flags.driftReads, (f, v) => whole(f, v, 0, 1_000_000)),
+  );
+  set(
+    'downAfter',
+    number('--down-after', flags.downAfter, (f, v) => whole(f, v, 0, Number.MAX_SAFE_INTEGER)),
+  );
+  set(
+    'seed',
+    number('--fault-seed', flags.faultSeed, (f, v) => whole(f, v, 0, 2 ** 31)),
+  );
   try {
     resolveFaults(faults, seed);
   } catch (error) {
@@ -153,7 +179,8 @@ function share(flag: string, value: string): number {
 
 function whole(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new CommandError(`${flag}: ${value} is not a whole number from ${min} to ${max}`, ExitCode.usage);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    throw new CommandError(`${flag}: ${value} is not a whole number from ${min} to ${max}`, ExitCode.usage);
   return n;
 }
 
@@ -179,7 +206,10 @@ export function registerEmulator(program: Command): void {
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
     .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
-    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [...urls, url])
+    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [
+      ...urls,
+      url,
+    ])
     .option('--latency <ms>', 'fault: delay before every answer')
     .option('--jitter <ms>', 'fault: extra random delay, from 0 to this')
     .option('--server-errors <share>', 'fault: share of requests answered 500, 502 or 503')

@@ -8,7 +8,6 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { registerSecret } from '../log/redact.js';
 import { HttpClient } from '../source/http-client.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
-import { DEFAULT_LEASE_SECONDS } from '../state/runs.js';
 
 /** Options every command shares. */
 export interface CommonOptions {
@@ -48,7 +47,11 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
  * Opens the warehouse for the length of `fn`, and closes it whatever happens. With `create: false` (`check`,
  * `status`, `verify`) a warehouse that does not exist is an error rather than a new empty one.
  */
-export async function usingDestination<T>(config: ResolvedConfig, fn: (destination: Destination) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+export async function usingDestination<T>(
+  config: ResolvedConfig,
+  fn: (destination: Destination) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const destination = await openDestination(config.destination, options);
   try {
     return await fn(destination);
@@ -59,16 +62,4 @@ export async function usingDestination<T>(config: ResolvedConfig, fn: (destinati
 
 export function commandLogger(options: { level?: string } = {}): Logger {
   return createLogger(options);
-}
-
-/**
- * Seconds a run's claims and run lock outlive its process should it die without finishing: `LOYALTY_LEASE_SECONDS`,
- * or 60. A live process renews its lease every third of that.
- */
-export function leaseSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.LOYALTY_LEASE_SECONDS;
-  if (raw === undefined || raw === '') return DEFAULT_LEASE_SECONDS;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 1 || n > 86_400) throw new CommandError(`LOYALTY_LEASE_SECONDS: ${raw} is not a number of seconds from 1 to 86400`, ExitCode.usage);
-  return n;
 }

@@ -28,14 +28,21 @@ export interface ReportOptions extends CommonOptions {
  */
 export async function reportCommand(options: ReportOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
+  if (options.until !== undefined && !isoDay.safeParse(options.until).success)
+    throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const every = Number(options.every);
-  if (!Number.isInteger(every) || every < 1 || every > 86_400) throw new CommandError(`--every: ${options.every} is not a whole number of seconds from 1 to 86400`, ExitCode.usage);
+  if (!Number.isInteger(every) || every < 1 || every > 86_400)
+    throw new CommandError(`--every: ${options.every} is not a whole number of seconds from 1 to 86400`, ExitCode.usage);
   const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
   const destination = config.destination;
   // opening a DuckDB path creates a warehouse there: a page of an empty new file would only hide the wrong path
-  if (destination.type === 'duckdb' && !existsSync(destination.path)) throw new CommandError(`warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`, ExitCode.usage);
+  if (destination.type === 'duckdb' && !existsSync(destination.path))
+    throw new CommandError(
+      `warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
+      ExitCode.usage,
+    );
   const target = reportTarget({ flag: '--output', path: options.output, config, job, jobConfig, until: options.until });
   if (options.serve) target.refreshSeconds = every;
   const write = () => usingDestination(config, (d) => writeReport(d, target));

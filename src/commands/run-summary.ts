@@ -13,11 +13,15 @@ export function summarizeRun(result: JobRunResult): string {
     s.extracted += c.extracted;
     byStream.set(c.stream, s);
   }
-  const lines = [...byStream].map(([stream, s]) => `${stream}: ${s.windows} window(s), ${s.extracted} records read, ${s.loaded} loaded, ${s.rejected} rejected`);
+  const lines = [...byStream].map(
+    ([stream, s]) => `${stream}: ${s.windows} window(s), ${s.extracted} records read, ${s.loaded} loaded, ${s.rejected} rejected`,
+  );
   const directory = result.directory;
   if (directory.loaded.length > 0 || directory.empty > 0) {
     const read = directory.loaded.reduce((n, c) => n + c.extracted, 0);
-    lines.unshift(`customer directory: ${directory.loaded.length} accounts window(s) read (${read} records), ${directory.empty} found empty without reading them`);
+    lines.unshift(
+      `customer directory: ${directory.loaded.length} accounts window(s) read (${read} records), ${directory.empty} found empty without reading them`,
+    );
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
   lines.push(`${result.requests} source requests, run ${result.runId}`);
@@ -28,5 +32,8 @@ export function summarizeRun(result: JobRunResult): string {
 export function failOnFailedWindows(result: JobRunResult): void {
   const first = result.failed[0];
   if (!first) return;
-  throw new CommandError(`${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`, ExitCode.windowsFailed);
+  throw new CommandError(
+    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`,
+    ExitCode.windowsFailed,
+  );
 }

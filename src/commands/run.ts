@@ -1,12 +1,9 @@
-import type { StreamName } from '../config/config-schema.js';
 import { isoDay } from '../config/config-schema.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { lastClosedDay } from '../plan/days.js';
-import { planIncrementalWindows } from '../plan/plan-windows.js';
-import type { Window } from '../plan/windows.js';
-import { readWatermark } from '../state/ledger.js';
-import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import { reportAfter } from '../report/write-report.js';
@@ -28,19 +25,29 @@ export interface RunOptions extends CommonOptions {
  */
 export async function runCommand(options: RunOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
-  if (options.until !== undefined && !isoDay.safeParse(options.until).success) throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
+  if (options.until !== undefined && !isoDay.safeParse(options.until).success)
+    throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
-  const lease = leaseSeconds();
-  const report = options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
+  const report =
+    options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
   const logger = commandLogger();
   const api = createApi(config, logger);
   const result = await usingDestination(config, async (destination) => {
-    const windows = new Map<StreamName, Window[]>();
-    await destination.withConnection(async (conn) => {
-      for (const stream of jobConfig.streams) windows.set(stream, planIncrementalWindows(jobConfig, await readWatermark(conn, job, stream), through));
-    });
+    const windows = await incrementalWindows(destination, job, jobConfig, through);
     return reportAfter(report, destination, logger, () =>
-      runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger, stop: interruptibleRun() }),
+      runJob({
+        config,
+        job,
+        command: 'run',
+        work: { kind: 'planned', windows },
+        exclusive: true,
+        leaseSeconds: config.leaseSeconds,
+        concurrency: config.source.concurrency,
+        api,
+        destination,
+        logger,
+        stop: interruptibleRun(),
+      }),
     );
   });
   process.stdout.write(`${summarizeRun(result)}\n`);

@@ -11,7 +11,10 @@ export function withJobFlags(cmd: Command): Command {
 
 /** `--from`, `--to` and `--stream`, as `backfill` and `verify` take them. */
 export function withRangeFlags(cmd: Command): Command {
-  return cmd.requiredOption('--from <day>', 'first day (YYYY-MM-DD)').requiredOption('--to <day>', 'last day (YYYY-MM-DD)').option('--stream <name>', 'only this stream');
+  return cmd
+    .requiredOption('--from <day>', 'first day (YYYY-MM-DD)')
+    .requiredOption('--to <day>', 'last day (YYYY-MM-DD)')
+    .option('--stream <name>', 'only this stream');
 }
 
 /** What {@link withRangeFlags} parses. */
@@ -28,11 +31,15 @@ export interface RangeOptions {
  * @throws CommandError (exit 2) naming the flag and what is wrong
  */
 export function parseRange(options: RangeOptions, job: JobConfig): { from: Day; to: Day; streams: StreamName[] } {
-  for (const [flag, value] of [['--from', options.from], ['--to', options.to]] as const) {
+  for (const [flag, value] of [
+    ['--from', options.from],
+    ['--to', options.to],
+  ] as const) {
     if (!isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
   }
   if (options.from > options.to) throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
   if (options.stream === undefined) return { from: options.from, to: options.to, streams: STREAM_ORDER.filter((s) => job.streams.includes(s)) };
-  if (!(STREAM_NAMES as readonly string[]).includes(options.stream)) throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
+  if (!(STREAM_NAMES as readonly string[]).includes(options.stream))
+    throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
   return { from: options.from, to: options.to, streams: [options.stream as StreamName] };
 }

@@ -48,7 +48,15 @@ export interface DirectoryCheck {
  * beyond those is narrowed down by halving the range (two requests a step) to the windows holding it, which are
  * read whole to name the customers.
  */
-export async function checkDirectory(options: { api: LoyaltyApi; destination: Destination; job: string; jobConfig: JobConfig; historyStart: Day; to: Day; pageSize: number }): Promise<DirectoryCheck> {
+export async function checkDirectory(options: {
+  api: LoyaltyApi;
+  destination: Destination;
+  job: string;
+  jobConfig: JobConfig;
+  historyStart: Day;
+  to: Day;
+  pageSize: number;
+}): Promise<DirectoryCheck> {
   const { api, destination, job, jobConfig } = options;
   const from = windowStartOf(jobConfig, options.historyStart);
   const through = await destination.withConnection((conn) => directoryCompleteThrough(conn, job, from));
@@ -73,7 +81,8 @@ export async function checkDirectory(options: { api: LoyaltyApi; destination: De
         const known = await destination.withConnection((conn) => customersOfWindow(conn, job, window.start));
         for (const id of await listedCustomers(api, window, options.pageSize)) if (!known.has(id)) lastListed.set(id, window.start);
       }
-      for (const [customerId, window] of [...lastListed].slice(0, NAMED - check.missing.length)) check.missing.push({ customerId, window, why: 'never loaded' });
+      for (const [customerId, window] of [...lastListed].slice(0, NAMED - check.missing.length))
+        check.missing.push({ customerId, window, why: 'never loaded' });
     }
   }
   check.gap = directoryGap(check);
@@ -85,7 +94,9 @@ function directoryGap(check: DirectoryCheck): string | null {
   if (check.notLoaded) problems.push(`accounts windows from ${check.notLoaded.start} on are not loaded, so customers created since are not known`);
   if (check.missingTotal > 0) {
     const first = check.missing[0];
-    problems.push(`${check.missingTotal} customer(s) missing from accounts${first ? `; first: ${first.customerId} (re-load it with: backfill --from ${first.window} --to ${first.window})` : ''}`);
+    problems.push(
+      `${check.missingTotal} customer(s) missing from accounts${first ? `; first: ${first.customerId} (re-load it with: backfill --from ${first.window} --to ${first.window})` : ''}`,
+    );
   }
   return problems.length === 0 ? null : problems.join('; ');
 }
@@ -94,7 +105,11 @@ function directoryGap(check: DirectoryCheck): string | null {
  * The windows of `windows` where the source lists more customers than the warehouse holds, found by halving: a
  * half that adds up is left alone. At most {@link WINDOWS_READ} are returned.
  */
-async function windowsShort(windows: Window[], count: (range: Window) => Promise<number>, held: (range: Window) => Promise<{ seen: number; rejected: number }>): Promise<Window[]> {
+async function windowsShort(
+  windows: Window[],
+  count: (range: Window) => Promise<number>,
+  held: (range: Window) => Promise<{ seen: number; rejected: number }>,
+): Promise<Window[]> {
   const found: Window[] = [];
   const visit = async (part: Window[]): Promise<void> => {
     if (part.length === 0 || found.length >= WINDOWS_READ) return;

@@ -54,29 +54,38 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   if (windows.length > 0) {
     const first = windows[0]!.start;
     const last = windows.at(-1)!.start;
-    const held = await usingDestination(config, (destination) =>
-      destination.withConnection(async (conn) => {
-        // keys the database does not enforce are the merge's to keep: checked here
-        if (!destination.capabilities.declaredKeys) duplicates = await duplicateKeys(conn, streams.flatMap((s) => streamDefinition(s).tables));
-        return warehouseWindowsOf(conn, job, streams, first, last);
-      }),
+    const held = await usingDestination(
+      config,
+      (destination) =>
+        destination.withConnection(async (conn) => {
+          // keys the database does not enforce are the merge's to keep: checked here
+          if (!destination.capabilities.declaredKeys)
+            duplicates = await duplicateKeys(
+              conn,
+              streams.flatMap((s) => streamDefinition(s).tables),
+            );
+          return warehouseWindowsOf(conn, job, streams, first, last);
+        }),
       { create: false },
     );
     for (const stream of streams) {
       const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
-      windows.forEach((w, i) => checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!)));
+      for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
     }
   }
   const directory: DirectoryCheck | undefined = streams.includes('accounts')
     ? await usingDestination(
         config,
-        (destination) => checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
+        (destination) =>
+          checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
         { create: false },
       )
     : undefined;
   const gaps = checks.filter((c) => c.gap !== null);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, directory, duplicateKeys: duplicates }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, directory, duplicateKeys: duplicates }, null, 2)}\n`,
+    );
   } else {
     const out: string[] = [];
     if (gaps.length > 0) {
@@ -88,20 +97,34 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
         '',
       );
     }
-    if (duplicates.length > 0) out.push(table(['table', 'keys held by more than one row'], duplicates.map((d) => [d.table, d.keys])), '');
+    if (duplicates.length > 0)
+      out.push(
+        table(
+          ['table', 'keys held by more than one row'],
+          duplicates.map((d) => [d.table, d.keys]),
+        ),
+        '',
+      );
     if (directory) out.push(...directoryLines(directory), '');
-    out.push(`verified ${windows.length} window(s) × ${streams.length} stream(s) (${streams.join(', ')}) of job ${job}, ${options.from}..${options.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`);
-    if (streams.includes('loyalty_postings')) out.push('loyalty_postings: the source has no per-window count; compared with what each window\'s load recorded');
+    out.push(
+      `verified ${windows.length} window(s) × ${streams.length} stream(s) (${streams.join(', ')}) of job ${job}, ${options.from}..${options.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`,
+    );
+    if (streams.includes('loyalty_postings')) out.push("loyalty_postings: the source has no per-window count; compared with what each window's load recorded");
     process.stdout.write(`${out.join('\n')}\n`);
   }
   if (duplicates.length > 0) {
     const d = duplicates[0]!;
-    throw new CommandError(`verify: ${d.table} holds ${d.keys} key(s) in more than one row${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : ''}; re-load the windows of those rows with backfill --from D --to D`, ExitCode.gaps);
+    throw new CommandError(
+      `verify: ${d.table} holds ${d.keys} key(s) in more than one row${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : ''}; re-load the windows of those rows with backfill --from D --to D`,
+      ExitCode.gaps,
+    );
   }
   const problems: string[] = [];
   if (gaps.length > 0) {
     const first = gaps[0]!;
-    problems.push(`${gaps.length} window(s) with gaps; first: ${first.stream} ${first.window}: ${first.gap} (re-run it with: backfill --from ${first.window} --to ${first.window})`);
+    problems.push(
+      `${gaps.length} window(s) with gaps; first: ${first.stream} ${first.window}: ${first.gap} (re-run it with: backfill --from ${first.window} --to ${first.window})`,
+    );
   }
   if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
   if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
@@ -109,12 +132,24 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
 
 function directoryLines(d: DirectoryCheck): string[] {
   const lines: string[] = [];
-  if (d.missing.length > 0) lines.push(table(['missing customer', 'window', 'why'], d.missing.map((m) => [m.customerId, m.window, m.why])), '');
+  if (d.missing.length > 0)
+    lines.push(
+      table(
+        ['missing customer', 'window', 'why'],
+        d.missing.map((m) => [m.customerId, m.window, m.why]),
+      ),
+      '',
+    );
   if (d.source === null) lines.push(`customer directory: no accounts window since ${d.from} is loaded`);
   else {
     const held = `${d.seen} in the warehouse${d.rejected ? ` and ${d.rejected} rejected` : ''}`;
-    const extra = d.seen + d.rejected > d.source ? ` (the source lists ${d.seen + d.rejected - d.source} fewer than the warehouse saw: customers removed at the source?)` : '';
-    lines.push(`customer directory ${d.from}..${d.through}: ${d.source} customers at the source, ${held}${d.missingTotal ? `, ${d.missingTotal} missing from accounts` : ''}${extra}`);
+    const extra =
+      d.seen + d.rejected > d.source
+        ? ` (the source lists ${d.seen + d.rejected - d.source} fewer than the warehouse saw: customers removed at the source?)`
+        : '';
+    lines.push(
+      `customer directory ${d.from}..${d.through}: ${d.source} customers at the source, ${held}${d.missingTotal ? `, ${d.missingTotal} missing from accounts` : ''}${extra}`,
+    );
   }
   if (d.notLoaded) lines.push(`customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`);
   if (!d.gap) lines.push('customer directory: complete');
@@ -123,7 +158,11 @@ function directoryLines(d: DirectoryCheck): string[] {
 
 /** `loyalty-etl verify` and its flags. */
 export function registerVerify(program: Command): void {
-  withRangeFlags(withJobFlags(program.command('verify').description("compare the warehouse with the source's counts per window, and the customer directory; exit 4 on gaps")))
+  withRangeFlags(
+    withJobFlags(
+      program.command('verify').description("compare the warehouse with the source's counts per window, and the customer directory; exit 4 on gaps"),
+    ),
+  )
     .option('--json', 'machine-readable output')
     .action(verifyCommand);
 }

@@ -28,7 +28,13 @@ export interface WebhookCommandOptions {
 
 /** Collects a repeatable flag whose values may also be comma-separated. */
 export function collectList(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== ''),
+  ];
 }
 
 /**
@@ -39,7 +45,8 @@ export function collectList(value: string, previous: string[] = []): string[] {
  */
 export async function webhookCommand(options: WebhookCommandOptions): Promise<void> {
   const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
   const gateOptions = resolveGateOptions(options);
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of [...config.secrets, ...gateOptions.secrets]) registerSecret(secret);
@@ -54,7 +61,10 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
   const store = new WarehouseEventStore(config.destination, { runId: receiverId });
   const warehouse = await store.check(); // the config and the warehouse are sound before the first call
   const receiver = await startWebhookReceiver({ ...gateOptions, store, timezone: config.source.timezone, host: options.host, port, logger });
-  const address = gateOptions.secrets.length > 0 ? `${HOOKS_PATH}/<secret>${gateOptions.secretHeader ? ` or ${HOOKS_PATH} with header ${gateOptions.secretHeader}` : ''}` : `${HOOKS_PATH} (no secret)`;
+  const address =
+    gateOptions.secrets.length > 0
+      ? `${HOOKS_PATH}/<secret>${gateOptions.secretHeader ? ` or ${HOOKS_PATH} with header ${gateOptions.secretHeader}` : ''}`
+      : `${HOOKS_PATH} (no secret)`;
   logger.info(
     {
       url: receiver.url,
@@ -104,7 +114,8 @@ function resolveGateOptions(options: WebhookCommandOptions): WebhookGateOptions 
     ...(options.trustedProxy?.length ? { trustedProxies: options.trustedProxy } : {}),
   };
   if (options.maxCallsPerSecond !== undefined) {
-    if (!/^[1-9]\d*$/.test(options.maxCallsPerSecond)) throw new CommandError(`webhook: --max-calls-per-second: ${options.maxCallsPerSecond} is not a whole number of at least 1`, ExitCode.usage);
+    if (!/^[1-9]\d*$/.test(options.maxCallsPerSecond))
+      throw new CommandError(`webhook: --max-calls-per-second: ${options.maxCallsPerSecond} is not a whole number of at least 1`, ExitCode.usage);
     gate.rateLimit = { calls: Number(options.maxCallsPerSecond) };
   }
   try {

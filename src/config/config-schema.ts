@@ -31,7 +31,10 @@ const sourceSchema = z
     base_url: z.url({ message: 'must be an http(s) URL' }),
     auth: z
       .object({
-        header: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('Authorization'),
+        header: z
+          .string()
+          .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+          .default('Authorization'),
         prefix: z.string().default(''),
         token: z.string().default(''),
       })
@@ -85,7 +88,10 @@ const destinationSchema = z.discriminatedUnion('type', [
 
 const jobSchema = z
   .object({
-    streams: z.array(z.enum(STREAM_NAMES)).min(1).default([...STREAM_NAMES]),
+    streams: z
+      .array(z.enum(STREAM_NAMES))
+      .min(1)
+      .default([...STREAM_NAMES]),
     window_days: z.int().min(1).max(366).default(1),
     lookback_days: z.int().min(0).max(366).default(2),
     first_day: isoDay,
@@ -109,7 +115,9 @@ export const configFileSchema = z
   .object({
     source: sourceSchema,
     destination: destinationSchema.default({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' }),
-    jobs: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'job names use letters, digits, _ . -'), jobSchema).refine((j) => Object.keys(j).length > 0, 'at least one job is needed'),
+    jobs: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'job names use letters, digits, _ . -'), jobSchema)
+      .refine((j) => Object.keys(j).length > 0, 'at least one job is needed'),
   })
   .strict();
 

@@ -12,6 +12,11 @@ export interface ResolvedConfig {
   source: SourceConfig;
   destination: DestinationConfig;
   jobs: Record<string, JobConfig>;
+  /**
+   * Seconds a run's claims and run lock outlive its process should it die without finishing
+   * (`LOYALTY_LEASE_SECONDS`, default 60); a live process renews its lease every third of that.
+   */
+  leaseSeconds: number;
   /** Values that must never reach logs, errors or tables (the auth token, database passwords). */
   secrets: string[];
 }
@@ -97,7 +102,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   if (env.LOYALTY_WAREHOUSE) destination = warehouseFromEnv(env.LOYALTY_WAREHOUSE, destination);
   source.base_url = source.base_url.replace(/\/+$/, '');
   const secrets = [source.auth.token, destination.type === 'postgres' ? passwordOf(destination.url) : ''].filter((s) => s.length >= 3);
-  return { file, source, destination, jobs: config.jobs, secrets };
+  return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets };
 }
 
 function warehouseFromEnv(value: string, current: DestinationConfig): DestinationConfig {
@@ -114,4 +119,14 @@ function passwordOf(url: string): string {
   } catch {
     return '';
   }
+}
+
+/** Seconds a run outlives its last lease renewal when `LOYALTY_LEASE_SECONDS` says nothing. */
+export const DEFAULT_LEASE_SECONDS = 60;
+
+function leaseSecondsOf(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_LEASE_SECONDS;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 1 || n > 86_400) throw new ConfigError('LOYALTY_LEASE_SECONDS', '', `${raw} is not a number of seconds from 1 to 86400`);
+  return n;
 }

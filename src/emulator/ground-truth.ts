@@ -7,7 +7,14 @@ import type { SourceData } from './model/source-data.js';
 import { SURVEYS, questionMap } from './model/survey-catalog.js';
 import type { TruthSurveyResponse } from './model/survey-export.js';
 import { parseDay } from './model/calendar.js';
-import { type TruthBalanceDetail, type TruthLoyalty, type TruthLoyaltyStatus, type TruthLoyaltyWallet, loyaltyTruth, voucherTruth } from './model/loyalty-truth.js';
+import {
+  type TruthBalanceDetail,
+  type TruthLoyalty,
+  type TruthLoyaltyStatus,
+  type TruthLoyaltyWallet,
+  loyaltyTruth,
+  voucherTruth,
+} from './model/loyalty-truth.js';
 import type { TruthVoucher } from './model/vouchers.js';
 
 export type { TruthAccount, TruthBalanceDetail, TruthLoyalty, TruthLoyaltyStatus, TruthLoyaltyWallet, TruthPosting, TruthSurveyResponse, TruthVoucher };

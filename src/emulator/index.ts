@@ -29,11 +29,4 @@ export { SURVEYS, type SurveyDefinition, type SurveyQuestion } from './model/sur
 export { type WebhookOptions, type WebhookStats, WebhookDispatcher } from './webhook/webhook-dispatcher.js';
 export { LOYALTY_POINT_UPDATED, loyaltyUpdatedBody, loyaltyUpdatedBodyOf } from './webhook/loyalty-updated-body.js';
 export { ActivityOverlay, type ProfileEdit } from './model/activity-overlay.js';
-export {
-  type Emulator,
-  type EmulatorActivity,
-  type EmulatorHooks,
-  type StartEmulatorOptions,
-  createEmulatorHandler,
-  startEmulator,
-} from './start-emulator.js';
+export { type Emulator, type EmulatorActivity, type EmulatorHooks, type StartEmulatorOptions, createEmulatorHandler, startEmulator } from './start-emulator.js';

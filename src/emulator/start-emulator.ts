@@ -115,7 +115,11 @@ export function createEmulatorHandler(
   stats: RequestStats,
   truth: GroundTruth,
   hooks: EmulatorHooks = {},
-  writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number; expiries?: ExpiryNotifier } = { activity: new ActivityOverlay(data), webhooks: new WebhookDispatcher(), now: Date.now },
+  writes: { activity: ActivityOverlay; webhooks: WebhookDispatcher; now: () => number; expiries?: ExpiryNotifier } = {
+    activity: new ActivityOverlay(data),
+    webhooks: new WebhookDispatcher(),
+    now: Date.now,
+  },
   faults: FaultLayer = new FaultLayer(data.options.faults),
 ): RequestHandler {
   const expiries = writes.expiries ?? new ExpiryNotifier(writes.activity, writes.webhooks, writes.now);

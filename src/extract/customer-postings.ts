@@ -66,7 +66,13 @@ function postingMillis(posting: unknown, timezone: string): number | undefined {
  * `1005 Data Not Found` on page 1 means the customer has no postings. A customer the service cannot be asked about
  * comes back `rejected` ({@link askCustomer}).
  */
-export async function readCustomerPostings(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses = 3): Promise<CustomerPostings> {
+export async function readCustomerPostings(
+  api: LoyaltyApi,
+  customer: CustomerIdentity,
+  span: SpanDays,
+  pageSize: number,
+  maxPasses = 3,
+): Promise<CustomerPostings> {
   const asked = await askCustomer(customer, `postings of ${customer.customerId}`, () => readListing(api, customer, span, pageSize, maxPasses));
   return 'answer' in asked ? asked.answer : { kept: [], pages: 0, stoppedEarly: false, readAgain: [], rejected: asked.rejected };
 }
@@ -82,7 +88,12 @@ async function readListing(api: LoyaltyApi, customer: CustomerIdentity, span: Sp
   throw new IncompleteListingError(`${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`, label);
 }
 
-async function readOnce(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number): Promise<Omit<CustomerPostings, 'readAgain'> | { problem: string }> {
+async function readOnce(
+  api: LoyaltyApi,
+  customer: CustomerIdentity,
+  span: SpanDays,
+  pageSize: number,
+): Promise<Omit<CustomerPostings, 'readAgain'> | { problem: string }> {
   const kept: CustomerPostings['kept'] = [];
   let total = 0;
   let previous = Number.POSITIVE_INFINITY;

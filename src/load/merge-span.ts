@@ -30,12 +30,26 @@ export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, 
   for (const spec of span.tables) {
     if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt));
   }
-  for (const statement of mergeStatements({ dialect, schema, tables: span.tables, runId: span.runId, loadedAt: span.loadedAt, pivots, keys: span.keys, spanStart: span.windows[0]!.start, spanEnd: span.windows.at(-1)!.end })) {
+  for (const statement of mergeStatements({
+    dialect,
+    schema,
+    tables: span.tables,
+    runId: span.runId,
+    loadedAt: span.loadedAt,
+    pivots,
+    keys: span.keys,
+    spanStart: span.windows[0]!.start,
+    spanEnd: span.windows.at(-1)!.end,
+  })) {
     await conn.run(statement.sql, statement.params);
   }
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
-  await conn.run(`DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [span.job, span.stream, ...starts]);
+  await conn.run(`DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [
+    span.job,
+    span.stream,
+    ...starts,
+  ]);
   await conn.run(
     `INSERT INTO ${qualified(schema, REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
       `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,

@@ -31,7 +31,8 @@ function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const rows = stagedRows(ctx.dialect, spec, ctx.tables);
   const key = spec.key.map(q).join(', ');
   const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
-  const latest = (from: string) => `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
+  const latest = (from: string) =>
+    `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
   return `(${byKeyRepetition(ctx.dialect, spec, ctx.tables, ctx.keys, rows, once, latest)})`;
 }
 
@@ -120,7 +121,8 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   const cols = child.columns.map((c) => q(c.name));
   const system = ['c."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`];
   const staged = child.stagedWith;
-  if (staged?.kind !== 'entries' || staged.table !== parent.name) throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
+  if (staged?.kind !== 'entries' || staged.table !== parent.name)
+    throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
   // the entries of the winners' own objects: the winners are the records whose children are replaced
   const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
   const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(staged.column)}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
@@ -134,7 +136,7 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
 /**
  * The rows of `spec` that the staged ones replace are deleted, then the staged rows (for `latest-wins`, only the
  * winners) are inserted: a delete and an insert rather than `INSERT … ON CONFLICT DO UPDATE`, whose row-by-row
- * update path costs DuckDB ten times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
+ * update path costs DuckDB many times more (a `latest-wins` loser keeps its target row: it is neither deleted nor
  * inserted). Commits of one stream take turns, so no other writer can insert the same key in between.
  */
 function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
@@ -166,6 +168,9 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const deletedAlready = (spec.merge.kind === 'replace-window' && spec.key.includes('_window_start')) || spec.merge.kind === 'replace-all';
   return [
     ...(deletedAlready ? [] : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
-    { sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`, params: p.values },
+    {
+      sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`,
+      params: p.values,
+    },
   ];
 }

@@ -15,7 +15,9 @@ export async function migrate(conn: SqlConnection, dialect: 'duckdb' | 'postgres
   await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`);
   const applied = new Set((await conn.all<{ version: string }>(`SELECT version FROM ${table}`)).map((r) => r.version));
   const dir = `${SQL_DIR}${dialect}/`;
-  const files = readdirSync(dir).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^\d+_.*\.sql$/.test(f))
+    .sort();
   const done: string[] = [];
   for (const file of files) {
     const version = file.replace(/\.sql$/, '');

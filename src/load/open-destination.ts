@@ -12,11 +12,18 @@ import { WarehouseConfigError } from './warehouse-errors.js';
 export async function openDestination(config: DestinationConfig, { create = true }: { create?: boolean } = {}): Promise<Destination> {
   const destination: Destination =
     config.type === 'duckdb'
-      ? await DuckDbDestination.open(config.path, config.schema, { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold, threads: config.threads }, { create })
+      ? await DuckDbDestination.open(
+          config.path,
+          config.schema,
+          { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold, threads: config.threads },
+          { create },
+        )
       : await PostgresDestination.open(config.url, config.schema);
   try {
     if (!create && !(await holdsPipelineTables(destination, config.schema))) {
-      throw new WarehouseConfigError(`warehouse ${destination.describe()} holds no loyalty-etl tables; run \`loyalty-etl run\` to create them (or correct the destination / LOYALTY_WAREHOUSE)`);
+      throw new WarehouseConfigError(
+        `warehouse ${destination.describe()} holds no loyalty-etl tables; run \`loyalty-etl run\` to create them (or correct the destination / LOYALTY_WAREHOUSE)`,
+      );
     }
     await destination.migrate();
   } catch (error) {

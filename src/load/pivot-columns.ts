@@ -47,7 +47,10 @@ export async function ensurePivotColumns(
   }
   for (const { column, key } of added) {
     await conn.run(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column)} ${dialect.typeName('text')}`);
-    await conn.db.insertInto('_etl_columns').values({ table_name: spec.name, column_name: column, source_key: key, added_at: loadedAt, run_id: runId }).execute();
+    await conn.db
+      .insertInto('_etl_columns')
+      .values({ table_name: spec.name, column_name: column, source_key: key, added_at: loadedAt, run_id: runId })
+      .execute();
   }
   return [...byKey].map(([key, column]) => ({ key, column })).sort((a, b) => byCodePoint(a.column, b.column));
 }

@@ -60,7 +60,10 @@ export interface StagingTable {
  * pages arrive, emptied per window on a re-read); `all`, those and {@link DUPLICATES_STAGING} (filled at commit).
  */
 export function spanStagingTables(tables: readonly TableSpec[]): { appended: StagingTable[]; all: StagingTable[] } {
-  const appended = [...stagedTables(tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })), { name: REJECTS_STAGING, columns: REJECT_COLUMNS }];
+  const appended = [
+    ...stagedTables(tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })),
+    { name: REJECTS_STAGING, columns: REJECT_COLUMNS },
+  ];
   return { appended, all: [...appended, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }] };
 }
 
@@ -78,6 +81,7 @@ export function createStagingSql(dialect: WarehouseDialect, name: string, column
 /** The child a pivot of `spec` spreads into columns, which must be staged as entries of `spec`'s own rows. */
 export function pivotChild(spec: TableSpec, tables: readonly TableSpec[]): TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> } {
   const child = tables.find((t) => t.name === spec.pivot?.child);
-  if (child?.stagedWith?.kind !== 'entries' || child.stagedWith.table !== spec.name) throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`);
+  if (child?.stagedWith?.kind !== 'entries' || child.stagedWith.table !== spec.name)
+    throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`);
   return child as TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> };
 }

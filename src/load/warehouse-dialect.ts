@@ -26,8 +26,8 @@ export interface WarehouseDialect {
   jsonObjectNames(source: string, column: string, name: string): string;
   /**
    * Rows go into a target table in the order of its key. PostgreSQL maintains the primary key's B-tree row by row,
-   * and rows in key order fill its pages one after the other: a million postings went in in 5.0 s instead of 6.6 s,
-   * sort included. DuckDB's tables declare no key.
+   * and rows in key order fill its pages one after the other: for postings that saves more than the sort costs.
+   * DuckDB's tables declare no key.
    */
   readonly insertsInKeyOrder: boolean;
   /**
@@ -44,12 +44,14 @@ function duckdbJsonObject(column: string): string {
 
 export const duckdbDialect: WarehouseDialect = {
   name: 'duckdb',
-  typeName: (type) => ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
+  typeName: (type) =>
+    ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: false,
   // a MAP, parsed from the JSON once per row; a missing name reads as NULL
   jsonObject: duckdbJsonObject,
-  withObjects: (alias, columns) => (columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`),
+  withObjects: (alias, columns) =>
+    columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`,
   objectValue: (object, name) => `${object}[${name}]`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
@@ -60,7 +62,8 @@ export const duckdbDialect: WarehouseDialect = {
 
 export const postgresDialect: WarehouseDialect = {
   name: 'postgres',
-  typeName: (type) => ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
+  typeName: (type) =>
+    ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: true,
   // staged as jsonb already

@@ -23,7 +23,10 @@ export function keepLease(destination: Destination, runId: string, leaseSeconds:
         .then((alive) => {
           if (!alive && !warned) {
             warned = true;
-            logger.warn({ runId }, 'another worker took this run for dead (its lease had run out); windows it held may be loaded by others, and its commits of them are refused');
+            logger.warn(
+              { runId },
+              'another worker took this run for dead (its lease had run out); windows it held may be loaded by others, and its commits of them are refused',
+            );
           }
         })
         .catch((error) => logger.warn({ err: error }, 'could not renew the run lease'))

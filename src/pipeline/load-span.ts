@@ -58,14 +58,31 @@ export const MIN_REJECTS_TO_FAIL = 10;
  * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables (each destination
  * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched.
  */
-export async function loadSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, destination: Destination, settings: SpanSettings, logger: Logger): Promise<WindowCounts[]> {
+export async function loadSpan(
+  stream: StreamDefinition,
+  span: Window[],
+  ctx: StreamContext,
+  destination: Destination,
+  settings: SpanSettings,
+  logger: Logger,
+): Promise<WindowCounts[]> {
   const started = performance.now();
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
-  const selection = settings.customers ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span) : undefined;
+  const selection = settings.customers
+    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span)
+    : undefined;
   if (selection) ctx = { ...ctx, customers: selection.customers };
   const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: stream.tables });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
-  const ledger: SpanLedger = { job: settings.job, stream: stream.name, runId: settings.runId, firstDay: settings.firstDay, claimedBy: settings.claimedBy, backfillId: settings.backfillId, events };
+  const ledger: SpanLedger = {
+    job: settings.job,
+    stream: stream.name,
+    runId: settings.runId,
+    firstDay: settings.firstDay,
+    claimedBy: settings.claimedBy,
+    backfillId: settings.backfillId,
+    events,
+  };
   const commit = (windows: Window[], staged: StagedSpan) => commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests);
   try {
     // 2. extract, normalize and stage every page
@@ -195,7 +212,9 @@ function checkRejects(stream: StreamDefinition, windows: Window[], staged: Stage
     const bad = staged.rejected.get(window.start) ?? 0;
     const total = staged.extracted.get(window.start) ?? 0;
     if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold) {
-      throw new RejectThresholdError(`${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%`);
+      throw new RejectThresholdError(
+        `${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%`,
+      );
     }
   }
 }
@@ -208,7 +227,16 @@ function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: nu
   const events = selection?.events ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through } : {};
   for (const c of counts) {
     logger.info(
-      { stream: stream.name, window: formatWindow(c.window), ...(selection ? { selection: selection.kind, ...events } : {}), extracted: c.extracted, loaded: c.loaded, rejected: c.rejected, requests: c.requests, ms: Math.round(performance.now() - started) },
+      {
+        stream: stream.name,
+        window: formatWindow(c.window),
+        ...(selection ? { selection: selection.kind, ...events } : {}),
+        extracted: c.extracted,
+        loaded: c.loaded,
+        rejected: c.rejected,
+        requests: c.requests,
+        ms: Math.round(performance.now() - started),
+      },
       'window loaded',
     );
   }

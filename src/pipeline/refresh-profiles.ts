@@ -8,13 +8,23 @@ import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
  * every table: staged, then merged in one transaction (each table replaced whole). Reference data is not loaded
  * by window, so no window is recorded; its rows are staged under `day`, the day of the refresh.
  */
-export async function refreshProfiles(api: LoyaltyApi, destination: Destination, job: string, runId: string, day: Day): Promise<{ profiles: number; fields: number }> {
+export async function refreshProfiles(
+  api: LoyaltyApi,
+  destination: Destination,
+  job: string,
+  runId: string,
+  day: Day,
+): Promise<{ profiles: number; fields: number }> {
   const rows = await readProfiles(api);
   const windows = [{ start: day, end: day }];
   const load = await destination.openSpan({ job, stream: 'profiles', runId, windows, tables: PROFILE_TABLES });
   try {
     let seq = 0;
-    for (const table of PROFILE_TABLES) await load.append(table.name, rows[table.name as keyof typeof rows].map((row) => ({ seq: ++seq, windowStart: day, row })));
+    for (const table of PROFILE_TABLES)
+      await load.append(
+        table.name,
+        rows[table.name as keyof typeof rows].map((row) => ({ seq: ++seq, windowStart: day, row })),
+      );
     await load.commit(windows, (_conn, merge) => merge());
   } catch (error) {
     await load.abort();

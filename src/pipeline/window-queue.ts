@@ -47,7 +47,7 @@ export class PlannedQueue implements WindowQueue {
   next(): Promise<NextSpan> {
     return this.turn.run(async () => {
       const { destination, job, stream, runId } = this.ctx;
-      for (let i = 0; i < this.spans.length; ) {
+      for (let i = 0; i < this.spans.length;) {
         const span = this.spans[i]!;
         const claim = await destination.ledgerTransaction(async (conn) => {
           const left = this.options.skipDone ? await windowsNotDone(conn, job, stream, span) : span;
@@ -102,7 +102,9 @@ export class BackfillQueue implements WindowQueue {
       const { after, error } = unknownAfter;
       queue.to = after;
       const scope = { job: ctx.job, stream: ctx.stream, runId: ctx.runId, backfillId: backfill.backfillId, from: addDays(after, 1), to: backfill.to };
-      const given = await ctx.destination.ledgerTransaction((conn) => failOpenWindows(conn, ctx.destination.capabilities, scope, error, new Date().toISOString()));
+      const given = await ctx.destination.ledgerTransaction((conn) =>
+        failOpenWindows(conn, ctx.destination.capabilities, scope, error, new Date().toISOString()),
+      );
       queue.skipped.push(...given.map((window) => ({ window, error })));
     }
     return queue;
@@ -117,7 +119,9 @@ export class BackfillQueue implements WindowQueue {
       }
       const span = this.claimed.shift();
       if (span) return span;
-      const counts = await destination.withConnection((conn) => backfillWindowCounts(conn, { job, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.backfill.to, streams: [stream] }));
+      const counts = await destination.withConnection((conn) =>
+        backfillWindowCounts(conn, { job, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.backfill.to, streams: [stream] }),
+      );
       return counts.open === 0 ? undefined : 'wait';
     });
   }

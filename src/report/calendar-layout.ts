@@ -57,7 +57,7 @@ export function calendarLayout(windows: readonly ReportWindow[], windowDays: num
   const pitch = daily ? 13 : Math.max(4, Math.min(13, Math.floor(720 / slots)));
   const size = daily ? { width: 11, height: 11 } : { width: pitch >= 8 ? pitch - 2 : pitch - 1, height: 14 };
   const blockHeight = daily ? MONTH_ROW + 7 * pitch + 10 : MONTH_ROW + 18 + 6;
-  years.forEach((year, i) => top.set(year, i * blockHeight));
+  for (const [i, year] of years.entries()) top.set(year, i * blockHeight);
 
   // daily: weeks since the Monday on or before 1 January; longer: windows since 1 January
   const column = (day: Day, year: number) => {
@@ -74,8 +74,15 @@ export function calendarLayout(windows: readonly ReportWindow[], windowDays: num
   for (const year of years) {
     const y0 = top.get(year)!;
     labels.push({ x: 0, y: y0 + 10, text: String(year) });
-    MONTHS.forEach((month, m) => labels.push({ x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch, y: y0 + 10, text: month }));
-    if (daily) for (const [row, name] of [[0, 'Mon'], [2, 'Wed'], [4, 'Fri']] as const) labels.push({ x: 0, y: y0 + MONTH_ROW + row * pitch + 9, text: name });
+    for (const [m, month] of MONTHS.entries())
+      labels.push({ x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch, y: y0 + 10, text: month });
+    if (daily)
+      for (const [row, name] of [
+        [0, 'Mon'],
+        [2, 'Wed'],
+        [4, 'Fri'],
+      ] as const)
+        labels.push({ x: 0, y: y0 + MONTH_ROW + row * pitch + 9, text: name });
   }
   const columns = daily ? 54 : slots + 1;
   return { width: LEFT + columns * pitch, height: Math.max(years.length * blockHeight, blockHeight), cells, labels };

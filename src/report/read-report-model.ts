@@ -40,7 +40,12 @@ export async function readReportModel(conn: SqlConnection, request: ReportReques
   const streams = status.streams.map((s) => {
     const all = recorded.get(s.stream) ?? [];
     const from = calendarStart(all, jobConfig.first_day);
-    const windows = windowGrid(all.filter((w) => w.start >= from), from, request.through, jobConfig.window_days);
+    const windows = windowGrid(
+      all.filter((w) => w.start >= from),
+      from,
+      request.through,
+      jobConfig.window_days,
+    );
     return { ...s, windows, gaps: countGaps(windows) };
   });
   return {
@@ -125,7 +130,12 @@ async function readRejectReasons(conn: SqlConnection, job: string, limit: number
       WHERE k = 1 ORDER BY n DESC, stream, reason LIMIT ${Math.trunc(limit)}`,
     [job],
   );
-  return rows.map((r) => ({ stream: r.stream, reason: r.reason, count: Number(r.n), example: { error: r.error, payload: r.payload, windowStart: r.window_start } }));
+  return rows.map((r) => ({
+    stream: r.stream,
+    reason: r.reason,
+    count: Number(r.n),
+    example: { error: r.error, payload: r.payload, windowStart: r.window_start },
+  }));
 }
 
 /** Every table of the schema and its rows (the pipeline's own tables too). */

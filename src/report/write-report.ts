@@ -47,7 +47,14 @@ export function reportPathProblem(path: string): string | undefined {
 export async function writeReport(destination: Destination, target: ReportTarget): Promise<WrittenReport> {
   const through = typeof target.through === 'function' ? target.through() : target.through;
   const model = await destination.withConnection((conn) =>
-    readReportModel(conn, { job: target.job, jobConfig: target.jobConfig, schema: destination.schema, warehouse: destination.describe(), timezone: target.timezone, through }),
+    readReportModel(conn, {
+      job: target.job,
+      jobConfig: target.jobConfig,
+      schema: destination.schema,
+      warehouse: destination.describe(),
+      timezone: target.timezone,
+      through,
+    }),
   );
   const page = renderReportPage(model, { refreshSeconds: target.refreshSeconds });
   const temp = `${target.path}.${process.pid}.tmp`;

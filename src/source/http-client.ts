@@ -1,7 +1,15 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
-import { AuthenticationError, CancelledRequestError, DataNotFoundError, FatalSourceError, FieldsRequiredError, RetriableSourceError, SourceError } from './source-errors.js';
+import {
+  AuthenticationError,
+  CancelledRequestError,
+  DataNotFoundError,
+  FatalSourceError,
+  FieldsRequiredError,
+  RetriableSourceError,
+  SourceError,
+} from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
@@ -63,7 +71,10 @@ export class HttpClient {
 
   constructor(private readonly options: HttpClientOptions) {
     if (options.auth && !HEADER_VALUE.test(options.auth.value)) {
-      throw new FatalSourceError(`source.auth: the value of header ${options.auth.header} holds characters no HTTP header can carry (line breaks, control characters or characters beyond Latin-1)`, 'auth');
+      throw new FatalSourceError(
+        `source.auth: the value of header ${options.auth.header} holds characters no HTTP header can carry (line breaks, control characters or characters beyond Latin-1)`,
+        'auth',
+      );
     }
     this.limiter = new RateLimiter(options.requestsPerSecond);
     this.gate = pLimit(options.concurrency);
@@ -111,7 +122,9 @@ export class HttpClient {
         if (!(error instanceof RetriableSourceError) || signal?.aborted) throw error;
         if (!repeatable && error.status !== 429) throw error;
         if (attempt > retries) {
-          throw attempt === 1 ? error : new RetriableSourceError(`${error.message} (gave up after ${attempt} attempts)`, error.endpoint, error.status, error.retryAfterSeconds);
+          throw attempt === 1
+            ? error
+            : new RetriableSourceError(`${error.message} (gave up after ${attempt} attempts)`, error.endpoint, error.status, error.retryAfterSeconds);
         }
         const wait = this.waitBefore(attempt + 1, error);
         if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
@@ -198,8 +211,10 @@ function interpret(response: Response, text: string, label: string): unknown {
   }
   const code = errorCode(body);
   if (code === 1005) throw new DataNotFoundError(`${label}: 1005 Data Not Found`, label, status);
-  if (status === 401 || status === 403) throw new AuthenticationError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
-  if (status >= 300 && status < 400) throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
+  if (status === 401 || status === 403)
+    throw new AuthenticationError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
+  if (status >= 300 && status < 400)
+    throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
   const Refused = code === 1010 ? FieldsRequiredError : FatalSourceError;
   if (status >= 400 || status < 200) throw new Refused(`${label}: HTTP ${status}${said}`, label, status);
   if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
@@ -221,7 +236,10 @@ function errorCode(body: unknown): number | undefined {
 function describeBody(body: unknown, json: boolean, text: string): string {
   if (json && body && typeof body === 'object' && 'message' in body) {
     const { code, message } = body as { code?: unknown; message: unknown };
-    return ` ${redact(`${String(code ?? '')} ${String(message)}`).replace(/\s+/g, ' ').trim().slice(0, 200)}`;
+    return ` ${redact(`${String(code ?? '')} ${String(message)}`)
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 200)}`;
   }
   if (!json && text.trim() !== '') return ` (not JSON: ${redact(text).replace(/\s+/g, ' ').trim().slice(0, 80)})`;
   return '';

@@ -46,18 +46,36 @@ export class LoyaltyApi {
 
   /** `GET /business-data/accounts`: accounts created or changed in the window (both days included). */
   accountsPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/accounts', { start: window.start, end: window.end, page, size }, page, size, `accounts ${window.start}..${window.end} page ${page}`);
+    return this.pageOf(
+      '/business-data/accounts',
+      { start: window.start, end: window.end, page, size },
+      page,
+      size,
+      `accounts ${window.start}..${window.end} page ${page}`,
+    );
   }
 
   /** `GET /business-data/surveys`: survey answers in the window. */
   surveysPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/surveys', { start: window.start, end: window.end, page, size }, page, size, `surveys ${window.start}..${window.end} page ${page}`);
+    return this.pageOf(
+      '/business-data/surveys',
+      { start: window.start, end: window.end, page, size },
+      page,
+      size,
+      `surveys ${window.start}..${window.end} page ${page}`,
+    );
   }
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
   postingsPage(customer: CustomerIdentity, page: number, size: number): Promise<SourcePage> {
     const who: Record<string, string> = customer.phone ? { phone: customer.phone } : { email: customer.email ?? '' };
-    return this.pageOf('/accounts/loyalty/postings', { ...who, pageNumber: page, pageSize: size }, page, size, `postings of ${customer.customerId} page ${page}`);
+    return this.pageOf(
+      '/accounts/loyalty/postings',
+      { ...who, pageNumber: page, pageSize: size },
+      page,
+      size,
+      `postings of ${customer.customerId} page ${page}`,
+    );
   }
 
   /** `GET /accounts/profiles/`: the list of profiles. */
@@ -86,7 +104,11 @@ export class LoyaltyApi {
     // A source that serves fewer records per page than asked would make every offset after page 1 wrong.
     // (A last page may report its own length as pageSize; that is no cap.)
     const short = data.length < size && (page - 1) * size + data.length < totalCount;
-    if (short && pageSize < size) throw new FatalSourceError(`${label}: the source serves pages of ${pageSize} records, not the ${size} asked for (set source.page_size to at most ${pageSize})`, label);
+    if (short && pageSize < size)
+      throw new FatalSourceError(
+        `${label}: the source serves pages of ${pageSize} records, not the ${size} asked for (set source.page_size to at most ${pageSize})`,
+        label,
+      );
     if (data.length > size) throw new FatalSourceError(`${label}: the page holds ${data.length} records, more than the ${size} asked for`, label);
     return { pageNumber, pageSize, totalCount, data };
   }

@@ -54,10 +54,15 @@ export async function openBackfill(conn: SqlConnection, request: BackfillRequest
   if (latest && latest.status === 'open' && !request.restart) {
     backfill = { ...latest, created: false };
     // failed windows are retried by whoever resumes
-    await conn.run(`UPDATE ${conn.schemaSql}._etl_windows SET backfill_id = NULL WHERE backfill_id = $1 AND claimed_by IS NULL AND error IS NOT NULL`, [latest.backfillId]);
+    await conn.run(`UPDATE ${conn.schemaSql}._etl_windows SET backfill_id = NULL WHERE backfill_id = $1 AND claimed_by IS NULL AND error IS NOT NULL`, [
+      latest.backfillId,
+    ]);
   } else {
     if (latest && latest.status === 'open') {
-      await conn.run(`UPDATE ${conn.schemaSql}._etl_backfills SET status = 'superseded', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`, [latest.backfillId]);
+      await conn.run(
+        `UPDATE ${conn.schemaSql}._etl_backfills SET status = 'superseded', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`,
+        [latest.backfillId],
+      );
     }
     const generation = (latest?.generation ?? 0) + 1;
     const backfillId = `bf-${createHash('sha256').update(scope).digest('hex').slice(0, 10)}-${generation}`;
@@ -75,16 +80,34 @@ export async function openBackfill(conn: SqlConnection, request: BackfillRequest
 }
 
 async function latestOf(conn: SqlConnection, scope: string): Promise<(Omit<Backfill, 'created'> & { status: string }) | undefined> {
-  const [row] = await conn.all<{ backfill_id: string; job: string; streams: string; range_from: string; range_to: string; generation: number | string; status: string }>(
+  const [row] = await conn.all<{
+    backfill_id: string;
+    job: string;
+    streams: string;
+    range_from: string;
+    range_to: string;
+    generation: number | string;
+    status: string;
+  }>(
     `SELECT backfill_id, job, streams, CAST(range_from AS VARCHAR) AS range_from, CAST(range_to AS VARCHAR) AS range_to, generation, status
        FROM ${conn.schemaSql}._etl_backfills WHERE scope = $1 ORDER BY generation DESC LIMIT 1`,
     [scope],
   );
   if (!row) return undefined;
-  return { backfillId: row.backfill_id, job: row.job, streams: row.streams.split(','), from: row.range_from, to: row.range_to, generation: Number(row.generation), status: row.status };
+  return {
+    backfillId: row.backfill_id,
+    job: row.job,
+    streams: row.streams.split(','),
+    from: row.range_from,
+    to: row.range_to,
+    generation: Number(row.generation),
+    status: row.status,
+  };
 }
 
 /** Marks a backfill done (every window done for it). */
 export async function finishBackfill(conn: SqlConnection, backfillId: string): Promise<void> {
-  await conn.run(`UPDATE ${conn.schemaSql}._etl_backfills SET status = 'done', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`, [backfillId]);
+  await conn.run(`UPDATE ${conn.schemaSql}._etl_backfills SET status = 'done', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`, [
+    backfillId,
+  ]);
 }

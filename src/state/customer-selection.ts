@@ -38,7 +38,13 @@ export interface CustomerSelection {
  *   cheaper, and misses postings of customers whose profile did not change in the window;
  * - `webhook`: the customers named by loyalty webhook events received since the stream's bookmark.
  */
-export async function selectCustomers(read: WarehouseRead, job: string, stream: string, kind: CustomerSelectionKind, span: Window[]): Promise<CustomerSelection> {
+export async function selectCustomers(
+  read: WarehouseRead,
+  job: string,
+  stream: string,
+  kind: CustomerSelectionKind,
+  span: Window[],
+): Promise<CustomerSelection> {
   if (kind !== 'webhook') return { kind, customers: accountCustomers(read, kind, span) };
   const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
   const customers = after === undefined ? accountCustomers(read, 'all', span) : eventCustomers(read, after, through);

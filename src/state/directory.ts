@@ -91,8 +91,13 @@ export async function directoryHeld(conn: SqlConnection, job: string, from: Day,
 /** The customer ids the accounts window starting `windowStart` listed, rejected records' keys included. */
 export async function customersOfWindow(conn: SqlConnection, job: string, windowStart: Day): Promise<Set<string>> {
   const s = conn.schemaSql;
-  const listed = await conn.all<{ customer_id: string }>(`SELECT customer_id FROM ${s}._etl_account_windows WHERE _window_start = CAST($1 AS DATE)`, [windowStart]);
-  const rejects = await conn.all<{ payload: string }>(`SELECT payload FROM ${s}._etl_rejects WHERE job = $1 AND stream = 'accounts' AND window_start = CAST($2 AS DATE)`, [job, windowStart]);
+  const listed = await conn.all<{ customer_id: string }>(`SELECT customer_id FROM ${s}._etl_account_windows WHERE _window_start = CAST($1 AS DATE)`, [
+    windowStart,
+  ]);
+  const rejects = await conn.all<{ payload: string }>(
+    `SELECT payload FROM ${s}._etl_rejects WHERE job = $1 AND stream = 'accounts' AND window_start = CAST($2 AS DATE)`,
+    [job, windowStart],
+  );
   return new Set([...listed.map((r) => r.customer_id), ...rejects.map((r) => rejectKey(r.payload))]);
 }
 

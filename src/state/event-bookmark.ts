@@ -13,7 +13,10 @@ import { readWatermark } from './ledger.js';
  * received later stay after the bookmark and are asked again by the next run, whose windows reach their day.
  */
 export async function readEventBookmark(conn: SqlConnection, job: string, stream: string): Promise<number | undefined> {
-  const rows = await conn.all<{ through_seq: string | number }>(`SELECT through_seq FROM ${conn.schemaSql}._etl_event_bookmarks WHERE job = $1 AND stream = $2`, [job, stream]);
+  const rows = await conn.all<{ through_seq: string | number }>(
+    `SELECT through_seq FROM ${conn.schemaSql}._etl_event_bookmarks WHERE job = $1 AND stream = $2`,
+    [job, stream],
+  );
   return rows[0] === undefined ? undefined : Number(rows[0].through_seq);
 }
 

@@ -21,7 +21,15 @@ export interface ClaimMark {
  * Marks windows done with their counts (inside the window's transaction), and lets go of their claim. A window
  * loaded for a backfill keeps that backfill's id; one loaded by `run` keeps whatever backfill id it had.
  */
-export async function recordWindowsDone(conn: SqlConnection, job: string, stream: string, runId: string, finishedAt: string, counts: WindowCounts[], mark: ClaimMark = {}): Promise<void> {
+export async function recordWindowsDone(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  runId: string,
+  finishedAt: string,
+  counts: WindowCounts[],
+  mark: ClaimMark = {},
+): Promise<void> {
   // one statement per 500 windows: a span of a year's windows is recorded in one round trip, not hundreds
   for (let i = 0; i < counts.length; i += 500) {
     const rows = counts.slice(i, i + 500).map((c) => ({
@@ -81,11 +89,17 @@ export async function assertClaimed(conn: SqlConnection, job: string, stream: st
     .set({ claimed_by: runId })
     .where('job', '=', job)
     .where('stream', '=', stream)
-    .where('window_start', 'in', windows.map((w) => w.start))
+    .where(
+      'window_start',
+      'in',
+      windows.map((w) => w.start),
+    )
     .where('claimed_by', '=', runId)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== windows.length) {
-    throw new ClaimLostError(`${stream} ${windows[0]!.start}..${windows.at(-1)!.end}: another worker claimed these windows while this one loaded them (its lease had run out); its load is dropped`);
+    throw new ClaimLostError(
+      `${stream} ${windows[0]!.start}..${windows.at(-1)!.end}: another worker claimed these windows while this one loaded them (its lease had run out); its load is dropped`,
+    );
   }
 }
 
@@ -95,7 +109,15 @@ export async function assertClaimed(conn: SqlConnection, job: string, stream: st
  * them. The error also marks the window as failed for the backfill that claimed it, which retries it when
  * that backfill is resumed. A window another worker holds now is left alone.
  */
-export async function recordWindowFailed(conn: SqlConnection, job: string, stream: string, window: Window, runId: string, finishedAt: string, error: string): Promise<void> {
+export async function recordWindowFailed(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  window: Window,
+  runId: string,
+  finishedAt: string,
+  error: string,
+): Promise<void> {
   await ensureWindowRows(conn, job, stream, [window], runId);
   await conn.run(
     `UPDATE ${conn.schemaSql}._etl_windows
@@ -169,4 +191,3 @@ export async function advanceWatermark(conn: SqlConnection, job: string, stream:
     .execute();
   return through;
 }
-

@@ -26,9 +26,6 @@ export class JobBusyError extends Error {
   override readonly name = 'JobBusyError';
 }
 
-/** Seconds a run outlives its last lease renewal when no `LOYALTY_LEASE_SECONDS` says otherwise. */
-export const DEFAULT_LEASE_SECONDS = 60;
-
 /** SQL that is true when the run named by `runIdSql` is alive (running, lease not expired). */
 export function liveRunSql(conn: SqlConnection, runIdSql: string): string {
   return `EXISTS (SELECT 1 FROM ${conn.schemaSql}._etl_runs r WHERE r.run_id = ${runIdSql} AND r.status = 'running' AND r.expires_at > CURRENT_TIMESTAMP)`;
@@ -77,7 +74,9 @@ async function takeLock(conn: SqlConnection, capabilities: DestinationCapabiliti
     [lock],
   );
   if (row?.run_id && row.run_id !== runId && truthy(row.alive)) {
-    const who = [row.pid !== null ? `pid ${row.pid}` : '', row.host ? `on ${row.host}` : '', row.started_at ? `since ${row.started_at.slice(0, 19)}` : ''].filter(Boolean).join(' ');
+    const who = [row.pid !== null ? `pid ${row.pid}` : '', row.host ? `on ${row.host}` : '', row.started_at ? `since ${row.started_at.slice(0, 19)}` : '']
+      .filter(Boolean)
+      .join(' ');
     throw new JobBusyError(`${lock.replace(/^run:/, 'job ')} is already running (run ${row.run_id}${who ? `, ${who}` : ''}); nothing was attempted`);
   }
   await conn.run(`UPDATE ${locks} SET run_id = $1, acquired_at = CURRENT_TIMESTAMP WHERE lock_name = $2`, [runId, lock]);
@@ -85,7 +84,12 @@ async function takeLock(conn: SqlConnection, capabilities: DestinationCapabiliti
 
 /** Pushes the run's lease forward; false when the run is no longer `running` (another process presumed it dead). */
 export async function renewRun(conn: SqlConnection, runId: string, leaseSeconds: number): Promise<boolean> {
-  const result = await conn.db.updateTable('_etl_runs').set({ expires_at: leaseEnd(leaseSeconds) }).where('run_id', '=', runId).where('status', '=', 'running').executeTakeFirst();
+  const result = await conn.db
+    .updateTable('_etl_runs')
+    .set({ expires_at: leaseEnd(leaseSeconds) })
+    .where('run_id', '=', runId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -93,7 +97,10 @@ export async function renewRun(conn: SqlConnection, runId: string, leaseSeconds:
  * Records the end of a run and lets go of what it held: its locks, and claims of windows it did not finish
  * (they become pending again, for any backfill).
  */
-export async function finishRun(conn: SqlConnection, run: { runId: string; status: 'succeeded' | 'failed' | 'interrupted'; error: string | null; requests: number; finishedAt: string }): Promise<void> {
+export async function finishRun(
+  conn: SqlConnection,
+  run: { runId: string; status: 'succeeded' | 'failed' | 'interrupted'; error: string | null; requests: number; finishedAt: string },
+): Promise<void> {
   await conn.db
     .updateTable('_etl_runs')
     .set({ finished_at: run.finishedAt, status: run.status, error: run.error, requests: run.requests, expires_at: null })
@@ -114,7 +121,11 @@ export async function countLiveRuns(conn: SqlConnection): Promise<number> {
  * (DuckDB) every other running run, since this process holds the file; elsewhere those whose lease expired,
  * and those on this host whose process no longer exists. Their claims and locks are free from then on.
  */
-export async function reapAbandonedRuns(conn: SqlConnection, capabilities: DestinationCapabilities, me: { host: string; pid: number; now: string }): Promise<number> {
+export async function reapAbandonedRuns(
+  conn: SqlConnection,
+  capabilities: DestinationCapabilities,
+  me: { host: string; pid: number; now: string },
+): Promise<number> {
   const running = await conn.all<{ run_id: string; host: string | null; pid: number | string | null; expired: boolean | string | number }>(
     `SELECT run_id, host, pid, (expires_at IS NULL OR expires_at <= CURRENT_TIMESTAMP) AS expired FROM ${conn.schemaSql}._etl_runs WHERE status = 'running'`,
   );
@@ -125,11 +136,10 @@ export async function reapAbandonedRuns(conn: SqlConnection, capabilities: Desti
     return r.host === me.host && r.pid !== null && !processExists(Number(r.pid));
   });
   for (const r of dead) {
-    await conn.run(`UPDATE ${conn.schemaSql}._etl_runs SET status = 'abandoned', finished_at = CAST($1 AS TIMESTAMPTZ), error = $2 WHERE run_id = $3 AND status = 'running'`, [
-      me.now,
-      'the process ended without finishing the run (killed or crashed); its windows are free again',
-      r.run_id,
-    ]);
+    await conn.run(
+      `UPDATE ${conn.schemaSql}._etl_runs SET status = 'abandoned', finished_at = CAST($1 AS TIMESTAMPTZ), error = $2 WHERE run_id = $3 AND status = 'running'`,
+      [me.now, 'the process ended without finishing the run (killed or crashed); its windows are free again', r.run_id],
+    );
   }
   return dead.length;
 }

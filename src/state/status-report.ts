@@ -90,7 +90,10 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,
     [job],
   );
-  const rejects = await conn.all<{ stream: string; n: string | number }>(`SELECT stream, COUNT(*) AS n FROM ${q(conn)}._etl_rejects WHERE job = $1 GROUP BY stream`, [job]);
+  const rejects = await conn.all<{ stream: string; n: string | number }>(
+    `SELECT stream, COUNT(*) AS n FROM ${q(conn)}._etl_rejects WHERE job = $1 GROUP BY stream`,
+    [job],
+  );
   const streams = jobConfig.streams.map((stream): StreamStatus => {
     const mark = marks.find((m) => m.stream === stream)?.complete_through ?? null;
     const mine = windows.filter((w) => w.stream === stream);
@@ -167,7 +170,15 @@ async function readRunLock(conn: SqlConnection, job: string): Promise<JobStatus[
 }
 
 async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3): Promise<BackfillSummary[]> {
-  const rows = await conn.all<{ backfill_id: string; streams: string; range_from: string; range_to: string; status: string; started_at: string; finished_at: string | null }>(
+  const rows = await conn.all<{
+    backfill_id: string;
+    streams: string;
+    range_from: string;
+    range_to: string;
+    status: string;
+    started_at: string;
+    finished_at: string | null;
+  }>(
     `SELECT * FROM (
        SELECT backfill_id, streams, CAST(range_from AS VARCHAR) AS range_from, CAST(range_to AS VARCHAR) AS range_to, status,
               CAST(started_at AS VARCHAR) AS started_at, CAST(finished_at AS VARCHAR) AS finished_at,
@@ -181,7 +192,10 @@ async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3
   for (const b of rows) {
     const streams = b.streams.split(',');
     const counts = await backfillWindowCounts(conn, { job, backfillId: b.backfill_id, from: b.range_from, to: b.range_to, streams });
-    const [workers] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${q(conn)}._etl_runs r WHERE r.backfill_id = $1 AND ${liveRunSql(conn, 'r.run_id')}`, [b.backfill_id]);
+    const [workers] = await conn.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM ${q(conn)}._etl_runs r WHERE r.backfill_id = $1 AND ${liveRunSql(conn, 'r.run_id')}`,
+      [b.backfill_id],
+    );
     out.push({
       backfillId: b.backfill_id,
       streams,

@@ -68,7 +68,10 @@ export async function claimNextSpans(
   for (const c of candidates) {
     const window = { start: c.window_start, end: c.window_end };
     const previous = span.at(-1);
-    if (previous && (addDays(previous.end, 1) !== window.start || addDays(span[0]!.start, limits.maxDays - 1) < window.end || span.length >= limits.maxWindows)) {
+    if (
+      previous &&
+      (addDays(previous.end, 1) !== window.start || addDays(span[0]!.start, limits.maxDays - 1) < window.end || span.length >= limits.maxWindows)
+    ) {
       spans.push(span);
       span = [];
       if (spans.length >= limits.spans) break;
@@ -104,7 +107,11 @@ async function markClaimed(conn: SqlConnection, scope: ClaimScope, windows: Wind
     .set({ claimed_by: scope.runId, claimed_at: sql<string>`CURRENT_TIMESTAMP`, ...(backfillId !== undefined ? { backfill_id: backfillId } : {}) })
     .where('job', '=', scope.job)
     .where('stream', '=', scope.stream)
-    .where('window_start', 'in', windows.map((w) => w.start))
+    .where(
+      'window_start',
+      'in',
+      windows.map((w) => w.start),
+    )
     .execute();
 }
 
@@ -121,7 +128,10 @@ export interface BackfillWindowCounts {
 }
 
 /** Counts a backfill's windows by state. */
-export async function backfillWindowCounts(conn: SqlConnection, scope: { job: string; backfillId: string; from: Day; to: Day; streams: string[] }): Promise<BackfillWindowCounts> {
+export async function backfillWindowCounts(
+  conn: SqlConnection,
+  scope: { job: string; backfillId: string; from: Day; to: Day; streams: string[] },
+): Promise<BackfillWindowCounts> {
   const streams = scope.streams.map((_, i) => `$${i + 5}`).join(', ');
   const [row] = await conn.all<Record<keyof BackfillWindowCounts, number | string | null>>(
     `SELECT COUNT(*) AS total,
@@ -142,7 +152,13 @@ export async function backfillWindowCounts(conn: SqlConnection, scope: { job: st
  * Marks the unfinished, unheld windows of a backfill's stream from `from` on as failed for it with `error`
  * (postings whose customers are not known), and returns them.
  */
-export async function failOpenWindows(conn: SqlConnection, capabilities: DestinationCapabilities, scope: BackfillStreamScope, error: string, finishedAt: string): Promise<Window[]> {
+export async function failOpenWindows(
+  conn: SqlConnection,
+  capabilities: DestinationCapabilities,
+  scope: BackfillStreamScope,
+  error: string,
+  finishedAt: string,
+): Promise<Window[]> {
   const rows = await conn.all<{ window_start: string; window_end: string }>(
     `SELECT CAST(window_start AS VARCHAR) AS window_start, CAST(window_end AS VARCHAR) AS window_end FROM ${conn.schemaSql}._etl_windows
       WHERE job = $1 AND stream = $2 AND ${unfinishedFor('$3')}

@@ -73,7 +73,13 @@ export async function warehouseWindows(conn: SqlConnection, job: string, stream:
  * {@link warehouseWindows} of each of `streams`, read one after the other: a connection runs one query at a time
  * (pg refuses a second query while one is under way on its client).
  */
-export async function warehouseWindowsOf(conn: SqlConnection, job: string, streams: readonly StreamName[], from: Day, to: Day): Promise<Map<StreamName, Map<Day, WarehouseWindow>>> {
+export async function warehouseWindowsOf(
+  conn: SqlConnection,
+  job: string,
+  streams: readonly StreamName[],
+  from: Day,
+  to: Day,
+): Promise<Map<StreamName, Map<Day, WarehouseWindow>>> {
   const out = new Map<StreamName, Map<Day, WarehouseWindow>>();
   for (const stream of streams) out.set(stream, await warehouseWindows(conn, job, stream, from, to));
   return out;
@@ -107,7 +113,15 @@ export function checkWindow(stream: StreamName, window: Day, warehouse: Warehous
     return { stream, window, expected: w.rowsLoaded, basis: 'load', held: w.held, rejected: w.rejected, gap: difference(w.rowsLoaded, w.held) };
   }
   const held = w.held + w.rejected;
-  return { stream, window, expected: sourceCount, basis: 'source', held, rejected: w.rejected, gap: sourceCount === null ? 'source count unknown' : difference(sourceCount, held) };
+  return {
+    stream,
+    window,
+    expected: sourceCount,
+    basis: 'source',
+    held,
+    rejected: w.rejected,
+    gap: sourceCount === null ? 'source count unknown' : difference(sourceCount, held),
+  };
 }
 
 function difference(expected: number, held: number): string | null {

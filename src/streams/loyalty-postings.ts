@@ -126,8 +126,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   /**
    * A span asks `source.concurrency` customers at once, so one lane keeps the requests flowing; a second one
-   * fetches while the other commits. More would not fetch faster, only stage more spans at a time (four busy
-   * 31-day spans of a backfill peaked about 26 MB higher, at their commits, than two).
+   * fetches while the other commits. More would not fetch faster, only stage more spans at a time, whose commits
+   * would raise the peak memory together.
    */
   lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
@@ -156,7 +156,10 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (listing.rejected) {
         rejected++;
         rejects.push(listing.rejected);
-        ctx.logger.warn({ stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error }, 'customer cannot be asked; rejected');
+        ctx.logger.warn(
+          { stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error },
+          'customer cannot be asked; rejected',
+        );
       }
       if (listing.stoppedEarly) stoppedEarly++;
       if (listing.readAgain.length > 0) {
@@ -172,7 +175,18 @@ export const loyaltyPostingsStream: StreamDefinition = {
       if (buffered >= BATCH) yield* flush();
     }
     yield* flush();
-    ctx.logger.info({ stream: 'loyalty_postings', window: `${span[0]!.start}..${span.at(-1)!.end}`, customersAsked: asked, customersRejected: rejected, stoppedEarly, readAgain, requests: ctx.api.counter.requests }, 'postings listed');
+    ctx.logger.info(
+      {
+        stream: 'loyalty_postings',
+        window: `${span[0]!.start}..${span.at(-1)!.end}`,
+        customersAsked: asked,
+        customersRejected: rejected,
+        stoppedEarly,
+        readAgain,
+        requests: ctx.api.counter.requests,
+      },
+      'postings listed',
+    );
   },
   normalizer: (ctx) => postingNormalizer(ctx.timezone),
 };

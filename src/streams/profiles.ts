@@ -82,9 +82,20 @@ export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; 
   const fields: Row[] = [];
   for (const summary of list.data) {
     const parsed = profileSchema.safeParse(withoutNul(await api.profile(summary.id)));
-    if (!parsed.success) throw new FatalSourceError(`profile ${summary.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, `profile ${summary.id}`);
+    if (!parsed.success)
+      throw new FatalSourceError(
+        `profile ${summary.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
+        `profile ${summary.id}`,
+      );
     const detail = parsed.data;
-    profiles.push({ profile_id: summary.id, label: summary.label ?? null, main: flag(summary.main), used: flag(summary.used), main_profile_id: detail.mainProfileId ?? null, created_by: detail.createdBy ?? null });
+    profiles.push({
+      profile_id: summary.id,
+      label: summary.label ?? null,
+      main: flag(summary.main),
+      used: flag(summary.used),
+      main_profile_id: detail.mainProfileId ?? null,
+      created_by: detail.createdBy ?? null,
+    });
     const seen = new Set<number>();
     for (const f of detail.profileFields) {
       if (seen.has(f.id)) continue;

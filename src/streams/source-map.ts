@@ -10,7 +10,9 @@ import { z } from 'zod';
  */
 export function sourceMap<T extends z.ZodType>(value: T): z.ZodType<Map<string, z.output<T>>> {
   return z
-    .custom<object>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), { error: (issue) => `expected an object of named values, got ${describe(issue.input)}` })
+    .custom<object>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), {
+      error: (issue) => `expected an object of named values, got ${describe(issue.input)}`,
+    })
     .transform((input, ctx) => {
       const map = new Map<string, z.output<T>>();
       // JSON.parse makes every member an own property, `__proto__` included: Object.entries lists them all

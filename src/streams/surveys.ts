@@ -132,7 +132,11 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: staged }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
-      out.survey_questions = Array.from(questions, ([question, code]) => ({ survey_id: surveyId, question_code: cleanKey(code), question_text: cleanKey(question) }));
+      out.survey_questions = Array.from(questions, ([question, code]) => ({
+        survey_id: surveyId,
+        question_code: cleanKey(code),
+        question_text: cleanKey(question),
+      }));
     }
     return out;
   };
@@ -162,7 +166,8 @@ export const surveysStream: StreamDefinition = {
         fetchPage: (n) => ctx.api.surveysPage(window, n, ctx.pageSize),
         concurrency: ctx.concurrency,
       });
-      for await (const page of pages) yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
+      for await (const page of pages)
+        yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
       yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },

@@ -2,8 +2,7 @@ import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { RecordError } from './record-error.js';
 
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
-const SHAPE =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+-]*)?$/;
+const SHAPE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+-]*)?$/;
 
 const ZONE_LABELS: Record<string, string> = { Z: 'UTC', UTC: 'UTC', GMT: 'UTC', UT: 'UTC' };
 

@@ -20,7 +20,11 @@ export interface EventStore {
  * first, so numbers follow commit order across processes and the "since" bookmark of the postings selection
  * never skips an event committed late.
  */
-export async function insertLoyaltyEvent(conn: SqlConnection, event: LoyaltyEvent, stamp: { runId: string; now: () => Date; exclusive: boolean }): Promise<SaveOutcome> {
+export async function insertLoyaltyEvent(
+  conn: SqlConnection,
+  event: LoyaltyEvent,
+  stamp: { runId: string; now: () => Date; exclusive: boolean },
+): Promise<SaveOutcome> {
   const table = `${conn.schemaSql}.loyalty_events`;
   return conn.transaction(async () => {
     if (stamp.exclusive) await conn.run(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
@@ -83,7 +87,11 @@ export class WarehouseEventStore implements EventStore {
       const destination = await this.acquire();
       try {
         return await destination.withConnection((conn) =>
-          insertLoyaltyEvent(conn, event, { runId: this.options.runId, now: this.options.now ?? (() => new Date()), exclusive: destination.capabilities.multiProcess }),
+          insertLoyaltyEvent(conn, event, {
+            runId: this.options.runId,
+            now: this.options.now ?? (() => new Date()),
+            exclusive: destination.capabilities.multiProcess,
+          }),
         );
       } finally {
         this.scheduleRelease();

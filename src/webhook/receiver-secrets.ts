@@ -33,9 +33,13 @@ export function secretProblem(value: string): string | null {
 export function readReceiverSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   const current = env[WEBHOOK_SECRET_ENV] ?? '';
   const previous = env[WEBHOOK_SECRET_PREVIOUS_ENV] ?? '';
-  if (current === '' && previous !== '') throw new ReceiverSecretError(`${WEBHOOK_SECRET_PREVIOUS_ENV} is set but ${WEBHOOK_SECRET_ENV} is not: a rotation needs the new secret too`);
+  if (current === '' && previous !== '')
+    throw new ReceiverSecretError(`${WEBHOOK_SECRET_PREVIOUS_ENV} is set but ${WEBHOOK_SECRET_ENV} is not: a rotation needs the new secret too`);
   const secrets: string[] = [];
-  for (const [name, value] of [[WEBHOOK_SECRET_ENV, current], [WEBHOOK_SECRET_PREVIOUS_ENV, previous]] as const) {
+  for (const [name, value] of [
+    [WEBHOOK_SECRET_ENV, current],
+    [WEBHOOK_SECRET_PREVIOUS_ENV, previous],
+  ] as const) {
     if (value === '') continue;
     const problem = secretProblem(value);
     if (problem) throw new ReceiverSecretError(`${name} ${problem}`);

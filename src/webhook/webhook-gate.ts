@@ -81,7 +81,8 @@ export class WebhookGate {
     if (options.rateLimit) {
       const { calls, perSeconds = 1 } = options.rateLimit;
       if (!Number.isInteger(calls) || calls < 1) throw new WebhookGateOptionError('max-calls-per-second', `${calls} is not a whole number of at least 1`);
-      if (!Number.isInteger(perSeconds) || perSeconds < 1) throw new WebhookGateOptionError('max-calls-per-second', `a window of ${perSeconds} s is not a whole number of seconds`);
+      if (!Number.isInteger(perSeconds) || perSeconds < 1)
+        throw new WebhookGateOptionError('max-calls-per-second', `a window of ${perSeconds} s is not a whole number of seconds`);
       this.limiter = new RateLimiterMemory({ points: calls, duration: perSeconds });
     }
   }
@@ -103,7 +104,13 @@ export class WebhookGate {
   /** Admits a request, or says what to answer. Checks the address first, then the cap, then the secret. */
   async admit(req: IncomingMessage): Promise<Admission> {
     const client = this.clientOf(req);
-    const refuse = (status: 401 | 404 | 429, reason: string, retryAfterSeconds?: number): Admission => ({ admitted: false, client, status, reason, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
+    const refuse = (status: 401 | 404 | 429, reason: string, retryAfterSeconds?: number): Admission => ({
+      admitted: false,
+      client,
+      status,
+      reason,
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    });
     if (this.allowed && !this.allowed(client, 0)) return refuse(401, 'source address not allowed');
     if (this.limiter) {
       try {
@@ -147,5 +154,10 @@ function addressMatch(option: string, list: readonly string[] | undefined): Addr
 function capKey(client: string): string {
   if (!ipaddr.isValid(client)) return client;
   const address = ipaddr.parse(client);
-  return address.kind() === 'ipv6' ? `${(address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : address.toString();
+  return address.kind() === 'ipv6'
+    ? `${(address as ipaddr.IPv6).parts
+        .slice(0, 4)
+        .map((p) => p.toString(16))
+        .join(':')}::/64`
+    : address.toString();
 }

@@ -2,8 +2,8 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '../log/logger.js';
 import { redactHookUrl } from './hook-path.js';
-import { InvalidEventError, parseLoyaltyEvent } from './loyalty-event.js';
-import type { EventStore } from './loyalty-event-store.js';
+import { InvalidEventError, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import type { EventStore, SaveOutcome } from './loyalty-event-store.js';
 import { type Admission, WebhookGate, type WebhookGateOptions } from './webhook-gate.js';
 
 /** Options of {@link startWebhookReceiver}: who may call ({@link WebhookGateOptions}), and where calls go. */
@@ -97,7 +97,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       if (error instanceof BodyTooLargeError) return answer(413, { error: `body over ${maxBodyBytes} bytes` }, { connection: 'close' });
       throw error;
     }
-    let event;
+    let event: LoyaltyEvent;
     try {
       event = parseLoyaltyEvent(JSON.parse(text) as unknown, options.timezone);
     } catch (error) {
@@ -106,7 +106,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       logger.warn({ err: error, client: admission.client, path: redactHookUrl(req.url) }, 'loyalty webhook call rejected');
       return answer(400, { error: error instanceof SyntaxError ? 'body is not JSON' : error.message });
     }
-    let outcome;
+    let outcome: SaveOutcome;
     try {
       outcome = await options.store.save(event);
     } catch (error) {

@@ -17,7 +17,15 @@ function jsonLines(): { stream: PassThrough; lines: () => Array<Record<string, u
   const stream = new PassThrough();
   let text = '';
   stream.on('data', (d) => (text += d));
-  return { stream, lines: () => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    stream,
+    lines: () =>
+      text
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 describe('backfill progress', () => {
@@ -40,7 +48,14 @@ describe('backfill progress', () => {
     const plain = new PassThrough();
     let written = '';
     plain.on('data', (d) => (written += d));
-    const progress = createProgress({ total: 730, done: 30, stream: plain, logger: createLogger({ level: 'info', destination: log.stream }), now: () => now, logEveryMs: 5000 });
+    const progress = createProgress({
+      total: 730,
+      done: 30,
+      stream: plain,
+      logger: createLogger({ level: 'info', destination: log.stream }),
+      now: () => now,
+      logEveryMs: 5000,
+    });
     now = 1000;
     progress.update(40, 100); // too soon for a line
     now = 10_000;

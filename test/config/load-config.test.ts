@@ -32,8 +32,12 @@ describe('jobs.yaml', () => {
 
   it('refuses postings without the accounts that list their customers, and a history_start that is no day', () => {
     const postingsOnly = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [loyalty_postings]');
-    expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe('my.yaml: jobs.nightly.streams: loyalty_postings asks the customers of the accounts stream: list accounts too');
-    expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(['surveys']);
+    expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe(
+      'my.yaml: jobs.nightly.streams: loyalty_postings asks the customers of the accounts stream: list accounts too',
+    );
+    expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(
+      ['surveys'],
+    );
     const start = minimal.replace('jobs:', '  history_start: 2019-13-01\njobs:');
     expect(errorOf(() => parseConfig(start, 'my.yaml', {})).message).toBe('my.yaml: source.history_start: is not a real calendar day');
     expect(parseConfig(start.replace('2019-13-01', '2019-03-01'), 'my.yaml', {}).source.history_start).toBe('2019-03-01');
@@ -57,11 +61,15 @@ describe('jobs.yaml', () => {
     expect(errorOf(() => parseConfig(memory, 'my.yaml', {})).message).toBe('my.yaml: destination.memory_limit: must be a size such as 128MB or 1GiB');
     expect(parseConfig(memory.replace('lots', '256MB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', memory_limit: '256MB' });
     const checkpoint = `${minimal}destination:\n  type: duckdb\n  checkpoint_threshold: 1 gigabyte\n`;
-    expect(errorOf(() => parseConfig(checkpoint, 'my.yaml', {})).message).toBe('my.yaml: destination.checkpoint_threshold: must be a size such as 128MB or 1GiB');
+    expect(errorOf(() => parseConfig(checkpoint, 'my.yaml', {})).message).toBe(
+      'my.yaml: destination.checkpoint_threshold: must be a size such as 128MB or 1GiB',
+    );
     expect(parseConfig(checkpoint.replace('1 gigabyte', '1GB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', checkpoint_threshold: '1GB' });
     const threads = `${minimal}destination:\n  type: duckdb\n  threads: 0\n`;
     expect(errorOf(() => parseConfig(threads, 'my.yaml', {})).message).toMatch(/^my\.yaml: destination\.threads: .*>=1/);
-    expect(errorOf(() => parseConfig(threads.replace('threads: 0', 'threads: two'), 'my.yaml', {})).message).toMatch(/^my\.yaml: destination\.threads: .*number/);
+    expect(errorOf(() => parseConfig(threads.replace('threads: 0', 'threads: two'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: destination\.threads: .*number/,
+    );
     expect(parseConfig(threads.replace('threads: 0', 'threads: 2'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', threads: 2 });
   });
 
@@ -78,7 +86,9 @@ describe('jobs.yaml', () => {
   it('substitutes ${VAR} and fails clearly on a missing one', () => {
     const text = minimal.replace('http://127.0.0.1:8787', '${API}');
     expect(parseConfig(text, 'j.yaml', { API: 'http://example.test' }).source.base_url).toBe('http://example.test');
-    expect(errorOf(() => parseConfig(text, 'j.yaml', {})).message).toBe('j.yaml: source.base_url: environment variable API is not set (write ${API:-default} for a default)');
+    expect(errorOf(() => parseConfig(text, 'j.yaml', {})).message).toBe(
+      'j.yaml: source.base_url: environment variable API is not set (write ${API:-default} for a default)',
+    );
   });
 
   it('lets LOYALTY_* variables override the file and collects secrets', () => {

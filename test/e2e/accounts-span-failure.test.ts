@@ -36,9 +36,13 @@ describe.each(testDestinations)('an accounts span whose sixth window cannot be r
       sourceKeys: { retries: 1, backoff_base_ms: 5, backoff_max_ms: 10 },
     });
     // ten 1-day windows in spans of several (an accounts span holds up to 31 days): the broken day is in the middle of one
-    await expect(backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '1' })).rejects.toThrow(/5 window\(s\) failed; first: accounts 2024-02-06/);
+    await expect(backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '1' })).rejects.toThrow(
+      /5 window\(s\) failed; first: accounts 2024-02-06/,
+    );
     await withWarehouse(config, async (conn) => {
-      const windows = await conn.all<{ w: string; status: string; run_id: string }>(`SELECT CAST(window_start AS VARCHAR) AS w, status, run_id FROM _etl_windows ORDER BY window_start`);
+      const windows = await conn.all<{ w: string; status: string; run_id: string }>(
+        `SELECT CAST(window_start AS VARCHAR) AS w, status, run_id FROM _etl_windows ORDER BY window_start`,
+      );
       expect(windows.map((w) => [w.w, w.status])).toEqual([
         ['2024-02-01', 'done'],
         ['2024-02-02', 'done'],
@@ -54,7 +58,9 @@ describe.each(testDestinations)('an accounts span whose sixth window cannot be r
       // exactly the first five windows' versions, none of the rest (the broken window's pages read before it broke included)
       const truth = new Map([...emulator.truth.accounts(RANGE.startDate, '2024-02-05')].map((a) => [a.customer_id, { ...a }]));
       expect(await readAccounts(conn)).toEqual(truth);
-      const [late] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_account_windows WHERE _window_start >= CAST($1 AS DATE)`, [BROKEN_DAY]);
+      const [late] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_account_windows WHERE _window_start >= CAST($1 AS DATE)`, [
+        BROKEN_DAY,
+      ]);
       expect(Number(late!.n)).toBe(0);
       const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks WHERE stream = 'accounts'`);
       expect(mark!.d).toBe('2024-02-05');

@@ -57,7 +57,9 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
     await runCommand({ config: file, until: '2024-01-11' });
     await withWarehouse(config, async (conn) => {
       const [lastRun] = await conn.all<{ run_id: string }>(`SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1`);
-      const windows = await conn.all<{ w: string }>(`SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`, [lastRun!.run_id]);
+      const windows = await conn.all<{ w: string }>(`SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`, [
+        lastRun!.run_id,
+      ]);
       expect(windows.map((w) => w.w)).toEqual(['2024-01-09', '2024-01-10', '2024-01-11']);
       const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
       expect(mark!.d).toBe('2024-01-11');
@@ -136,7 +138,9 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(again.code, again.stderr.slice(-500)).toBe(0);
     await withWarehouse(config, async (conn) => {
       expect(await readAccounts(conn)).toEqual(truthAccounts(emulator, '2024-02-01', '2024-02-14'));
-      const [dupes] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) - COUNT(DISTINCT customer_id || '|' || field_name) AS n FROM account_custom_fields`);
+      const [dupes] = await conn.all<{ n: number | string }>(
+        `SELECT COUNT(*) - COUNT(DISTINCT customer_id || '|' || field_name) AS n FROM account_custom_fields`,
+      );
       expect(Number(dupes!.n)).toBe(0);
     });
   });

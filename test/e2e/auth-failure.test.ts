@@ -21,17 +21,30 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
       if (++served > refuseAfter) return { status: 401, headers: { 'content-type': 'application/json' }, body: '{"code":401,"message":"Not authorized"}' };
       return next(request);
     };
-    emulator = await startEmulator({ seed: 4, accounts: 60, startDate: START, endDate: END, timezone: TZ, auth: { header: 'X-Api-Key', value: 'right' }, hooks: { middleware: [revoke] } });
+    emulator = await startEmulator({
+      seed: 4,
+      accounts: 60,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      auth: { header: 'X-Api-Key', value: 'right' },
+      hooks: { middleware: [revoke] },
+    });
   });
   afterAll(() => emulator.close());
 
   async function jobsFile() {
     const { config } = await target.fresh();
-    return { config, file: emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, pageSize: 10, extraSource: AUTH }) };
+    return {
+      config,
+      file: emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, pageSize: 10, extraSource: AUTH }),
+    };
   }
 
   const windowsByStatus = (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) =>
-    conn.all<{ status: string; n: number | string }>(`SELECT status, COUNT(*) AS n FROM _etl_windows GROUP BY status ORDER BY status`).then((rows) => Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])));
+    conn
+      .all<{ status: string; n: number | string }>(`SELECT status, COUNT(*) AS n FROM _etl_windows GROUP BY status ORDER BY status`)
+      .then((rows) => Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])));
 
   it('a wrong token: one request, one line, exit 1, no window marked failed', async () => {
     const { config, file } = await jobsFile();

@@ -24,7 +24,15 @@ describe.each(CASES)('a daily backfill killed halfway into $destination.name, th
   let emulator: Emulator;
   const log = new RequestLog();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 31, accounts: 40, startDate: FROM, endDate: TWO_YEARS, timezone: TZ, port: 0, hooks: { middleware: [log.middleware] } });
+    emulator = await startEmulator({
+      seed: 31,
+      accounts: 40,
+      startDate: FROM,
+      endDate: TWO_YEARS,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [log.middleware] },
+    });
   });
   afterAll(async () => emulator.close());
 

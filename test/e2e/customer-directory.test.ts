@@ -25,7 +25,15 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
     emulator.stats.reset();
     const { config } = await target.fresh();
     // source.history_start is left at its default: years of empty history before the program cost a few requests
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FIRST_DAY, destination: config, streams: STREAMS, pageSize: 50, historyStart: null });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FIRST_DAY,
+      destination: config,
+      streams: STREAMS,
+      pageSize: 50,
+      historyStart: null,
+    });
     return { config, file };
   }
 
@@ -38,102 +46,124 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
     return quiet!.customer_id;
   }
 
-  it('knows every customer of the program, and asks every one for postings, whatever first_day says', async () => {
-    const { config, file } = await job();
-    const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
-    expect(run.code, run.stderr).toBe(0);
-    const sweep = /^customer directory: (\d+) accounts window\(s\) read \(\d+ records\), (\d+) found empty without reading them$/m.exec(run.stdout);
-    expect(sweep, run.stdout).not.toBeNull();
-    // the 22 years before the program (from source.history_start's default) cost a few counts, not a request a day
-    expect(Number(sweep![2])).toBeGreaterThan(8000);
-    // every window read costs a request; counting stretches (halving the sparse ones) costs a fraction more
-    const sweepRequests = emulator.stats.requests('/business-data/accounts');
-    expect(sweepRequests).toBeLessThan(Number(sweep![1]) * 1.5 + 50);
+  it(
+    'knows every customer of the program, and asks every one for postings, whatever first_day says',
+    async () => {
+      const { config, file } = await job();
+      const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
+      expect(run.code, run.stderr).toBe(0);
+      const sweep = /^customer directory: (\d+) accounts window\(s\) read \(\d+ records\), (\d+) found empty without reading them$/m.exec(run.stdout);
+      expect(sweep, run.stdout).not.toBeNull();
+      // the 22 years before the program (from source.history_start's default) cost a few counts, not a request a day
+      expect(Number(sweep![2])).toBeGreaterThan(8000);
+      // every window read costs a request; counting stretches (halving the sparse ones) costs a fraction more
+      const sweepRequests = emulator.stats.requests('/business-data/accounts');
+      expect(sweepRequests).toBeLessThan(Number(sweep![1]) * 1.5 + 50);
 
-    const quiet = quietCustomer();
-    const truthAccounts = new Map([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => [a.customer_id, { ...a }]));
-    const truthPostings = sortedByJson([...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].map((p) => ({ ...p })));
-    const held = await withWarehouse(config, async (conn) => ({ accounts: await readAccounts(conn), postings: sortedByJson(await readPostings(conn)) }));
-    expect(held.accounts.get(quiet)).toEqual(truthAccounts.get(quiet));
-    expect(held.postings.filter((p) => p.customer_id === quiet)).toEqual(truthPostings.filter((p) => p.customer_id === quiet));
-    expect(held.accounts.size).toBe(truthAccounts.size);
-    expect(new Map([...held.accounts].sort())).toEqual(new Map([...truthAccounts].sort()));
-    expect(held.postings).toEqual(truthPostings);
+      const quiet = quietCustomer();
+      const truthAccounts = new Map([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => [a.customer_id, { ...a }]));
+      const truthPostings = sortedByJson([...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].map((p) => ({ ...p })));
+      const held = await withWarehouse(config, async (conn) => ({ accounts: await readAccounts(conn), postings: sortedByJson(await readPostings(conn)) }));
+      expect(held.accounts.get(quiet)).toEqual(truthAccounts.get(quiet));
+      expect(held.postings.filter((p) => p.customer_id === quiet)).toEqual(truthPostings.filter((p) => p.customer_id === quiet));
+      expect(held.accounts.size).toBe(truthAccounts.size);
+      expect(new Map([...held.accounts].sort())).toEqual(new Map([...truthAccounts].sort()));
+      expect(held.postings).toEqual(truthPostings);
 
-    // a second night reads only its own windows: the directory is swept once
-    emulator.stats.reset();
-    const again = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).not.toMatch(/customer directory/);
-    expect(emulator.stats.requests()).toBeLessThan(10);
+      // a second night reads only its own windows: the directory is swept once
+      emulator.stats.reset();
+      const again = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).not.toMatch(/customer directory/);
+      expect(emulator.stats.requests()).toBeLessThan(10);
 
-    // verify proves the directory, and names a customer that went missing from it
-    const clean = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end]);
-    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
-    expect(clean.stdout).toMatch(new RegExp(`customer directory \\d{4}-\\d{2}-\\d{2}\\.\\.${PROGRAM.end}: ${truthAccounts.size + [...emulator.truth.rejects('accounts', PROGRAM.start, PROGRAM.end)].length} customers at the source`));
-    expect(clean.stdout).toMatch(/^customer directory: complete$/m);
-    await withWarehouse(config, (conn) => conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [quiet]));
-    const gap = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end]);
-    expect(gap.code).toBe(4);
-    expect(gap.stdout).toMatch(new RegExp(`^${quiet}\\s+\\d{4}-\\d{2}-\\d{2}\\s+deleted from accounts$`, 'm'));
-    const lines = gap.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^loyalty-etl: verify: customer directory: 1 customer\\(s\\) missing from accounts; first: ${quiet} \\(re-load it with: backfill --from (\\S+) --to \\1\\)$`))]);
-
-    // the window it names brings the customer back
-    const day = /backfill --from (\S+)/.exec(lines[0]!)![1]!;
-    const reload = await runCli(['backfill', '--config', file, '--from', day, '--to', day, '--stream', 'accounts']);
-    expect(reload.code, reload.stderr).toBe(0);
-    expect((await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end])).code).toBe(0);
-  }, SLOW);
-
-  it('names a customer the source lists that no loaded window holds', async () => {
-    const { config, file } = await job();
-    expect((await runCli(['run', '--config', file, '--until', PROGRAM.end])).code).toBe(0);
-    const quiet = quietCustomer();
-    // as if the window that listed the customer had been loaded without it
-    await withWarehouse(config, async (conn) => {
-      await conn.run(`DELETE FROM _etl_account_windows WHERE customer_id = $1`, [quiet]);
-      await conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [quiet]);
-    });
-    const gap = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end, '--json']);
-    expect(gap.code).toBe(4);
-    const report = JSON.parse(gap.stdout) as { directory: { missingTotal: number; missing: Array<{ customerId: string; why: string }> } };
-    expect(report.directory.missingTotal).toBe(1);
-    expect(report.directory.missing).toEqual([expect.objectContaining({ customerId: quiet, why: 'never loaded' })]);
-  }, SLOW);
-
-  it('backfills a range before first_day as asked, loading the directory up to it first', async () => {
-    const { config, file } = await job();
-    const from = '2024-02-26';
-    const to = '2024-03-06';
-    const backfill = await runCli(['backfill', '--config', file, '--from', from, '--to', to]);
-    expect(backfill.code, backfill.stderr).toBe(0);
-    expect(backfill.stdout).not.toMatch(/nothing to/);
-    // 26 February to 6 March 2024: ten days, a leap year's
-    expect(backfill.stdout).toMatch(/: 30 of 30 windows done; 30 loaded by this worker/);
-    await withWarehouse(config, async (conn) => {
-      const windows = await conn.all<{ stream: string; n: number | string }>(
-        `SELECT stream, COUNT(*) AS n FROM _etl_windows WHERE status = 'done' AND window_start >= CAST($1 AS DATE) AND window_start <= CAST($2 AS DATE) GROUP BY stream ORDER BY stream`,
-        [from, to],
+      // verify proves the directory, and names a customer that went missing from it
+      const clean = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end]);
+      expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+      expect(clean.stdout).toMatch(
+        new RegExp(
+          `customer directory \\d{4}-\\d{2}-\\d{2}\\.\\.${PROGRAM.end}: ${truthAccounts.size + [...emulator.truth.rejects('accounts', PROGRAM.start, PROGRAM.end)].length} customers at the source`,
+        ),
       );
-      expect(windows.map((w) => [w.stream, Number(w.n)])).toEqual([
-        ['accounts', 10],
-        ['loyalty_postings', 10],
-        ['surveys', 10],
+      expect(clean.stdout).toMatch(/^customer directory: complete$/m);
+      await withWarehouse(config, (conn) => conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [quiet]));
+      const gap = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end]);
+      expect(gap.code).toBe(4);
+      expect(gap.stdout).toMatch(new RegExp(`^${quiet}\\s+\\d{4}-\\d{2}-\\d{2}\\s+deleted from accounts$`, 'm'));
+      const lines = gap.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
+      expect(lines).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^loyalty-etl: verify: customer directory: 1 customer\\(s\\) missing from accounts; first: ${quiet} \\(re-load it with: backfill --from (\\S+) --to \\1\\)$`,
+          ),
+        ),
       ]);
-      expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p }))));
-      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))));
-      // every customer created by the range's end is known: postings asked each of them
-      const accounts = await readAccounts(conn);
-      expect(accounts.size).toBe(new Map([...emulator.truth.accounts(PROGRAM.start, to)].map((a) => [a.customer_id, a])).size);
-      // history before first_day does not move the watermark: run still starts at first_day
-      const marks = await conn.all(`SELECT stream FROM _etl_watermarks`);
-      expect(marks).toEqual([]);
-    });
-    // the directory's windows are done; a run picks up at first_day without sweeping again
-    const run = await runCli(['run', '--config', file, '--until', addDays(FIRST_DAY, 1)]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^customer directory: \d+ accounts window\(s\) read/m);
-    expect(run.stdout).toMatch(/^accounts: 2 window\(s\)/m);
-  }, SLOW);
+
+      // the window it names brings the customer back
+      const day = /backfill --from (\S+)/.exec(lines[0]!)![1]!;
+      const reload = await runCli(['backfill', '--config', file, '--from', day, '--to', day, '--stream', 'accounts']);
+      expect(reload.code, reload.stderr).toBe(0);
+      expect((await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end])).code).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    'names a customer the source lists that no loaded window holds',
+    async () => {
+      const { config, file } = await job();
+      expect((await runCli(['run', '--config', file, '--until', PROGRAM.end])).code).toBe(0);
+      const quiet = quietCustomer();
+      // as if the window that listed the customer had been loaded without it
+      await withWarehouse(config, async (conn) => {
+        await conn.run(`DELETE FROM _etl_account_windows WHERE customer_id = $1`, [quiet]);
+        await conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [quiet]);
+      });
+      const gap = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end, '--json']);
+      expect(gap.code).toBe(4);
+      const report = JSON.parse(gap.stdout) as { directory: { missingTotal: number; missing: Array<{ customerId: string; why: string }> } };
+      expect(report.directory.missingTotal).toBe(1);
+      expect(report.directory.missing).toEqual([expect.objectContaining({ customerId: quiet, why: 'never loaded' })]);
+    },
+    SLOW,
+  );
+
+  it(
+    'backfills a range before first_day as asked, loading the directory up to it first',
+    async () => {
+      const { config, file } = await job();
+      const from = '2024-02-26';
+      const to = '2024-03-06';
+      const backfill = await runCli(['backfill', '--config', file, '--from', from, '--to', to]);
+      expect(backfill.code, backfill.stderr).toBe(0);
+      expect(backfill.stdout).not.toMatch(/nothing to/);
+      // 26 February to 6 March 2024: ten days, a leap year's
+      expect(backfill.stdout).toMatch(/: 30 of 30 windows done; 30 loaded by this worker/);
+      await withWarehouse(config, async (conn) => {
+        const windows = await conn.all<{ stream: string; n: number | string }>(
+          `SELECT stream, COUNT(*) AS n FROM _etl_windows WHERE status = 'done' AND window_start >= CAST($1 AS DATE) AND window_start <= CAST($2 AS DATE) GROUP BY stream ORDER BY stream`,
+          [from, to],
+        );
+        expect(windows.map((w) => [w.stream, Number(w.n)])).toEqual([
+          ['accounts', 10],
+          ['loyalty_postings', 10],
+          ['surveys', 10],
+        ]);
+        expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p }))));
+        expect(sortedByJson(await readSurveyResponses(conn))).toEqual(sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))));
+        // every customer created by the range's end is known: postings asked each of them
+        const accounts = await readAccounts(conn);
+        expect(accounts.size).toBe(new Map([...emulator.truth.accounts(PROGRAM.start, to)].map((a) => [a.customer_id, a])).size);
+        // history before first_day does not move the watermark: run still starts at first_day
+        const marks = await conn.all(`SELECT stream FROM _etl_watermarks`);
+        expect(marks).toEqual([]);
+      });
+      // the directory's windows are done; a run picks up at first_day without sweeping again
+      const run = await runCli(['run', '--config', file, '--until', addDays(FIRST_DAY, 1)]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^customer directory: \d+ accounts window\(s\) read/m);
+      expect(run.stdout).toMatch(/^accounts: 2 window\(s\)/m);
+    },
+    SLOW,
+  );
 });

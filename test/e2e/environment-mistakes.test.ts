@@ -37,20 +37,40 @@ describe('environment mistakes: one line and the documented exit code (subproces
 
   it('a LOYALTY_WAREHOUSE that is no DuckDB database (a file, a directory): 2', async () => {
     for (const command of ['status', 'run']) {
-      expectOneLine(await runCli([command, '--config', jobs()], { LOYALTY_WAREHOUSE: '/etc/passwd' }), 2, /^loyalty-etl: warehouse \/etc\/passwd cannot be opened as a DuckDB database: .*not a valid DuckDB database file/);
+      expectOneLine(
+        await runCli([command, '--config', jobs()], { LOYALTY_WAREHOUSE: '/etc/passwd' }),
+        2,
+        /^loyalty-etl: warehouse \/etc\/passwd cannot be opened as a DuckDB database: .*not a valid DuckDB database file/,
+      );
     }
     const dir = testTempDir('not-a-file-');
-    expectOneLine(await runCli(['run', '--config', jobs()], { LOYALTY_WAREHOUSE: dir }), 2, /^loyalty-etl: warehouse .* cannot be opened as a DuckDB database: .*Is a directory/);
+    expectOneLine(
+      await runCli(['run', '--config', jobs()], { LOYALTY_WAREHOUSE: dir }),
+      2,
+      /^loyalty-etl: warehouse .* cannot be opened as a DuckDB database: .*Is a directory/,
+    );
   });
 
   it("the emulator's port in use, an unknown time zone: 2", async () => {
-    expectOneLine(await runCli(['emulator', '--port', String(busyPort)]), 2, new RegExp(`^loyalty-etl: cannot listen on 127\\.0\\.0\\.1:${busyPort}: the port is in use by another process \\(choose another with --port\\)$`));
-    expectOneLine(await runCli(['emulator', '--port', '0', '--timezone', 'Mars/Olympus_Mons']), 2, /^loyalty-etl: --timezone: 'Mars\/Olympus_Mons' is no IANA time zone/);
+    expectOneLine(
+      await runCli(['emulator', '--port', String(busyPort)]),
+      2,
+      new RegExp(`^loyalty-etl: cannot listen on 127\\.0\\.0\\.1:${busyPort}: the port is in use by another process \\(choose another with --port\\)$`),
+    );
+    expectOneLine(
+      await runCli(['emulator', '--port', '0', '--timezone', 'Mars/Olympus_Mons']),
+      2,
+      /^loyalty-etl: --timezone: 'Mars\/Olympus_Mons' is no IANA time zone/,
+    );
   });
 
   it('an unknown LOYALTY_LOG_LEVEL: 2, before anything is done', async () => {
     const warehouse = join(testTempDir('log-level-'), 'w.duckdb');
-    expectOneLine(await runCli(['run', '--config', jobs()], { LOYALTY_LOG_LEVEL: 'verbose', LOYALTY_WAREHOUSE: warehouse }), 2, /^loyalty-etl: LOYALTY_LOG_LEVEL: 'verbose' is no log level \(use one of .*debug.*\)$/);
+    expectOneLine(
+      await runCli(['run', '--config', jobs()], { LOYALTY_LOG_LEVEL: 'verbose', LOYALTY_WAREHOUSE: warehouse }),
+      2,
+      /^loyalty-etl: LOYALTY_LOG_LEVEL: 'verbose' is no log level \(use one of .*debug.*\)$/,
+    );
     expect(existsSync(warehouse)).toBe(false);
   });
 
@@ -75,10 +95,18 @@ describe('environment mistakes: one line and the documented exit code (subproces
 
   it('a PostgreSQL database without the pipeline tables is not set up by status: 2', async () => {
     const { warehouse } = await postgresTestDestination.fresh();
-    expectOneLine(await runCli(['status', '--config', jobs()], { LOYALTY_WAREHOUSE: warehouse }), 2, /^loyalty-etl: warehouse postgres .* holds no loyalty-etl tables; run `loyalty-etl run` to create them/);
+    expectOneLine(
+      await runCli(['status', '--config', jobs()], { LOYALTY_WAREHOUSE: warehouse }),
+      2,
+      /^loyalty-etl: warehouse postgres .* holds no loyalty-etl tables; run `loyalty-etl run` to create them/,
+    );
   });
 
   it('a directory that cannot be made: 2 at once', async () => {
-    expectOneLine(await runCli(['run', '--config', jobs()], { LOYALTY_WAREHOUSE: '/proc/x/w.duckdb' }), 2, /^loyalty-etl: warehouse \/proc\/x\/w\.duckdb: cannot create the directory \/proc\/x \(ENOENT\)$/);
+    expectOneLine(
+      await runCli(['run', '--config', jobs()], { LOYALTY_WAREHOUSE: '/proc/x/w.duckdb' }),
+      2,
+      /^loyalty-etl: warehouse \/proc\/x\/w\.duckdb: cannot create the directory \/proc\/x \(ENOENT\)$/,
+    );
   });
 });

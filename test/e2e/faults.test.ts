@@ -43,7 +43,16 @@ describe.each(testDestinations)('a month under faults into $name', (target) => {
 
   it('with 10% 5xx, 5% 429, 2% hangs, 1% cut-off bodies and drift while paging, reaches the exact ground truth of every stream', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: MONTH.startDate, destination: config, streams: STREAMS, postings: POSTINGS, pageSize: 7, sourceKeys: QUICK_RETRIES });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: MONTH.startDate,
+      destination: config,
+      streams: STREAMS,
+      postings: POSTINGS,
+      pageSize: 7,
+      sourceKeys: QUICK_RETRIES,
+    });
     emulator.faults.set(REAL_WORLD);
     await runCommand({ config: file, until: MONTH.endDate });
 
@@ -80,7 +89,16 @@ describe.each(testDestinations)('a source that goes down and stays down, into $n
 
   it('exits non-zero with one clear line, loads no part of a failed window, keeps the windows done, and the next run completes from the watermark', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: STREAMS, postings: POSTINGS, pageSize: 5, sourceKeys: { retries: 2, backoff_base_ms: 5, backoff_max_ms: 20, concurrency: 2 } });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: RANGE.startDate,
+      destination: config,
+      streams: STREAMS,
+      postings: POSTINGS,
+      pageSize: 5,
+      sourceKeys: { retries: 2, backoff_base_ms: 5, backoff_max_ms: 20, concurrency: 2 },
+    });
     emulator.faults.set({ downAfter: 20 });
     const down = await runCli(['run', '--config', file, '--until', RANGE.endDate]);
     expect(down.code).toBe(1);
@@ -102,7 +120,10 @@ describe.each(testDestinations)('a source that goes down and stays down, into $n
       expect(run!.error).toMatch(/window\(s\) failed; first: /);
       // the watermark stands where the done windows end without a gap
       for (const stream of STREAMS) {
-        const firstFailed = failed.filter((f) => f.stream === stream).map((f) => f.w).sort()[0];
+        const firstFailed = failed
+          .filter((f) => f.stream === stream)
+          .map((f) => f.w)
+          .sort()[0];
         const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks WHERE stream = $1`, [stream]);
         if (firstFailed) expect(mark === undefined || mark.d < firstFailed, stream).toBe(true);
       }
@@ -138,7 +159,10 @@ async function rowsOfWindow(conn: SqlConnection, stream: string, windowStart: st
     const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE _window_start = CAST($1 AS DATE)`, [windowStart]);
     total += Number(row!.n);
   }
-  const [rejects] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_rejects WHERE stream = $1 AND window_start = CAST($2 AS DATE)`, [stream, windowStart]);
+  const [rejects] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_rejects WHERE stream = $1 AND window_start = CAST($2 AS DATE)`, [
+    stream,
+    windowStart,
+  ]);
   return total + Number(rejects!.n);
 }
 
@@ -160,7 +184,11 @@ describe('the auth secret under faults (subprocess)', () => {
         middleware: [
           async (request, next) =>
             request.path === '/business-data/surveys' && request.query.get('start') === '2024-07-04'
-              ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 1006, message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}` }) }
+              ? {
+                  status: 400,
+                  headers: { 'content-type': 'application/json' },
+                  body: JSON.stringify({ code: 1006, message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}` }),
+                }
               : next(request),
         ],
       },
@@ -197,7 +225,15 @@ describe('the auth secret under faults (subprocess)', () => {
       rejects: await conn.all(`SELECT * FROM _etl_rejects`),
     }));
     expect(tables.windows.length).toBeGreaterThan(0);
-    const everything = [run.stdout, run.stderr, status.stdout, status.stderr, check.stdout, check.stderr, JSON.stringify(tables, (_, v) => (typeof v === "bigint" ? String(v) : v))].join('\n');
+    const everything = [
+      run.stdout,
+      run.stderr,
+      status.stdout,
+      status.stderr,
+      check.stdout,
+      check.stderr,
+      JSON.stringify(tables, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+    ].join('\n');
     for (const form of [TOKEN, JSON.stringify(TOKEN).slice(1, -1), encodeURIComponent(TOKEN), 'SECRET-7f3a']) expect(everything).not.toContain(form);
   });
 });

@@ -41,7 +41,9 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
     const { config, file, result } = await interrupted('SIGINT');
     expect(result.code, result.stderr).toBe(130);
     const lines = result.stderr.trim().split('\n');
-    expect(lines.at(-1)).toBe('loyalty-etl: interrupted by SIGINT: the windows under way were called off and the run is recorded as interrupted; the next run takes them');
+    expect(lines.at(-1)).toBe(
+      'loyalty-etl: interrupted by SIGINT: the windows under way were called off and the run is recorded as interrupted; the next run takes them',
+    );
     expect(lines.filter((l) => l.startsWith('loyalty-etl:'))).toHaveLength(1);
     expect(result.stderr).not.toMatch(/window failed/);
 

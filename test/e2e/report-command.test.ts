@@ -31,7 +31,14 @@ describe('run --report rewrites the page after every run', () => {
 
   it('after a good night, after a failed one (exit 1), and refuses a path it cannot write before loading anything (exit 2)', async () => {
     const { config } = await duckdbTestDestination.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: ['accounts'], sourceKeys: { backoff_base_ms: 5, backoff_max_ms: 20 } });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: ['accounts'],
+      sourceKeys: { backoff_base_ms: 5, backoff_max_ms: 20 },
+    });
     const page = join(testTempDir('page-'), 'status.html');
 
     const good = await runCli(['run', '--config', file, '--until', '2024-05-03', '--report', page]);
@@ -54,7 +61,9 @@ describe('run --report rewrites the page after every run', () => {
     const nowhere = join(testTempDir('page-'), 'no-such-folder', 'status.html');
     const refused = await runCli(['run', '--config', file, '--until', TO, '--report', nowhere]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^loyalty-etl: --report: .*no-such-folder\/status\.html: folder .* does not exist$/)]);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^loyalty-etl: --report: .*no-such-folder\/status\.html: folder .* does not exist$/),
+    ]);
     expect(existsSync(nowhere)).toBe(false);
     const runs = await withWarehouse(config, (conn) => conn.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM _etl_runs'));
     expect(Number(runs[0]!.n)).toBe(2); // nothing was attempted

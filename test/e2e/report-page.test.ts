@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandError, ExitCode } from '../../src/cli/exit-codes.js';
+import { type CommandError, ExitCode } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import type { DestinationConfig } from '../../src/config/config-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -22,7 +22,9 @@ const TO = '2024-05-14';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'] as const;
 const DAYS = planWindows(FROM, TO, 1).map((w) => w.start);
 /** What the warehouse built below holds, per day, for surveys and postings: two loaded ranges, a gap between them, a failed night, and the last day not reached. */
-const EXPECTED = DAYS.map((day) => (day <= '2024-05-06' || (day >= '2024-05-09' && day <= '2024-05-12') ? 'done' : day === '2024-05-13' ? 'failed' : 'missing'));
+const EXPECTED = DAYS.map((day) =>
+  day <= '2024-05-06' || (day >= '2024-05-09' && day <= '2024-05-12') ? 'done' : day === '2024-05-13' ? 'failed' : 'missing',
+);
 /** Accounts have no gap: the second backfill loads the customer directory up to its first day, 7 and 8 May included. */
 const EXPECTED_ACCOUNTS = DAYS.map((day) => (day <= '2024-05-12' ? 'done' : day === '2024-05-13' ? 'failed' : 'missing'));
 const expectedOf = (stream: string) => (stream === 'accounts' ? EXPECTED_ACCOUNTS : EXPECTED);
@@ -36,7 +38,16 @@ const QUICK = { backoff_base_ms: 5, backoff_max_ms: 20 };
  */
 async function buildWarehouse(emulator: Emulator, target: TestDestination): Promise<{ config: DestinationConfig; file: string }> {
   const { config } = await target.fresh();
-  const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: [...STREAMS], pageSize: 20, sourceKeys: QUICK, postings: '    postings:\n      max_span_days: 31\n' });
+  const file = emulatorJobs({
+    url: emulator.url,
+    timezone: TZ,
+    firstDay: FROM,
+    destination: config,
+    streams: [...STREAMS],
+    pageSize: 20,
+    sourceKeys: QUICK,
+    postings: '    postings:\n      max_span_days: 31\n',
+  });
   const quiet = async (from: string, to: string) => (await captureStdout(() => backfillCommand({ config: file, from, to }))).error;
   expect(await quiet(FROM, '2024-05-06')).toBeUndefined();
   expect(await quiet('2024-05-09', '2024-05-12')).toBeUndefined();
@@ -49,7 +60,9 @@ async function buildWarehouse(emulator: Emulator, target: TestDestination): Prom
 
 function readModel(config: DestinationConfig, file: string): Promise<ReportModel> {
   const jobConfig = loadConfig(file).jobs.nightly!;
-  return withWarehouse(config, (conn) => readReportModel(conn, { job: 'nightly', jobConfig, schema: config.schema, warehouse: config.type, timezone: TZ, through: TO }));
+  return withWarehouse(config, (conn) =>
+    readReportModel(conn, { job: 'nightly', jobConfig, schema: config.schema, warehouse: config.type, timezone: TZ, through: TO }),
+  );
 }
 
 describe.each(testDestinations)('the status page model on $name', (target) => {
@@ -65,8 +78,14 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
 
     expect(model.streams.map((s) => s.stream)).toEqual(STREAMS);
     for (const s of model.streams) {
-      expect(s.windows.map((w) => w.start), s.stream).toEqual(DAYS);
-      expect(s.windows.map((w) => w.status), s.stream).toEqual(expectedOf(s.stream));
+      expect(
+        s.windows.map((w) => w.start),
+        s.stream,
+      ).toEqual(DAYS);
+      expect(
+        s.windows.map((w) => w.status),
+        s.stream,
+      ).toEqual(expectedOf(s.stream));
       expect(s.windows[FAILED_INDEX]!.error, s.stream).toMatch(/503|not loaded/);
       if (s.stream === 'accounts') expect(s).toMatchObject({ completeThrough: '2024-05-12', lagDays: 2, gaps: 0, windowsFailed: 1 });
       else expect(s).toMatchObject({ completeThrough: '2024-05-06', lagDays: 8, gaps: 2, windowsFailed: 1 });
@@ -75,7 +94,12 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
     const accounts = model.streams[0]!;
     for (const w of accounts.windows.filter((x) => x.status === 'done')) {
       const rejects = [...emulator.truth.rejects('accounts', w.start, w.end)].length;
-      expect({ day: w.start, loaded: w.loaded, rejected: w.rejected, extracted: w.extracted }).toEqual({ day: w.start, loaded: [...emulator.truth.accounts(w.start, w.end)].length, rejected: rejects, extracted: w.loaded + rejects });
+      expect({ day: w.start, loaded: w.loaded, rejected: w.rejected, extracted: w.extracted }).toEqual({
+        day: w.start,
+        loaded: [...emulator.truth.accounts(w.start, w.end)].length,
+        rejected: rejects,
+        extracted: w.loaded + rejects,
+      });
     }
     expect(accounts.windows.reduce((n, w) => n + w.requests, 0)).toBe(accounts.requests);
     expect(accounts.requests).toBeGreaterThan(0);
@@ -104,7 +128,9 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
     ]);
     expect(model.backfills[0]).toMatchObject({ from: '2024-05-13', to: '2024-05-13', status: 'open', windowsTotal: 3, windowsFailed: 3, windowsDone: 0 });
     const counts = await withWarehouse(config, async (conn) => {
-      const [row] = await conn.all<{ a: number | string; w: number | string }>('SELECT (SELECT COUNT(*) FROM accounts) AS a, (SELECT COUNT(*) FROM _etl_windows) AS w');
+      const [row] = await conn.all<{ a: number | string; w: number | string }>(
+        'SELECT (SELECT COUNT(*) FROM accounts) AS a, (SELECT COUNT(*) FROM _etl_windows) AS w',
+      );
       return { accounts: Number(row!.a), _etl_windows: Number(row!.w) };
     });
     expect(model.tables.find((t) => t.table === 'accounts')?.rows).toBe(counts.accounts);
@@ -126,7 +152,10 @@ describe('the status page in Chromium (DuckDB)', () => {
     // a payload and an error as hostile as source data can be, frequent enough to be among the reasons shown
     const hostile = { payload: '{"first":"</script><script>window.__pwned=1</script>"}', error: 'first: <img src=x onerror="window.__pwned=2"> is not a name' };
     await withWarehouse(config, (conn) =>
-      conn.run(`INSERT INTO _etl_rejects (job, run_id, stream, window_start, payload, error, rejected_at) SELECT 'nightly', 'r', 'accounts', DATE '2024-05-02', $1, $2, now() FROM range(50)`, [hostile.payload, hostile.error]),
+      conn.run(
+        `INSERT INTO _etl_rejects (job, run_id, stream, window_start, payload, error, rejected_at) SELECT 'nightly', 'r', 'accounts', DATE '2024-05-02', $1, $2, now() FROM range(50)`,
+        [hostile.payload, hostile.error],
+      ),
     );
 
     const dir = testTempDir('report-');
@@ -145,12 +174,19 @@ describe('the status page in Chromium (DuckDB)', () => {
         expect(await cells.count(), s.stream).toBe(DAYS.length);
         const classes = await cells.evaluateAll((els) => els.map((el) => el.getAttribute('class')));
         const expected = s.windows.map((w) => (w.status === 'failed' ? 'f' : w.status === 'missing' ? 'm' : w.rejected > 0 ? 'r' : 'd'));
-        expect(classes.map((c) => c!.replace(/^r\d$/, 'r')), s.stream).toEqual(expected);
+        expect(
+          classes.map((c) => c!.replace(/^r\d$/, 'r')),
+          s.stream,
+        ).toEqual(expected);
         // browser-side code as text: the test program is compiled without the DOM's types
-        const fills = await tab.evaluate<string[]>(`[...document.querySelectorAll('svg.cal[data-stream="${s.stream}"] g.cells rect')].map((el) => getComputedStyle(el).fill)`);
+        const fills = await tab.evaluate<string[]>(
+          `[...document.querySelectorAll('svg.cal[data-stream="${s.stream}"] g.cells rect')].map((el) => getComputedStyle(el).fill)`,
+        );
         expect(fills[FAILED_INDEX], `${s.stream}: the failed night is red`).toBe('rgb(207, 34, 46)');
         if (s.stream !== 'accounts') expect(fills[GAP_INDEX], `${s.stream}: the gap is grey`).toBe('rgb(208, 215, 222)');
-        expect(fills[0], `${s.stream}: a loaded night is green (or amber with rejects)`).toMatch(/^rgb\((45, 164, 78|141, 184, 58|212, 167, 44|225, 111, 36)\)$/);
+        expect(fills[0], `${s.stream}: a loaded night is green (or amber with rejects)`).toMatch(
+          /^rgb\((45, 164, 78|141, 184, 58|212, 167, 44|225, 111, 36)\)$/,
+        );
       }
       const withRejects = model.streams[0]!.windows.findIndex((w) => w.rejected > 0);
       expect(withRejects).toBeGreaterThanOrEqual(0);
@@ -169,7 +205,9 @@ describe('the status page in Chromium (DuckDB)', () => {
       expect(detail).toContain(`records: ${shown.extracted} read, ${shown.loaded} loaded, ${shown.rejected} rejected`);
       expect(detail).toContain(`requests: ${shown.requests}`);
 
-      expect(await tab.locator('.banner.bad').innerText()).toContain('surveys: 1 failed window; 2 gaps (windows never loaded, later ones were); complete through 2024-05-06, 8 days behind');
+      expect(await tab.locator('.banner.bad').innerText()).toContain(
+        'surveys: 1 failed window; 2 gaps (windows never loaded, later ones were); complete through 2024-05-06, 8 days behind',
+      );
       expect(await tab.locator('.card[data-stream="surveys"]').innerText()).toMatch(/2024-05-06\s+8 days behind/);
 
       // the hostile reject shows as text, and nothing of it runs

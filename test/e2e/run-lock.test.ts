@@ -64,7 +64,11 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
       expect(second.code).toBe(3);
       const lines = second.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(target.name === 'duckdb' ? /is in use by another process/ : /job nightly is already running \(run [0-9a-f-]{36}, pid \d+ on .+\); nothing was attempted/);
+      expect(lines[0]).toMatch(
+        target.name === 'duckdb'
+          ? /is in use by another process/
+          : /job nightly is already running \(run [0-9a-f-]{36}, pid \d+ on .+\); nothing was attempted/,
+      );
     } finally {
       gate.openUp();
     }
@@ -110,7 +114,9 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
         await conn.run(
           `INSERT INTO _etl_runs (run_id, job, command, started_at, status, host, pid, expires_at) VALUES ('elsewhere-run', 'nightly', 'run', CURRENT_TIMESTAMP, 'running', 'another-host', 4242, CURRENT_TIMESTAMP + INTERVAL '${expiresIn}')`,
         );
-        await conn.run(`INSERT INTO _etl_locks (lock_name, run_id, acquired_at) VALUES ('run:nightly', 'elsewhere-run', CURRENT_TIMESTAMP) ON CONFLICT (lock_name) DO UPDATE SET run_id = 'elsewhere-run'`);
+        await conn.run(
+          `INSERT INTO _etl_locks (lock_name, run_id, acquired_at) VALUES ('run:nightly', 'elsewhere-run', CURRENT_TIMESTAMP) ON CONFLICT (lock_name) DO UPDATE SET run_id = 'elsewhere-run'`,
+        );
       });
     await holder('1 hour');
     const blocked = runCommand({ config: file, until: TO });

@@ -41,7 +41,10 @@ describe('three workers on one PostgreSQL share a backfill', () => {
     for (const path of ['/business-data/accounts', '/business-data/surveys']) {
       const perWindow = log.perWindow(path);
       expect(perWindow.size, path).toBe(windows);
-      expect([...perWindow.values()].every((n) => n === 1), path).toBe(true);
+      expect(
+        [...perWindow.values()].every((n) => n === 1),
+        path,
+      ).toBe(true);
     }
 
     await withWarehouse(config, async (conn) => {

@@ -19,13 +19,29 @@ describe('three workers sharing a backfill share the source rate limit (PostgreS
       if (!request.path.startsWith('/_emulator')) arrivals.push(performance.now());
       return next(request);
     };
-    emulator = await startEmulator({ seed: 43, accounts: 100, startDate: FROM, endDate: TO, timezone: TZ, faults: { latencyMs: 10 }, hooks: { middleware: [clock] } });
+    emulator = await startEmulator({
+      seed: 43,
+      accounts: 100,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      faults: { latencyMs: 10 },
+      hooks: { middleware: [clock] },
+    });
   });
   afterAll(() => emulator.close());
 
   it(`together they stay within source.requests_per_second (${LIMIT}) in the busiest second`, async () => {
     const { config } = await postgresTestDestination.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: ['accounts', 'surveys'], pageSize: 5, sourceKeys: { requests_per_second: LIMIT } });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: ['accounts', 'surveys'],
+      pageSize: 5,
+      sourceKeys: { requests_per_second: LIMIT },
+    });
     const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '4'];
     const workers = [startCli(args), startCli(args), startCli(args)];
     const results = await Promise.all(workers.map((w) => w.done));

@@ -65,7 +65,16 @@ describe.each(testDestinations)('spans loaded at once into $name', (target) => {
     const opened = await openDestination(config.destination);
     const { destination, peak } = countingSpans(opened);
     try {
-      const result = await runJob({ config, job, command: 'run', work: { kind: 'planned', windows: planned }, concurrency: 4, api: createApi(config, logger), destination, logger });
+      const result = await runJob({
+        config,
+        job,
+        command: 'run',
+        work: { kind: 'planned', windows: planned },
+        concurrency: 4,
+        api: createApi(config, logger),
+        destination,
+        logger,
+      });
       expect(result.failed).toEqual([]);
     } finally {
       await opened.close();

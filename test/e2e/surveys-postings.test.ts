@@ -30,7 +30,17 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
 
   async function backfill(emulator: Emulator, customers = 'all', extra: { windowDays?: number } = {}) {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, postings: postingsConfig(customers), pageSize: 20, windowDays: 5, ...extra });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: config,
+      streams: STREAMS,
+      postings: postingsConfig(customers),
+      pageSize: 20,
+      windowDays: 5,
+      ...extra,
+    });
     emulator.stats.reset();
     await backfillCommand({ config: file, from: START, to: END, concurrency: '3' });
     return { config, file };
@@ -63,10 +73,15 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
 
     await withWarehouse(config, async (conn) => {
       expect(await surveyPivotMismatches(conn)).toEqual([]);
-      const [sums] = await conn.all<{ credit: string; debit: string }>(`SELECT CAST(SUM(credit) AS VARCHAR) AS credit, CAST(SUM(debit) AS VARCHAR) AS debit FROM loyalty_postings`);
+      const [sums] = await conn.all<{ credit: string; debit: string }>(
+        `SELECT CAST(SUM(credit) AS VARCHAR) AS credit, CAST(SUM(debit) AS VARCHAR) AS debit FROM loyalty_postings`,
+      );
       const truthCredit = truthPostings.reduce((s, p) => s + (p.credit as number), 0);
       expect(Number(sums!.credit)).toBeCloseTo(truthCredit, 2);
-      expect(Number(sums!.debit)).toBeCloseTo(truthPostings.reduce((s, p) => s + (p.debit as number), 0), 2);
+      expect(Number(sums!.debit)).toBeCloseTo(
+        truthPostings.reduce((s, p) => s + (p.debit as number), 0),
+        2,
+      );
       // every custom-field column can be traced to its profile field
       const unmapped = await conn.all(
         `SELECT c.source_key FROM _etl_columns c WHERE c.table_name = 'accounts' AND NOT EXISTS (SELECT 1 FROM profile_fields f WHERE f.name = c.source_key)`,
@@ -105,7 +120,7 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
     expect(oldestRequests).toBeGreaterThan(newestRequests);
   });
 
-  it("with customers: changed asks fewer customers and loads only true postings of the customers it asked", async () => {
+  it('with customers: changed asks fewer customers and loads only true postings of the customers it asked', async () => {
     await backfill(newest, 'all');
     const allRequests = newest.stats.requests('/accounts/loyalty/postings');
     const { config } = await backfill(newest, 'changed');

@@ -20,11 +20,23 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
     const refuse: Middleware = async (request, next) => {
       if (request.path === '/accounts/loyalty/postings' && !request.query.get('phone') && !request.query.get('email')) anonymous++;
       if (request.path === '/accounts/loyalty/postings' && request.query.get('phone') === refusedPhone) {
-        return { status: 400, headers: { 'content-type': 'application/json' }, body: '{"code":1010,"message":"At least one of the following fields is required: phone, email"}' };
+        return {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          body: '{"code":1010,"message":"At least one of the following fields is required: phone, email"}',
+        };
       }
       return next(request);
     };
-    emulator = await startEmulator({ seed: 31, accounts: 80, startDate: START, endDate: END, timezone: TZ, contactlessRate: 0.06, hooks: { middleware: [refuse] } });
+    emulator = await startEmulator({
+      seed: 31,
+      accounts: 80,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      contactlessRate: 0.06,
+      hooks: { middleware: [refuse] },
+    });
     const customers = [...emulator.truth.customers(END)];
     contactless = customers.filter((c) => c.phone === null && c.email === null);
     const postingsOf = new Set([...emulator.truth.postings(START, END)].map((p) => p.customer_id));
@@ -44,15 +56,23 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
     const truth = sortedByJson([...emulator.truth.postings(START, END)].filter((p) => p.customer_id !== refused.customer_id).map((p) => ({ ...p })));
     await withWarehouse(config, async (conn) => {
       expect(sortedByJson(await readPostings(conn))).toEqual(truth);
-      const rejects = await conn.all<{ payload: string; error: string }>(`SELECT CAST(payload AS VARCHAR) AS payload, error FROM _etl_rejects WHERE stream = 'loyalty_postings'`);
+      const rejects = await conn.all<{ payload: string; error: string }>(
+        `SELECT CAST(payload AS VARCHAR) AS payload, error FROM _etl_rejects WHERE stream = 'loyalty_postings'`,
+      );
       const byCustomer = new Map(rejects.map((r) => [(JSON.parse(r.payload) as { customerId: string }).customerId, r]));
       expect(rejects).toHaveLength(contactless.length + 1);
       for (const c of contactless) {
         expect(JSON.parse(byCustomer.get(c.customer_id)!.payload)).toEqual({ customerId: c.customer_id, phone: null, email: null });
-        expect(byCustomer.get(c.customer_id)!.error).toBe(`postings of ${c.customer_id}: the customer has neither phone nor e-mail, so the service cannot be asked about it; skipped`);
+        expect(byCustomer.get(c.customer_id)!.error).toBe(
+          `postings of ${c.customer_id}: the customer has neither phone nor e-mail, so the service cannot be asked about it; skipped`,
+        );
       }
-      expect(byCustomer.get(refused.customer_id)!.error).toMatch(new RegExp(`^postings of ${refused.customer_id} page 1: HTTP 400 1010 At least one .*: the service cannot be asked about this customer; skipped$`));
-      const windows = await conn.all<{ status: string; n: number | string }>(`SELECT status, COUNT(*) AS n FROM _etl_windows WHERE stream = 'loyalty_postings' GROUP BY status`);
+      expect(byCustomer.get(refused.customer_id)!.error).toMatch(
+        new RegExp(`^postings of ${refused.customer_id} page 1: HTTP 400 1010 At least one .*: the service cannot be asked about this customer; skipped$`),
+      );
+      const windows = await conn.all<{ status: string; n: number | string }>(
+        `SELECT status, COUNT(*) AS n FROM _etl_windows WHERE stream = 'loyalty_postings' GROUP BY status`,
+      );
       expect(windows.map((w) => [w.status, Number(w.n)])).toEqual([['done', 20]]);
     });
     // a customer without phone and e-mail is never sent to the service

@@ -27,7 +27,15 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
 
   it('verify is clean after a backfill, finds rows deleted behind its back, and is clean again once those days are re-run', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: STREAMS, pageSize: 20, postings: '    postings:\n      max_span_days: 31\n' });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: STREAMS,
+      pageSize: 20,
+      postings: '    postings:\n      max_span_days: 31\n',
+    });
     await backfillCommand({ config: file, from: FROM, to: TO });
     const clean = await captureStdout(() => verifyCommand({ config: file, from: FROM, to: TO }));
     expect(clean.error).toBeUndefined();
@@ -42,8 +50,12 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
       const [account] = await conn.all<{ customer_id: string; d: string }>(
         `SELECT customer_id, CAST(MIN(_window_start) AS VARCHAR) AS d FROM _etl_account_windows GROUP BY customer_id HAVING COUNT(*) = 1 ORDER BY customer_id LIMIT 1`,
       );
-      const [response] = await conn.all<{ response_id: string; d: string }>(`SELECT response_id, CAST(_window_start AS VARCHAR) AS d FROM survey_responses ORDER BY response_id LIMIT 1`);
-      const [posting] = await conn.all<{ posting_id: string; d: string }>(`SELECT posting_id, CAST(_window_start AS VARCHAR) AS d FROM loyalty_postings ORDER BY posting_id LIMIT 1`);
+      const [response] = await conn.all<{ response_id: string; d: string }>(
+        `SELECT response_id, CAST(_window_start AS VARCHAR) AS d FROM survey_responses ORDER BY response_id LIMIT 1`,
+      );
+      const [posting] = await conn.all<{ posting_id: string; d: string }>(
+        `SELECT posting_id, CAST(_window_start AS VARCHAR) AS d FROM loyalty_postings ORDER BY posting_id LIMIT 1`,
+      );
       await conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [account!.customer_id]);
       await conn.run(`DELETE FROM survey_answers WHERE response_id = $1`, [response!.response_id]);
       await conn.run(`DELETE FROM survey_responses WHERE response_id = $1`, [response!.response_id]);
@@ -55,14 +67,23 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
     expect((gaps.error as CommandError).exitCode).toBe(ExitCode.gaps);
     const table = gaps.out.split('\n').filter((l) => /^(accounts|surveys|loyalty_postings)\s/.test(l));
     expect(table).toHaveLength(3);
-    for (const [stream, day] of Object.entries(victims)) expect(table.find((l) => l.startsWith(stream)), stream).toMatch(new RegExp(`^${stream}\\s+${day}\\s.*1 missing$`));
+    for (const [stream, day] of Object.entries(victims))
+      expect(
+        table.find((l) => l.startsWith(stream)),
+        stream,
+      ).toMatch(new RegExp(`^${stream}\\s+${day}\\s.*1 missing$`));
     expect(gaps.out).toMatch(/3 with gaps/);
 
     if (target.name === 'postgres') {
       // the same through the command line (the exit code does not depend on the warehouse): exit 4, one line on stderr
       const cli = await runCli(['verify', '--config', file, '--from', FROM, '--to', TO, '--stream', 'surveys']);
       expect(cli.code).toBe(4);
-      expect(cli.stderr.trim().split('\n').filter((l) => l.startsWith('loyalty-etl: '))).toEqual([expect.stringMatching(/^loyalty-etl: verify: 1 window\(s\) with gaps; first: surveys /)]);
+      expect(
+        cli.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('loyalty-etl: ')),
+      ).toEqual([expect.stringMatching(/^loyalty-etl: verify: 1 window\(s\) with gaps; first: surveys /)]);
     }
 
     // re-running one bad night is a one-day backfill
@@ -77,7 +98,9 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
 
     // a key held twice: DuckDB leaves keys to the merge (PostgreSQL refuses the row), so verify checks them there
     const doubled = await withWarehouse(config, async (conn) => {
-      const [row] = await conn.all<{ customer_id: string; d: string }>(`SELECT customer_id, CAST(_window_start AS VARCHAR) AS d FROM accounts ORDER BY customer_id LIMIT 1`);
+      const [row] = await conn.all<{ customer_id: string; d: string }>(
+        `SELECT customer_id, CAST(_window_start AS VARCHAR) AS d FROM accounts ORDER BY customer_id LIMIT 1`,
+      );
       try {
         await conn.run(`INSERT INTO accounts SELECT * FROM accounts WHERE customer_id = $1`, [row!.customer_id]);
         return row!;

@@ -17,7 +17,12 @@ const sale = (phone: string, paid: number, receipt: string) => saleBody({ phone 
 
 /** Starts `loyalty-etl webhook` and waits for the address it listens on. */
 async function startReceiverCli(args: string[], env: Record<string, string | undefined>) {
-  const cli = startCli(['webhook', '--port', '0', ...args], { LOYALTY_WEBHOOK_SECRET: undefined, LOYALTY_WEBHOOK_SECRET_PREVIOUS: undefined, LOYALTY_LOG_LEVEL: 'debug', ...env });
+  const cli = startCli(['webhook', '--port', '0', ...args], {
+    LOYALTY_WEBHOOK_SECRET: undefined,
+    LOYALTY_WEBHOOK_SECRET_PREVIOUS: undefined,
+    LOYALTY_LOG_LEVEL: 'debug',
+    ...env,
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const look = () => {
       const found = /listening on (http:\/\/[^\s:]+:\d+)/.exec(cli.output());
@@ -42,7 +47,11 @@ async function everyTable(config: DestinationConfig): Promise<string> {
 describe('loyalty-etl webhook refuses to start', () => {
   const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: '2024-03-01' });
   const refusal = async (args: string[], env: Record<string, string | undefined>) => {
-    const result = await runCli(['webhook', '--config', file, '--port', '0', ...args], { LOYALTY_WEBHOOK_SECRET: undefined, LOYALTY_WEBHOOK_SECRET_PREVIOUS: undefined, ...env });
+    const result = await runCli(['webhook', '--config', file, '--port', '0', ...args], {
+      LOYALTY_WEBHOOK_SECRET: undefined,
+      LOYALTY_WEBHOOK_SECRET_PREVIOUS: undefined,
+      ...env,
+    });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     return result.stderr;
@@ -57,12 +66,24 @@ describe('loyalty-etl webhook refuses to start', () => {
     const spacedLine = await refusal([], { LOYALTY_WEBHOOK_SECRET: spaced });
     expect(spacedLine).toMatch(/^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET may hold only the characters A-Z a-z 0-9 \. _ ~ - .*\n$/);
     expect(spacedLine).not.toContain(SECRET);
-    expect(await refusal([], { LOYALTY_WEBHOOK_SECRET_PREVIOUS: PREVIOUS })).toMatch(/^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET_PREVIOUS is set but LOYALTY_WEBHOOK_SECRET is not.*\n$/);
-    expect(await refusal([], { LOYALTY_WEBHOOK_SECRET: SECRET, LOYALTY_WEBHOOK_SECRET_PREVIOUS: 'short' })).toMatch(/^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET_PREVIOUS is 5 characters long/);
-    expect(await refusal(['--allow-from', '10.0.0.0/8,10.1.0.0/33'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe('loyalty-etl: webhook: --allow-from: invalid range on address: 10.1.0.0/33\n');
-    expect(await refusal(['--trusted-proxy', 'proxy.internal'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe('loyalty-etl: webhook: --trusted-proxy: invalid IP address: proxy.internal\n');
-    expect(await refusal(['--max-calls-per-second', '0'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe('loyalty-etl: webhook: --max-calls-per-second: 0 is not a whole number of at least 1\n');
-    expect(await refusal(['--secret-header', 'X Secret'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe('loyalty-etl: webhook: --secret-header: "X Secret" is not an HTTP header name\n');
+    expect(await refusal([], { LOYALTY_WEBHOOK_SECRET_PREVIOUS: PREVIOUS })).toMatch(
+      /^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET_PREVIOUS is set but LOYALTY_WEBHOOK_SECRET is not.*\n$/,
+    );
+    expect(await refusal([], { LOYALTY_WEBHOOK_SECRET: SECRET, LOYALTY_WEBHOOK_SECRET_PREVIOUS: 'short' })).toMatch(
+      /^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET_PREVIOUS is 5 characters long/,
+    );
+    expect(await refusal(['--allow-from', '10.0.0.0/8,10.1.0.0/33'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe(
+      'loyalty-etl: webhook: --allow-from: invalid range on address: 10.1.0.0/33\n',
+    );
+    expect(await refusal(['--trusted-proxy', 'proxy.internal'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe(
+      'loyalty-etl: webhook: --trusted-proxy: invalid IP address: proxy.internal\n',
+    );
+    expect(await refusal(['--max-calls-per-second', '0'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe(
+      'loyalty-etl: webhook: --max-calls-per-second: 0 is not a whole number of at least 1\n',
+    );
+    expect(await refusal(['--secret-header', 'X Secret'], { LOYALTY_WEBHOOK_SECRET: SECRET })).toBe(
+      'loyalty-etl: webhook: --secret-header: "X Secret" is not an HTTP header name\n',
+    );
   });
 });
 
@@ -70,20 +91,34 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
   let emulator: Emulator;
   let customers: TruthCustomer[];
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 9, accounts: 30, startDate: '2024-03-01', endDate: '2024-03-20', timezone: TZ, clock: () => NOW, webhooks: { retryDelayMs: 10, maxAttempts: 2 } });
+    emulator = await startEmulator({
+      seed: 9,
+      accounts: 30,
+      startDate: '2024-03-01',
+      endDate: '2024-03-20',
+      timezone: TZ,
+      clock: () => NOW,
+      webhooks: { retryDelayMs: 10, maxAttempts: 2 },
+    });
     customers = [...emulator.truth.customers('2024-03-20')].filter((c) => c.phone);
   });
   afterAll(() => emulator.close());
 
   const submit = async (n: number) => {
-    const res = await fetch(`${emulator.url}/accounts/transactions/submit`, { method: 'POST', body: JSON.stringify(sale(customers[n]!.phone!, 10 + n, `H-${n}`)) });
+    const res = await fetch(`${emulator.url}/accounts/transactions/submit`, {
+      method: 'POST',
+      body: JSON.stringify(sale(customers[n]!.phone!, 10 + n, `H-${n}`)),
+    });
     expect(res.status).toBe(200);
   };
 
   it("stores the service's calls to /hooks/<secret> and, during a rotation, the previous secret's; the secrets reach no log line, output or table", async () => {
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-01', destination: config });
-    const receiver = await startReceiverCli(['--config', file, '--secret-header', HEADER], { LOYALTY_WEBHOOK_SECRET: SECRET, LOYALTY_WEBHOOK_SECRET_PREVIOUS: PREVIOUS });
+    const receiver = await startReceiverCli(['--config', file, '--secret-header', HEADER], {
+      LOYALTY_WEBHOOK_SECRET: SECRET,
+      LOYALTY_WEBHOOK_SECRET_PREVIOUS: PREVIOUS,
+    });
     const guess = 'f'.repeat(32);
     const subscribers = [`${receiver.url}/hooks/${SECRET}`, `${receiver.url}/hooks/${guess}`];
     try {
@@ -96,7 +131,8 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
       const after = emulator.activity.webhookStats();
       expect([after.delivered - before.delivered, after.failed - before.failed]).toEqual([2, 2]);
 
-      const post = (path: string, body: string, headers: Record<string, string> = {}) => fetch(`${receiver.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+        fetch(`${receiver.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
       const event = JSON.stringify({ origin: { trigger: 'LOYALTY_POINT_UPDATED' }, customer: { accountId: customers[2]!.customer_id }, entity: {} });
       expect((await post('/hooks', event, { [HEADER]: PREVIOUS })).status).toBe(200);
       expect((await post('/hooks', event, { [HEADER]: guess })).status).toBe(401);

@@ -37,11 +37,21 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     return next(request);
   };
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 31, accounts: 80, startDate: START, endDate: END, timezone: TZ, clock: () => now, hooks: { middleware: [watchPostings] }, webhooks: { retryDelayMs: 10 } });
+    emulator = await startEmulator({
+      seed: 31,
+      accounts: 80,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      clock: () => now,
+      hooks: { middleware: [watchPostings] },
+      webhooks: { retryDelayMs: 10 },
+    });
   });
   afterAll(() => emulator.close());
 
-  const post = (path: string, body: unknown, method = 'POST') => fetch(`${emulator.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${emulator.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   /** Runs `loyalty-etl run --until until`, returning what it printed. */
   async function run(file: string, until: string): Promise<string> {
@@ -75,18 +85,28 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     expect(new Set(asked).size).toBe(known.length);
     await withWarehouse(config, async (conn) => {
       expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...emulator.truth.postings(START, END)].map((p) => ({ ...p }))));
-      expect(await conn.all(`SELECT job, stream, through_seq FROM _etl_event_bookmarks`)).toEqual([{ job: 'nightly', stream: 'loyalty_postings', through_seq: expect.anything() }]);
+      expect(await conn.all(`SELECT job, stream, through_seq FROM _etl_event_bookmarks`)).toEqual([
+        { job: 'nightly', stream: 'loyalty_postings', through_seq: expect.anything() },
+      ]);
     });
 
     // The scripted day: two transactions and a purchase, a rollback of one of them, a profile change.
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver', now: () => new Date(now), idleReleaseMs: 20 }), timezone: TZ, secrets: [SECRET] });
+    const receiver = await startWebhookReceiver({
+      store: new WarehouseEventStore(config, { runId: 'receiver', now: () => new Date(now), idleReleaseMs: 20 }),
+      timezone: TZ,
+      secrets: [SECRET],
+    });
     emulator.activity.subscribe(`${receiver.url}/hooks/${SECRET}`);
     const withPhone = known.filter((c) => c.phone);
     const emailOnly = known.find((c) => !c.phone)!;
     const [a, b, d] = [withPhone[3]!, withPhone[17]!, withPhone[30]!];
     const script: Array<[string, string, unknown, string?]> = [
       ['10:00:00', '/accounts/transactions/submit', sale('account', { phone: a.phone }, 42.5, 'D-1', '09:58:00')],
-      ['11:30:00', '/ecommactivity/purchase', { ...sale('customer', { email: emailOnly.email }, 120, 'D-2', '11:29:00'), ecommerce: { time: String(at('11:29:00')) } }],
+      [
+        '11:30:00',
+        '/ecommactivity/purchase',
+        { ...sale('customer', { email: emailOnly.email }, 120, 'D-2', '11:29:00'), ecommerce: { time: String(at('11:29:00')) } },
+      ],
       ['12:15:00', '/accounts/transactions/submit', sale('account', { phone: b.phone }, 9.9, 'D-3', '12:14:00')],
       ['13:00:00', '/accounts/transactions/submit', sale('account', { phone: a.phone }, 18, 'D-4', '12:59:00')],
       ['16:45:00', '/accounts/transactions/rollback', sale('customer', { phone: a.phone }, 18, 'D-4', '16:44:00')],
@@ -108,7 +128,7 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     failPostings = true;
     await expect(run(file, DAY)).rejects.toThrow(/loyalty_postings/);
     // Requests of the failed span that were still being retried end before the source heals.
-    for (let seen = -1; seen !== emulator.stats.requests('/accounts/loyalty/postings'); ) {
+    for (let seen = -1; seen !== emulator.stats.requests('/accounts/loyalty/postings');) {
       seen = emulator.stats.requests('/accounts/loyalty/postings');
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
@@ -118,7 +138,9 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     });
     // status shows the events waiting for the postings stream
     const waiting = await captureStdout(() => statusCommand({ config: file }));
-    expect(waiting.out).toMatch(/^webhook events: 5 stored, last received 20\d\d-\d\d-\d\d \d\d:\d\d:\d\d; 5 not yet asked about by loyalty_postings \(bookmark at event 0\)$/m);
+    expect(waiting.out).toMatch(
+      /^webhook events: 5 stored, last received 20\d\d-\d\d-\d\d \d\d:\d\d:\d\d; 5 not yet asked about by loyalty_postings \(bookmark at event 0\)$/m,
+    );
 
     // The nightly run: only the customers with events are asked, and the warehouse reaches the ground truth.
     asked = [];
@@ -161,7 +183,9 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
       const [window] = await conn.all<{ w: string }>(`SELECT CAST(_window_start AS VARCHAR) AS w FROM accounts WHERE customer_id = $1`, [d.customer_id]);
       expect(window!.w).toBe(DAY);
 
-      const events = await conn.all<{ customer_id: string; origin_source: string; event_trigger: string }>(`SELECT customer_id, origin_source, event_trigger FROM loyalty_events ORDER BY seq`);
+      const events = await conn.all<{ customer_id: string; origin_source: string; event_trigger: string }>(
+        `SELECT customer_id, origin_source, event_trigger FROM loyalty_events ORDER BY seq`,
+      );
       expect(events).toEqual([
         { customer_id: a.customer_id, origin_source: 'POS', event_trigger: 'LOYALTY_POINT_UPDATED' },
         { customer_id: emailOnly.customer_id, origin_source: 'ECOMMERCE', event_trigger: 'LOYALTY_POINT_UPDATED' },

@@ -67,7 +67,19 @@ describe('accounts export', () => {
   });
 
   it('writes missing values as null, "NULL" and ""', () => {
-    const values = everything.flatMap((r) => [r.first, r.last, r.birthdate, r.source, r.country, r.nationality, r.gender, r.city, r.language, r.phone, r.email]);
+    const values = everything.flatMap((r) => [
+      r.first,
+      r.last,
+      r.birthdate,
+      r.source,
+      r.country,
+      r.nationality,
+      r.gender,
+      r.city,
+      r.language,
+      r.phone,
+      r.email,
+    ]);
     expect(values).toContain(null);
     expect(values).toContain('NULL');
     expect(values).toContain('');
@@ -104,8 +116,8 @@ describe('accounts export', () => {
         changes.push(lastSunday.set({ hour: 1 }).toMillis());
       }
     }
-    const near = [...emulator.truth.accounts(FIRST_DAY, LAST_DAY)].filter((a) =>
-      a.customer_since !== null && changes.some((c) => Math.abs(Date.parse(a.customer_since!) - c) <= 3_600_000),
+    const near = [...emulator.truth.accounts(FIRST_DAY, LAST_DAY)].filter(
+      (a) => a.customer_since !== null && changes.some((c) => Math.abs(Date.parse(a.customer_since!) - c) <= 3_600_000),
     );
     expect(near.length).toBeGreaterThan(3);
   });

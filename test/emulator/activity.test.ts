@@ -37,7 +37,10 @@ const VALID_DAYS = [30, 90, 180, 365];
 
 /** When points credited on `day` in tier `order` expire: at the end of the month their validity ends in, as served. */
 function expiresOf(day: string, order: number): string {
-  const next = DateTime.fromISO(day, { zone: ZONE }).plus({ days: VALID_DAYS[order - 1]! }).startOf('month').plus({ months: 1 });
+  const next = DateTime.fromISO(day, { zone: ZONE })
+    .plus({ days: VALID_DAYS[order - 1]! })
+    .startOf('month')
+    .plus({ months: 1 });
   return `${next.toUTC().toFormat('yyyy-MM-dd HH:mm:ss')} UTC`;
 }
 
@@ -80,9 +83,11 @@ describe('written activity: effects on the source, the ground truth and the loya
     await hook.close();
   });
 
-  const post = (path: string, body: unknown, method = 'POST') => call(emulator, path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown, method = 'POST') =>
+    call(emulator, path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const loyaltyOf = async (c: TruthCustomer) => (await call(emulator, `/accounts?phone=${c.phone}&includeLoyalty=true`)).body.loyalty;
-  const newestPostings = async (c: TruthCustomer, n: number) => (await call(emulator, `/accounts/loyalty/postings?phone=${c.phone}&pageSize=${n}&pageNumber=1`)).body;
+  const newestPostings = async (c: TruthCustomer, n: number) =>
+    (await call(emulator, `/accounts/loyalty/postings?phone=${c.phone}&pageSize=${n}&pageNumber=1`)).body;
   const round2 = (x: number) => Math.round(x * 100) / 100;
 
   it('a transaction credits paid × the tier multiplier as a posting dated now, seen by postings, loyalty, vouchers and the webhook', async () => {
@@ -95,7 +100,16 @@ describe('written activity: effects on the source, the ground truth and the loya
     const credit = round2(40.5 * multiplier);
     const listing = await newestPostings(customer, 1);
     expect(listing.totalCount).toBe(countBefore + 1);
-    expect(listing.data[0]).toMatchObject({ credit, debit: 0, awardOn: 40.5, receipt: 'T-1', branchName: 'POS-07', type: 1, postingType: 1, tierName: before.tier.name });
+    expect(listing.data[0]).toMatchObject({
+      credit,
+      debit: 0,
+      awardOn: 40.5,
+      receipt: 'T-1',
+      branchName: 'POS-07',
+      type: 1,
+      postingType: 1,
+      tierName: before.tier.name,
+    });
     expect(readPostingTime(listing.data[0].postingDate)).toBe(new Date(NOW).toISOString());
     expect(readPostingTime(listing.data[0].txnDate)).toBe(readTimestamp(`${DAY} 09:58:00`)); // closeTime, local time
 
@@ -109,7 +123,12 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect(after.expiry.date).not.toBeNull();
 
     const vouchers = (await call(emulator, `/accounts/vouchers/get?phone=${customer.phone}`)).body;
-    expect(vouchers.at(-1)).toMatchObject({ title: 'Loyalty points', value: after.redeemable[0].value, expires: after.expiry.date, enabled: after.redeemable[0].value > 0 });
+    expect(vouchers.at(-1)).toMatchObject({
+      title: 'Loyalty points',
+      value: after.redeemable[0].value,
+      expires: after.expiry.date,
+      enabled: after.redeemable[0].value > 0,
+    });
 
     await emulator.activity.settled();
     const event = hook.bodies.find((b) => b.customer.accountId === customer.customer_id);
@@ -142,7 +161,12 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect((await post('/ecommactivity/purchase', purchase)).body).toEqual({ status: 'success' });
     const promoted = await loyaltyOf(customer!);
     expect(promoted.tier.name).toBe(silver.name);
-    expect((await newestPostings(customer!, 1)).data[0]).toMatchObject({ brandName: 'Loyalty Club Online', branchName: 'Web shop', tierName: 'Bronze', credit: paid });
+    expect((await newestPostings(customer!, 1)).data[0]).toMatchObject({
+      brandName: 'Loyalty Club Online',
+      branchName: 'Web shop',
+      tierName: 'Bronze',
+      credit: paid,
+    });
 
     expect((await post('/accounts/transactions/submit', sale('account', { phone: customer!.phone }, 10, 1))).status).toBe(200);
     const [credit, debit] = (await newestPostings(customer!, 2)).data;
@@ -173,7 +197,14 @@ describe('written activity: effects on the source, the ground truth and the loya
     await emulator.activity.settled();
     const events = emulator.activity.webhookStats();
     expect((await post('/accounts/transactions/submit', sale('account', { phone: '306999999999' }, 12))).body).toEqual({ status: 'success' });
-    const appointment = { account: { phone: customers[0]!.phone }, referenceNumber: 'AP-1', start: `${DAY} 12:00:00`, end: `${DAY} 13:00:00`, status: 1, items: [{ sku: 'CUT', name: 'Cut', price: 20, duration: 60 }] };
+    const appointment = {
+      account: { phone: customers[0]!.phone },
+      referenceNumber: 'AP-1',
+      start: `${DAY} 12:00:00`,
+      end: `${DAY} 13:00:00`,
+      status: 1,
+      items: [{ sku: 'CUT', name: 'Cut', price: 20, duration: 60 }],
+    };
     expect((await post('/accounts/appointments/submit', appointment)).status).toBe(200);
     expect((await post('/ecommactivity/pageview', { items: [{ type: 'Product', sku: 'A', qty: '1', name: 'A' }], ecommerce: { time: '1' } })).status).toBe(200);
     await emulator.activity.settled();
@@ -182,7 +213,7 @@ describe('written activity: effects on the source, the ground truth and the loya
 
   it('a modify puts the account in the accounts export of that day, as of the change, and in the ground truth', async () => {
     const customer = customers[20]!;
-    const identity = { phone: customer.phone, city: 'Ναύπλιο', language: null, businessFields: { pet: 'cat', "Bob's \"tier\"": 'x' } };
+    const identity = { phone: customer.phone, city: 'Ναύπλιο', language: null, businessFields: { pet: 'cat', 'Bob\'s "tier"': 'x' } };
     expect((await post('/accounts/update', identity, 'PUT')).body).toEqual({ status: 'success' });
     const { records, totalCount } = await allPages(emulator, 'accounts', DAY, DAY);
     expect(totalCount).toBe(1);
@@ -190,7 +221,7 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect(record.customerId).toBe(customer.customer_id);
     expect(record.city).toBe('Ναύπλιο');
     expect(canonical(record.language)).toBeNull();
-    expect(record.customFieldMap).toMatchObject({ pet: 'cat', "Bob's \"tier\"": 'x' });
+    expect(record.customFieldMap).toMatchObject({ pet: 'cat', 'Bob\'s "tier"': 'x' });
     expect(readTimestamp(record.profileSet)).toBe(new Date(NOW).toISOString());
 
     const [truth] = [...emulator.truth.accounts(DAY, DAY)];
@@ -211,7 +242,10 @@ describe('written activity: effects on the source, the ground truth and the loya
       const c = customers.find((x) => x.customer_id === customerId)!;
       const served = (await allPostings(emulator, `phone=${c.phone}`)).filter((p) => p.postingDate.startsWith(DAY));
       expect(served.map((p) => [p.receipt, p.credit, p.debit])).toEqual(
-        written.filter((p) => p.customer_id === customerId).map((p) => [p.receipt, p.credit, p.debit]).reverse(),
+        written
+          .filter((p) => p.customer_id === customerId)
+          .map((p) => [p.receipt, p.credit, p.debit])
+          .reverse(),
       );
     }
     expect([...emulator.truth.postings('2024-11-01', LAST_DAY)].some((p) => p.posted_at >= new Date(NOW).toISOString())).toBe(false);
@@ -227,7 +261,9 @@ describe('written activity: effects on the source, the ground truth and the loya
       expect(loyaltyAsWarehouse(customerId, await loyaltyOf(c))).toEqual(status.get(customerId));
       const served = (await call(emulator, `/accounts/vouchers/get?phone=${c.phone}`)).body;
       expect(served.at(-1).code).toBe(`P${customerId.slice(1)}`);
-      expect(vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled])).toEqual(served.map((v: any) => [v.code, v.value, v.expires, v.enabled]));
+      expect(vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled])).toEqual(
+        served.map((v: any) => [v.code, v.value, v.expires, v.enabled]),
+      );
     }
   });
 
@@ -246,7 +282,12 @@ describe('written activity: effects on the source, the ground truth and the loya
     const pristine = await start({ clock: () => NOW });
     try {
       const untouched = customers.at(-1)!;
-      for (const path of [`/accounts?phone=${untouched.phone}&includeLoyalty=true`, `/accounts/loyalty/postings?phone=${untouched.phone}&pageSize=50&pageNumber=1`, `/accounts/vouchers/get?phone=${untouched.phone}`, `/business-data/accounts?start=2024-11-10&end=${LAST_DAY}&page=1&size=100`]) {
+      for (const path of [
+        `/accounts?phone=${untouched.phone}&includeLoyalty=true`,
+        `/accounts/loyalty/postings?phone=${untouched.phone}&pageSize=50&pageNumber=1`,
+        `/accounts/vouchers/get?phone=${untouched.phone}`,
+        `/business-data/accounts?start=2024-11-10&end=${LAST_DAY}&page=1&size=100`,
+      ]) {
         expect((await call(emulator, path)).body, path).toEqual((await call(pristine, path)).body);
       }
     } finally {

@@ -25,7 +25,11 @@ describe('determinism', () => {
   let b: Emulator;
   let other: Emulator;
   beforeAll(async () => {
-    [a, b, other] = await Promise.all([start({ badRecordRate: 0.1, clock }), start({ badRecordRate: 0.1, clock }), start({ badRecordRate: 0.1, seed: 8, clock })]);
+    [a, b, other] = await Promise.all([
+      start({ badRecordRate: 0.1, clock }),
+      start({ badRecordRate: 0.1, clock }),
+      start({ badRecordRate: 0.1, seed: 8, clock }),
+    ]);
   });
   afterAll(() => Promise.all([a.close(), b.close(), other.close()]));
 

@@ -26,7 +26,13 @@ export async function text(emulator: Emulator, path: string): Promise<string> {
 }
 
 /** Every record of an export window, page by page, checking the page envelope on the way. */
-export async function allPages(emulator: Emulator, stream: 'accounts' | 'surveys', start: string, end: string, size = 50): Promise<{ totalCount: number; records: any[] }> {
+export async function allPages(
+  emulator: Emulator,
+  stream: 'accounts' | 'surveys',
+  start: string,
+  end: string,
+  size = 50,
+): Promise<{ totalCount: number; records: any[] }> {
   const records: any[] = [];
   let totalCount = -1;
   for (let page = 1; ; page++) {
@@ -90,5 +96,8 @@ export function daysBetween(start: string, end: string): string[] {
 
 /** Parses an NDJSON body. */
 export function parseNdjson(body: string): unknown[] {
-  return body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  return body
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
 }

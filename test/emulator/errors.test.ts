@@ -72,7 +72,12 @@ describe('errors', () => {
     afterAll(() => secured.close());
 
     it('401 without the header, with a wrong value, on every path', async () => {
-      for (const path of ['/business-data/accounts?start=2024-09-01&end=2024-09-01&page=1&size=10', `/accounts?phone=${phone}`, '/nowhere', '/_emulator/stats']) {
+      for (const path of [
+        '/business-data/accounts?start=2024-09-01&end=2024-09-01&page=1&size=10',
+        `/accounts?phone=${phone}`,
+        '/nowhere',
+        '/_emulator/stats',
+      ]) {
         expect(await call(secured, path)).toEqual({ status: 401, body: { code: 401, message: 'Not authorized' } });
         expect((await call(secured, path, { headers: { 'X-Api-Key': 'wrong' } })).status).toBe(401);
       }

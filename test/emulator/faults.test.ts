@@ -100,7 +100,7 @@ describe('fault knobs', () => {
 
   it('goes down after N requests and stays down until the faults change', async () => {
     emulator.faults.set({ downAfter: 2 });
-    expect((await outcomes(emulator, [page(1), page(2), page(3), page(1), page(2)]))).toEqual([200, 200, 503, 503, 503]);
+    expect(await outcomes(emulator, [page(1), page(2), page(3), page(1), page(2)])).toEqual([200, 200, 503, 503, 503]);
     emulator.faults.set({});
     expect((await call(emulator, page(1))).status).toBe(200);
   });
@@ -189,7 +189,20 @@ describe('fault options', () => {
   });
 
   it('come from the emulator command flags', () => {
-    expect(faultOptions({ latency: '100', jitter: '20', serverErrors: '0.1', tooManyRequests: '0.05', retryAfter: '0', hangs: '0.02', cutBodies: '0.01', drift: '0.3', downAfter: '50', faultSeed: '3' })).toEqual({
+    expect(
+      faultOptions({
+        latency: '100',
+        jitter: '20',
+        serverErrors: '0.1',
+        tooManyRequests: '0.05',
+        retryAfter: '0',
+        hangs: '0.02',
+        cutBodies: '0.01',
+        drift: '0.3',
+        downAfter: '50',
+        faultSeed: '3',
+      }),
+    ).toEqual({
       latencyMs: 100,
       jitterMs: 20,
       serverErrorRate: 0.1,

@@ -51,7 +51,11 @@ describe('ground truth', () => {
   afterAll(() => emulator.close());
 
   it('accounts: equals what the export serves, read independently', async () => {
-    for (const [s, e] of [['2024-08-18', '2024-11-15'], ['2024-10-26', '2024-10-28'], ['2024-09-03', '2024-09-03']] as const) {
+    for (const [s, e] of [
+      ['2024-08-18', '2024-11-15'],
+      ['2024-10-26', '2024-10-28'],
+      ['2024-09-03', '2024-09-03'],
+    ] as const) {
       const served = (await allPages(emulator, 'accounts', s, e, 64)).records.filter((r) => typeof r.customerId === 'string' && r.customerId.startsWith('C'));
       expect(served.map(accountAsWarehouse)).toEqual([...emulator.truth.accounts(s, e)]);
     }

@@ -103,7 +103,9 @@ describe('points that expire without a request', () => {
     for (const { customer, at } of expected) {
       const truth = asOf.get(at)!.get(customer)!;
       const points = truth.wallets.map((w) => w.points);
-      expect(hook.bodies.some((b) => b.customer.accountId === customer && JSON.stringify(b.entity.wallets.map((w: any) => w.point)) === JSON.stringify(points))).toBe(true);
+      expect(
+        hook.bodies.some((b) => b.customer.accountId === customer && JSON.stringify(b.entity.wallets.map((w: any) => w.point)) === JSON.stringify(points)),
+      ).toBe(true);
     }
     expect((await call(emulator, '/_emulator/expiries', { method: 'POST' })).body).toEqual({ events: 0 });
   });

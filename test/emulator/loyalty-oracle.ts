@@ -71,11 +71,26 @@ export function replay(postings: readonly any[], asOfMs: number): Expected {
   const details = new Map<number, { gained: number; redeemed: number; expired: number; remaining: number }>();
   for (const b of [...wallets.values()].flat()) {
     const d = details.get(b.expires) ?? { gained: 0, redeemed: 0, expired: 0, remaining: 0 };
-    details.set(b.expires, { gained: d.gained + b.gained, redeemed: d.redeemed + b.redeemed, expired: d.expired + b.expired, remaining: d.remaining + b.remaining });
+    details.set(b.expires, {
+      gained: d.gained + b.gained,
+      redeemed: d.redeemed + b.redeemed,
+      expired: d.expired + b.expired,
+      remaining: d.remaining + b.remaining,
+    });
   }
   const points = new Map([...wallets].map(([key, buckets]) => [key, buckets.reduce((sum, b) => sum + b.remaining, 0) / 100]));
-  const cents = (d: Bucket | { gained: number; redeemed: number; expired: number; remaining: number }) => ({ gained: d.gained / 100, redeemed: d.redeemed / 100, expired: d.expired / 100, remaining: d.remaining / 100 });
-  return { cumulativeCredit: gained / 100, wallets: points, details: new Map([...details].sort(([a], [b]) => a - b).map(([k, d]) => [k, cents(d)])), overdrawn };
+  const cents = (d: Bucket | { gained: number; redeemed: number; expired: number; remaining: number }) => ({
+    gained: d.gained / 100,
+    redeemed: d.redeemed / 100,
+    expired: d.expired / 100,
+    remaining: d.remaining / 100,
+  });
+  return {
+    cumulativeCredit: gained / 100,
+    wallets: points,
+    details: new Map([...details].sort(([a], [b]) => a - b).map(([k, d]) => [k, cents(d)])),
+    overdrawn,
+  };
 }
 
 /** What a warehouse holds for a served `loyalty` member, read without the emulator's code. */
@@ -96,7 +111,16 @@ export function loyaltyAsWarehouse(customerId: string, l: any) {
     wallets: l.wallets.map((w: any, n: number) => {
       const redeemable = l.redeemable[n];
       expect([redeemable.countryIso, redeemable.currency]).toEqual([w.countryIso, w.currency]);
-      return { customer_id: customerId, country_iso: w.countryIso, country_name: w.countryName, currency: w.currency, points: w.point, value: w.value, redeemable_points: redeemable.point, redeemable_value: redeemable.value };
+      return {
+        customer_id: customerId,
+        country_iso: w.countryIso,
+        country_name: w.countryName,
+        currency: w.currency,
+        points: w.point,
+        value: w.value,
+        redeemable_points: redeemable.point,
+        redeemable_value: redeemable.value,
+      };
     }),
     balance_details: l.balanceDetails.map((d: any) => ({
       customer_id: customerId,
@@ -107,4 +131,3 @@ export function loyaltyAsWarehouse(customerId: string, l: any) {
     })),
   };
 }
-

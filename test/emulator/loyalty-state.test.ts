@@ -39,9 +39,21 @@ describe('loyalty state as of the clock', () => {
         expect(loyalty.wallets.map((w: any) => `${w.countryIso}/${w.currency}`)).toEqual([...expected.wallets.keys()]);
         expect(loyalty.wallets.map((w: any) => w.point)).toEqual([...expected.wallets.values()].map((p) => expect.closeTo(p, 2)));
       }
-      const details = [...expected.details].map(([ms, d]) => ({ expires: new Date(ms).toISOString(), gained: d.gained, redeemed: d.redeemed, expired: d.expired }));
-      const served = loyalty.balanceDetails.map((d: any) => ({ expires: readTimestamp(d.expires), gained: d.loyaltyPointsGained, redeemed: d.loyaltyPointsRedeemed, expired: d.loyaltyPointsExpired }));
-      expect(served, customer.customer_id).toEqual(details.map((d) => ({ ...d, gained: expect.closeTo(d.gained, 2), redeemed: expect.closeTo(d.redeemed, 2), expired: expect.closeTo(d.expired, 2) })));
+      const details = [...expected.details].map(([ms, d]) => ({
+        expires: new Date(ms).toISOString(),
+        gained: d.gained,
+        redeemed: d.redeemed,
+        expired: d.expired,
+      }));
+      const served = loyalty.balanceDetails.map((d: any) => ({
+        expires: readTimestamp(d.expires),
+        gained: d.loyaltyPointsGained,
+        redeemed: d.loyaltyPointsRedeemed,
+        expired: d.loyaltyPointsExpired,
+      }));
+      expect(served, customer.customer_id).toEqual(
+        details.map((d) => ({ ...d, gained: expect.closeTo(d.gained, 2), redeemed: expect.closeTo(d.redeemed, 2), expired: expect.closeTo(d.expired, 2) })),
+      );
       // expiry.point/date: the soonest points still to expire, and their last valid day.
       const next = [...expected.details].find(([, d]) => d.remaining > 0);
       expect(loyalty.expiry.point).toBeCloseTo(next ? next[1].remaining : 0, 2);

@@ -21,7 +21,11 @@ describe('surveys export', () => {
 
   it('splits a range into windows without losing or repeating an element', async () => {
     const parts = [];
-    for (const [s, e] of [['2024-09-01', '2024-09-10'], ['2024-09-11', '2024-09-11'], ['2024-09-12', '2024-09-30']]) {
+    for (const [s, e] of [
+      ['2024-09-01', '2024-09-10'],
+      ['2024-09-11', '2024-09-11'],
+      ['2024-09-12', '2024-09-30'],
+    ]) {
       parts.push(...(await allPages(emulator, 'surveys', s!, e!, 10)).records);
     }
     const whole = (await allPages(emulator, 'surveys', '2024-09-01', '2024-09-30', 1000)).records;
@@ -80,6 +84,7 @@ describe('surveys export', () => {
     const questions = emulator.truth.surveys().flatMap((s) => Object.entries(s.questions));
     expect(questions.some(([, code]) => /[^a-z0-9_]/.test(code))).toBe(true);
     expect(questions.some(([text]) => text.includes('"'))).toBe(true);
+    // eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included
     expect(questions.some(([text]) => /[^\x00-\x7f]/.test(text))).toBe(true);
   });
 

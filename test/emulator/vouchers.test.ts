@@ -65,7 +65,8 @@ describe('vouchers over time', () => {
           const key = `${customer.customer_id} ${code}`;
           if (!history.has(key)) history.set(key, n === 0 ? [] : [{ at: steps[n - 1]!, v: null }]);
         }
-        for (const [key, seen] of history) if (key.startsWith(`${customer.customer_id} `)) seen.push({ at, v: listed.get(key.slice(key.indexOf(' ') + 1)) ?? null });
+        for (const [key, seen] of history)
+          if (key.startsWith(`${customer.customer_id} `)) seen.push({ at, v: listed.get(key.slice(key.indexOf(' ') + 1)) ?? null });
       }
     }
     now = NOW;
@@ -108,7 +109,8 @@ describe('vouchers over time', () => {
         count.vanished++;
         const last = seen[gone - 1]!.v;
         expect(last.status, `${key} vanished while active`).not.toBe('active');
-        const endedAt = last.status === 'redeemed' ? Date.parse(readTimestamp(last.redeemed)!) : DateTime.fromISO(last.expires, { zone: ZONE }).plus({ days: 1 }).toMillis();
+        const endedAt =
+          last.status === 'redeemed' ? Date.parse(readTimestamp(last.redeemed)!) : DateTime.fromISO(last.expires, { zone: ZONE }).plus({ days: 1 }).toMillis();
         expect(seen[gone]!.at - endedAt).toBeGreaterThanOrEqual(30 * DAY_MS);
         expect(seen[gone - 1]!.at - endedAt).toBeLessThan(30 * DAY_MS);
       }

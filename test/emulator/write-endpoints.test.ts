@@ -91,7 +91,9 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     const bad = await send(path, fail, method);
     expect(bad.body.code, `failing body of ${path}: ${JSON.stringify(bad.body)}`).toBe(code);
     expect(bad.status).toBe({ 1002: 400, 1004: 409, 1005: 404, 1006: 400, 1010: 400 }[code]);
-    expect(bad.body.message).toBe(`${{ 1002: 'Fields are empty', 1004: 'The following field is not unique', 1005: 'Data Not Found', 1006: 'The following fields are invalid', 1010: 'At least one of the following fields is required' }[code]}${code === 1005 ? '' : `: ${fields}`}`);
+    expect(bad.body.message).toBe(
+      `${{ 1002: 'Fields are empty', 1004: 'The following field is not unique', 1005: 'Data Not Found', 1006: 'The following fields are invalid', 1010: 'At least one of the following fields is required' }[code]}${code === 1005 ? '' : `: ${fields}`}`,
+    );
   }
 
   describe('6 transaction, 7 rollback and 14 purchase', () => {
@@ -113,11 +115,18 @@ describe('write endpoints: every validation rule, with a passing and a failing b
       ['items required and not empty (1002)', (b) => b, (b) => withValue(b, 'items', []), 1002, 'items'],
       [
         'payments and extras required, may be empty (1002)',
-        (b) => withValue(withValue(withValue(b, 'extras', []), 'billed', 9.72), 'paid', 9.22),         (b) => without(without(b, 'payments'), 'extras'),
+        (b) => withValue(withValue(withValue(b, 'extras', []), 'billed', 9.72), 'paid', 9.22),
+        (b) => without(without(b, 'payments'), 'extras'),
         1002,
         'payments, extras',
       ],
-      ['item sku, qty, unitPrice required (1002)', (b) => without(b, 'items.0.discount.name'), (b) => without(without(b, 'items.1.sku'), 'items.0.unitPrice'), 1002, 'items[0].unitPrice, items[1].sku'],
+      [
+        'item sku, qty, unitPrice required (1002)',
+        (b) => without(b, 'items.0.discount.name'),
+        (b) => without(without(b, 'items.1.sku'), 'items.0.unitPrice'),
+        1002,
+        'items[0].unitPrice, items[1].sku',
+      ],
       [
         'a voucher payment needs its referenceId (1002)',
         (b) => withValue(b, 'payments', [{ name: 'EUR', typeName: 'card', amount: 10.22, voucher: false }]),
@@ -125,15 +134,45 @@ describe('write endpoints: every validation rule, with a passing and a failing b
         1002,
         'payments[0].referenceId',
       ],
-      ['times are YYYY-MM-DD HH:MM:SS (1006)', (b) => b, (b) => withValue(withValue(b, 'openTime', '16/11/2024 10:00'), 'closeTime', '2024-11-16 25:00:00'), 1006, 'openTime, closeTime'],
+      [
+        'times are YYYY-MM-DD HH:MM:SS (1006)',
+        (b) => b,
+        (b) => withValue(withValue(b, 'openTime', '16/11/2024 10:00'), 'closeTime', '2024-11-16 25:00:00'),
+        1006,
+        'openTime, closeTime',
+      ],
       ['totals are Decimals (1006)', (b) => b, (b) => withValue(b, 'billTax', '0'), 1006, 'billTax'],
       ['strings are Strings (1006)', (b) => b, (b) => withValue(withValue(b, 'receipt', 42), 'operatorId', 7), 1006, 'receipt, operatorId'],
       ['item members are typed (1006)', (b) => b, (b) => withValue(withValue(b, 'items.0.qty', '2'), 'items.1.tax', true), 1006, 'items[0].qty, items[1].tax'],
       ['payment flags are Booleans (1006)', (b) => b, (b) => withValue(b, 'payments.0.redemption', 'no'), 1006, 'payments[0].redemption'],
-      ['the identity block is Strings (1006)', (b) => b, (b) => withValue(b, `${Object.keys(b)[0]}.phone`, Number(customer.phone)), 1006, `${'IDENTITY'}.phone`],
-      ['voucher.* and loyalty.* are typed when given (1006)', (b) => ({ ...b, loyalty: { name: true, amount: 0, redemption: false } }), (b) => ({ ...b, loyalty: { amount: '1' }, voucher: { name: 'x' } }), 1006, 'voucher.name, loyalty.amount'],
-      ['itemTaxTotal = Σ tax × qty, to the cent (1006)', (b) => withValue(withValue(b, 'itemTaxTotal', 0.724), 'billed', 10.724), (b) => withValue(withValue(b, 'itemTaxTotal', 0.73), 'billed', 10.73), 1006, 'itemTaxTotal, paid'],
-      ['itemDiscountTotal = Σ discount.amount × qty (1006)', (b) => b, (b) => withValue(withValue(b, 'itemDiscountTotal', 0.25), 'paid', 10.47), 1006, 'itemDiscountTotal'],
+      [
+        'the identity block is Strings (1006)',
+        (b) => b,
+        (b) => withValue(b, `${Object.keys(b)[0]}.phone`, Number(customer.phone)),
+        1006,
+        `${'IDENTITY'}.phone`,
+      ],
+      [
+        'voucher.* and loyalty.* are typed when given (1006)',
+        (b) => ({ ...b, loyalty: { name: true, amount: 0, redemption: false } }),
+        (b) => ({ ...b, loyalty: { amount: '1' }, voucher: { name: 'x' } }),
+        1006,
+        'voucher.name, loyalty.amount',
+      ],
+      [
+        'itemTaxTotal = Σ tax × qty, to the cent (1006)',
+        (b) => withValue(withValue(b, 'itemTaxTotal', 0.724), 'billed', 10.724),
+        (b) => withValue(withValue(b, 'itemTaxTotal', 0.73), 'billed', 10.73),
+        1006,
+        'itemTaxTotal, paid',
+      ],
+      [
+        'itemDiscountTotal = Σ discount.amount × qty (1006)',
+        (b) => b,
+        (b) => withValue(withValue(b, 'itemDiscountTotal', 0.25), 'paid', 10.47),
+        1006,
+        'itemDiscountTotal',
+      ],
       [
         'billed = Σ unitPrice × qty + extras + billTax + itemTaxTotal (1006)',
         (b) => withValue(withValue(withValue(b, 'billTax', 1), 'billed', 11.72), 'paid', 11.22),
@@ -141,7 +180,13 @@ describe('write endpoints: every validation rule, with a passing and a failing b
         1006,
         'billed',
       ],
-      ['paid = billed - billDiscount - itemDiscountTotal - redeemed (1006)', (b) => withValue(withValue(b, 'billDiscount', 0.22), 'paid', 10), (b) => withValue(b, 'paid', 10.23), 1006, 'paid'],
+      [
+        'paid = billed - billDiscount - itemDiscountTotal - redeemed (1006)',
+        (b) => withValue(withValue(b, 'billDiscount', 0.22), 'paid', 10),
+        (b) => withValue(b, 'paid', 10.23),
+        1006,
+        'paid',
+      ],
     ];
     for (const kind of kinds) {
       for (const [ruleName, pass, fail, code, fields] of cases) {
@@ -164,13 +209,25 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     it('a receipt is accepted once across transactions and purchases (1004)', async () => {
       const receipt = fresh('R');
       await rule('/accounts/transactions/submit', transaction('account', account, receipt), transaction('account', account, receipt), 1004, 'receipt');
-      await rule('/ecommactivity/purchase', { ...transaction('customer', account), ecommerce: { time: '1' } }, { ...transaction('customer', account, receipt), ecommerce: { time: '1' } }, 1004, 'receipt');
+      await rule(
+        '/ecommactivity/purchase',
+        { ...transaction('customer', account), ecommerce: { time: '1' } },
+        { ...transaction('customer', account, receipt), ecommerce: { time: '1' } },
+        1004,
+        'receipt',
+      );
     });
 
     it('a rollback names an accepted receipt (1006), once (1004)', async () => {
       const receipt = fresh('R');
       expect((await send('/accounts/transactions/submit', transaction('account', account, receipt))).status).toBe(200);
-      await rule('/accounts/transactions/rollback', transaction('customer', account, receipt), transaction('customer', account, fresh('NEVER')), 1006, 'receipt');
+      await rule(
+        '/accounts/transactions/rollback',
+        transaction('customer', account, receipt),
+        transaction('customer', account, fresh('NEVER')),
+        1006,
+        'receipt',
+      );
       const again = await send('/accounts/transactions/rollback', transaction('customer', account, receipt));
       expect(again.status).toBe(409);
       expect(again.body).toEqual({ code: 1004, message: 'The following field is not unique: receipt' });
@@ -199,11 +256,23 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     it('requires account, referenceNumber, start, end, status, items and each item’s sku, name, price, duration (1002)', async () => {
       await rule(path, appointment(account), without(without(without(appointment(account), 'account'), 'status'), 'items'), 1002, 'account, status, items');
       await rule(path, appointment(account), withValue(withValue(appointment(account), 'referenceNumber', ''), 'end', null), 1002, 'referenceNumber, end');
-      await rule(path, appointment(account), withValue(appointment(account), 'items', [{ consultantId: 'c1' }]), 1002, 'items[0].sku, items[0].name, items[0].price, items[0].duration');
+      await rule(
+        path,
+        appointment(account),
+        withValue(appointment(account), 'items', [{ consultantId: 'c1' }]),
+        1002,
+        'items[0].sku, items[0].name, items[0].price, items[0].duration',
+      );
     });
     it('types its members (1006)', async () => {
       await rule(path, appointment(account), withValue(withValue(appointment(account), 'start', '2024-11-18T10:00:00'), 'status', '1'), 1006, 'start, status');
-      await rule(path, appointment(account), withValue(withValue(appointment(account), 'items.0.price', '20'), 'generated', 'today'), 1006, 'generated, items[0].price');
+      await rule(
+        path,
+        appointment(account),
+        withValue(withValue(appointment(account), 'items.0.price', '20'), 'generated', 'today'),
+        1006,
+        'generated, items[0].price',
+      );
     });
     it('updates by reference number; a reference number of another customer is not unique (1004)', async () => {
       const reference = fresh('A');
@@ -219,7 +288,13 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     const path = '/ecommactivity/pageview';
     it('requires items with type, sku, qty, name, and ecommerce.time (1002)', async () => {
       await rule(path, without(pageView(), 'customer'), without(pageView(), 'items'), 1002, 'items');
-      await rule(path, pageView(), without(without(without(pageView(), 'items.0.qty'), 'items.0.name'), 'ecommerce.time'), 1002, 'items[0].qty, items[0].name, ecommerce.time');
+      await rule(
+        path,
+        pageView(),
+        without(without(without(pageView(), 'items.0.qty'), 'items.0.name'), 'ecommerce.time'),
+        1002,
+        'items[0].qty, items[0].name, ecommerce.time',
+      );
       await rule(path, pageView(), withValue(pageView(), 'items.0', { currency: 'EUR' }), 1002, 'items[0].type, items[0].sku, items[0].qty, items[0].name');
     });
     it('has only String members (1006) and a type of Product or Service (1006)', async () => {
@@ -235,11 +310,32 @@ describe('write endpoints: every validation rule, with a passing and a failing b
       expect((await call(emulator, `${path}?phone=${customer.phone}`, { method: 'PUT', body: '{"first":"Maria"}' })).body).toEqual({ status: 'success' });
     });
     it('types its members (1006)', async () => {
-      await rule(path, { phone: customer.phone, birthdate: '1990-02-28', city: null }, { phone: customer.phone, birthdate: '1990-02-30', city: 5 }, 1006, 'birthdate, city', 'PUT');
-      await rule(path, { phone: customer.phone, businessFields: { pet: 'cat', hobby: null } }, { phone: customer.phone, businessFields: { pet: 1 } }, 1006, 'businessFields', 'PUT');
+      await rule(
+        path,
+        { phone: customer.phone, birthdate: '1990-02-28', city: null },
+        { phone: customer.phone, birthdate: '1990-02-30', city: 5 },
+        1006,
+        'birthdate, city',
+        'PUT',
+      );
+      await rule(
+        path,
+        { phone: customer.phone, businessFields: { pet: 'cat', hobby: null } },
+        { phone: customer.phone, businessFields: { pet: 1 } },
+        1006,
+        'businessFields',
+        'PUT',
+      );
     });
     it('answers 1004 when an identifier belongs to another customer, 1005 for an unknown one', async () => {
-      await rule(path, { phone: customer.phone, accountId: customer.customer_id }, { phone: customer.phone, accountId: other.customer_id }, 1004, 'accountId', 'PUT');
+      await rule(
+        path,
+        { phone: customer.phone, accountId: customer.customer_id },
+        { phone: customer.phone, accountId: other.customer_id },
+        1004,
+        'accountId',
+        'PUT',
+      );
       await rule(path, { phone: customer.phone, email: customer.email }, { phone: customer.phone, email: other.email }, 1004, 'email', 'PUT');
       await rule(path, { phone: customer.phone }, { phone: '306999999999' }, 1005, '', 'PUT');
     });

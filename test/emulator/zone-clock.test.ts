@@ -9,7 +9,8 @@ describe('ZoneClock', () => {
     const changes = clock.transitions(2000, 2034);
     const anyInstant = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2035, 0, 1) });
     // Most of the interest is within two hours of a clock change.
-    const nearChange = changes.length === 0 ? anyInstant : fc.tuple(fc.constantFrom(...changes), fc.integer({ min: -7_200_000, max: 7_200_000 })).map(([at, d]) => at + d);
+    const nearChange =
+      changes.length === 0 ? anyInstant : fc.tuple(fc.constantFrom(...changes), fc.integer({ min: -7_200_000, max: 7_200_000 })).map(([at, d]) => at + d);
     fc.assert(
       fc.property(fc.oneof(anyInstant, nearChange), (ms) => {
         expect(clock.formatLocal(ms)).toBe(DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss'));

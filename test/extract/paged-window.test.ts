@@ -55,7 +55,9 @@ describe('reading a listing that changes while it is paged', () => {
         ],
       },
     });
-    api = new LoyaltyApi(new HttpClient({ baseUrl: emulator.url, timeoutMs: 2000, retries: 0, requestsPerSecond: 10_000, concurrency: 4, logger: silentLogger }));
+    api = new LoyaltyApi(
+      new HttpClient({ baseUrl: emulator.url, timeoutMs: 2000, retries: 0, requestsPerSecond: 10_000, concurrency: 4, logger: silentLogger }),
+    );
   });
   afterAll(async () => emulator.close());
 
@@ -65,7 +67,9 @@ describe('reading a listing that changes while it is paged', () => {
     let restarts = 0;
     for (const day of DAYS) {
       const window = { start: day, end: day };
-      const read = await collect(readAllPages({ label: `accounts ${day}`, pageSize: 2, fetchPage: (n) => api.accountsPage(window, n, 2), keyOf: customerIdOf, concurrency: 3 }));
+      const read = await collect(
+        readAllPages({ label: `accounts ${day}`, pageSize: 2, fetchPage: (n) => api.accountsPage(window, n, 2), keyOf: customerIdOf, concurrency: 3 }),
+      );
       restarts += read.restarts;
       expect(read.records.map(customerIdOf), day).toEqual([...emulator.truth.accounts(day, day)].map((a) => a.customer_id));
     }
@@ -79,7 +83,9 @@ describe('reading a listing that changes while it is paged', () => {
     for (const day of DAYS.slice(1)) {
       const window = { start: day, end: day };
       const read = await collect(readAllPages({ label: `surveys ${day}`, pageSize: 2, fetchPage: (n) => api.surveysPage(window, n, 2), concurrency: 2 }));
-      const answers = read.records.flatMap(splitSurveyElement).map((r) => (r as { answers: Array<{ customerId: string; date: string }> }).answers[0]!.customerId);
+      const answers = read.records
+        .flatMap(splitSurveyElement)
+        .map((r) => (r as { answers: Array<{ customerId: string; date: string }> }).answers[0]!.customerId);
       expect(answers, day).toEqual([...emulator.truth.surveyResponses(day, day)].map((r) => r.customer_id));
     }
     expect(emulator.faults.counts().driftedReads).toBeGreaterThan(10);
@@ -100,9 +106,13 @@ describe('reading a listing that changes while it is paged', () => {
   it('fails with the reason of every read when the listing never settles', async () => {
     emulator.faults.set({ driftRate: 1, driftReads: 1000 });
     const window = { start: '2024-09-03', end: '2024-09-03' };
-    const failure = await collect(readAllPages({ label: 'accounts 2024-09-03..2024-09-03', pageSize: 3, fetchPage: (n) => api.accountsPage(window, n, 3), keyOf: customerIdOf })).catch((e: unknown) => e);
+    const failure = await collect(
+      readAllPages({ label: 'accounts 2024-09-03..2024-09-03', pageSize: 3, fetchPage: (n) => api.accountsPage(window, n, 3), keyOf: customerIdOf }),
+    ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(IncompleteListingError);
-    expect((failure as Error).message).toMatch(/^accounts 2024-09-03\.\.2024-09-03: the listing kept changing while it was read, 3 times in a row \(read 1: .+; read 2: .+; read 3: .+\)$/);
+    expect((failure as Error).message).toMatch(
+      /^accounts 2024-09-03\.\.2024-09-03: the listing kept changing while it was read, 3 times in a row \(read 1: .+; read 2: .+; read 3: .+\)$/,
+    );
 
     const long = [...emulator.truth.customers('2024-11-15')][93]!;
     const span = new SpanDays([{ start: '2024-08-18', end: '2024-11-15' }], TZ);
@@ -126,7 +136,12 @@ describe('what proves a read complete', () => {
         view = driftedView(settled, { kind, at: 0 });
       }
       const from = (n - 1) * 5;
-      return { pageNumber: n, pageSize: 5, totalCount: view.totalCount, data: from < view.totalCount ? view.records(from, Math.min(view.totalCount, from + 5)) : [] };
+      return {
+        pageNumber: n,
+        pageSize: 5,
+        totalCount: view.totalCount,
+        data: from < view.totalCount ? view.records(from, Math.min(view.totalCount, from + 5)) : [],
+      };
     };
     return { label: 'test', pageSize: 5, fetchPage, keyOf: keyed ? customerIdOf : undefined };
   }

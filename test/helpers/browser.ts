@@ -4,12 +4,23 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 /** Debian's Chromium: `.ci/run` installs it when it is missing. No browser is downloaded at run time. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Starts headless Chromium; without it, fails with what to install rather than skipping the test. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it when missing)`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it when missing)`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }

@@ -14,6 +14,10 @@ export async function buildCliForTests(): Promise<string> {
   const outDir = join(ROOT, '.test-dist');
   rmSync(outDir, { recursive: true, force: true });
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--declaration', 'false', '--sourceMap', 'false'], { cwd: ROOT });
+  await promisify(execFile)(
+    process.execPath,
+    [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--declaration', 'false', '--sourceMap', 'false'],
+    { cwd: ROOT },
+  );
   return join(outDir, 'cli/bin.js');
 }

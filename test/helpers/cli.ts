@@ -15,7 +15,11 @@ export interface CliResult {
 }
 
 /** Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources compiled for this test session. */
-export function startCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): { child: ChildProcess; done: Promise<CliResult>; output: () => string } {
+export function startCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+): { child: ChildProcess; done: Promise<CliResult>; output: () => string } {
   const child = spawn(process.execPath, [inject('cliEntry'), ...args], {
     cwd,
     env: { ...process.env, LOYALTY_LOG_LEVEL: 'info', ...env },
@@ -62,14 +66,29 @@ export function emulatorJobs(options: {
   postings?: string;
 }): string {
   const d = options.destination;
-  const historyStart = options.historyStart === undefined ? { history_start: options.firstDay } : options.historyStart === null ? {} : { history_start: options.historyStart };
-  const sourceKeys = { page_size: options.pageSize ?? 50, concurrency: 4, requests_per_second: 1000, retries: 2, timeout_ms: 10000, ...historyStart, ...options.sourceKeys };
-  const destination = !d ? '' : d.type === 'duckdb' ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n` : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
+  const historyStart =
+    options.historyStart === undefined ? { history_start: options.firstDay } : options.historyStart === null ? {} : { history_start: options.historyStart };
+  const sourceKeys = {
+    page_size: options.pageSize ?? 50,
+    concurrency: 4,
+    requests_per_second: 1000,
+    retries: 2,
+    timeout_ms: 10000,
+    ...historyStart,
+    ...options.sourceKeys,
+  };
+  const destination = !d
+    ? ''
+    : d.type === 'duckdb'
+      ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
+      : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
   return writeJobsFile(`
 source:
   base_url: ${options.url}
   timezone: ${options.timezone}
-${Object.entries(sourceKeys).map(([key, value]) => `  ${key}: ${value}`).join('\n')}
+${Object.entries(sourceKeys)
+  .map(([key, value]) => `  ${key}: ${value}`)
+  .join('\n')}
 ${options.extraSource ?? ''}
 ${destination}
 jobs:

@@ -15,7 +15,10 @@ const OUT = join(ROOT, 'docs/report.png');
 
 const dir = mkdtempSync(join(tmpdir(), 'loyalty-demo-'));
 try {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/bin.ts'), 'demo'], { cwd: dir, stdio: ['ignore', 'inherit', 'ignore'] });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/bin.ts'), 'demo'], {
+    cwd: dir,
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
   const browser = await launchChromium();
   try {
     const { page, problems } = await openWatched(browser, `file://${join(dir, 'report.html')}`, { width: 1180, height: 1000 });

@@ -3,7 +3,12 @@
  * endpoints: the customer's identity block under `identityKey` (`account` for a store transaction, `customer`
  * for a purchase or rollback), opened and closed at `time` (`YYYY-MM-DD HH:MM:SS`).
  */
-export function saleBody(identity: Record<string, unknown>, paid: number, receipt: string, options: { identityKey?: 'account' | 'customer'; time?: string; payments?: unknown[] } = {}) {
+export function saleBody(
+  identity: Record<string, unknown>,
+  paid: number,
+  receipt: string,
+  options: { identityKey?: 'account' | 'customer'; time?: string; payments?: unknown[] } = {},
+) {
   const time = options.time ?? '2024-03-21 09:58:00';
   return {
     [options.identityKey ?? 'account']: identity,

@@ -36,7 +36,9 @@ export async function readAccounts(conn: SqlConnection): Promise<Map<string, Rec
             ${epochMs('member_since')} AS member_since, nationality, gender, city, language
        FROM accounts`,
   );
-  const fields = await conn.all<{ customer_id: string; field_name: string; value: string | null }>('SELECT customer_id, field_name, value FROM account_custom_fields');
+  const fields = await conn.all<{ customer_id: string; field_name: string; value: string | null }>(
+    'SELECT customer_id, field_name, value FROM account_custom_fields',
+  );
   const byCustomer = new Map<string, Record<string, string | null>>();
   for (const f of fields) {
     // no prototype: a field named `__proto__` is a member like any other
@@ -75,7 +77,10 @@ export async function pivotMismatches(conn: SqlConnection): Promise<string[]> {
 
 /** Sorts by canonical JSON, so two multisets compare with toEqual. */
 export function sortedByJson<T>(items: T[]): T[] {
-  return items.map((item) => [JSON.stringify(item), item] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item);
+  return items
+    .map((item) => [JSON.stringify(item), item] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, item]) => item);
 }
 
 /** `loyalty_postings` in the shape of the emulator's TruthPosting (decimals as numbers). */
@@ -108,8 +113,12 @@ export async function readSurveyResponses(conn: SqlConnection): Promise<Array<Re
     `SELECT response_id, survey_id, customer_id, ${epochMs('answered_at')} AS answered_at, brand, branch, staff, operator, receipt, tier_name,
             first_name, last_name, phone, email FROM survey_responses`,
   );
-  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>('SELECT response_id, question_code, answer FROM survey_answers');
-  const questions = await conn.all<{ survey_id: string; question_code: string; question_text: string }>('SELECT survey_id, question_code, question_text FROM survey_questions');
+  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>(
+    'SELECT response_id, question_code, answer FROM survey_answers',
+  );
+  const questions = await conn.all<{ survey_id: string; question_code: string; question_text: string }>(
+    'SELECT survey_id, question_code, question_text FROM survey_questions',
+  );
   const answersOf = new Map<string, Record<string, string | null>>();
   for (const a of answers) answersOf.set(a.response_id, { ...answersOf.get(a.response_id), [a.question_code]: a.answer });
   const questionsOf = new Map<string, Record<string, string>>();
@@ -124,9 +133,13 @@ export async function readSurveyResponses(conn: SqlConnection): Promise<Array<Re
 
 /** Pivot columns of `table` that disagree with its long-form child, per `_etl_columns`. */
 export async function surveyPivotMismatches(conn: SqlConnection): Promise<string[]> {
-  const map = await conn.all<{ column_name: string; source_key: string }>(`SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'survey_responses'`);
+  const map = await conn.all<{ column_name: string; source_key: string }>(
+    `SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'survey_responses'`,
+  );
   const wide = await conn.all<Record<string, string | null>>('SELECT * FROM survey_responses');
-  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>('SELECT response_id, question_code, answer FROM survey_answers');
+  const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>(
+    'SELECT response_id, question_code, answer FROM survey_answers',
+  );
   const byResponse = new Map<string, Map<string, string | null>>();
   for (const a of answers) byResponse.set(a.response_id, (byResponse.get(a.response_id) ?? new Map()).set(a.question_code, a.answer));
   const problems: string[] = [];

@@ -17,7 +17,20 @@ const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 /** Any JSON-ish value a broken source could send in a field. */
 const anyValue = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 60 }),
-  fc.constantFrom('', 'NULL', 'null', '2024-03-01 10:00:00', '2024-02-30 10:00:00', '0000-01-01 00:00:00', '9999-12-31 23:59:59 UTC', '2024-03-01', '-1', '1e309', '12.34567', '  '),
+  fc.constantFrom(
+    '',
+    'NULL',
+    'null',
+    '2024-03-01 10:00:00',
+    '2024-02-30 10:00:00',
+    '0000-01-01 00:00:00',
+    '9999-12-31 23:59:59 UTC',
+    '2024-03-01',
+    '-1',
+    '1e309',
+    '12.34567',
+    '  ',
+  ),
   fc.double(),
   fc.integer(),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
@@ -26,7 +39,10 @@ const anyValue = fc.oneof(
   fc.array(fc.integer(), { maxLength: 2 }),
   fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
 );
-const anyKey = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom('select', '"', "'; DROP TABLE x;--", 'a'.repeat(300), 'Ünï', '\\N', 'tab\there'));
+const anyKey = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc.constantFrom('select', '"', "'; DROP TABLE x;--", 'a'.repeat(300), 'Ünï', '\\N', 'tab\there'),
+);
 
 /** A valid record with any of its fields replaced by anything, and unknown fields added. */
 function mutated(base: Record<string, unknown>, mapField?: string): fc.Arbitrary<Record<string, unknown>> {
@@ -64,7 +80,21 @@ const account = {
   language: 'el',
   customFieldMap: {},
 };
-const answer = { first: 'A', last: null, phone: null, email: 'x', brand: 'b', branch: 'c', staff: null, operator: 'NULL', date: '2024-03-01 10:00:00', customerId: 'C1', questAnsMap: {}, receipt: 'r', tierName: 't' };
+const answer = {
+  first: 'A',
+  last: null,
+  phone: null,
+  email: 'x',
+  brand: 'b',
+  branch: 'c',
+  staff: null,
+  operator: 'NULL',
+  date: '2024-03-01 10:00:00',
+  customerId: 'C1',
+  questAnsMap: {},
+  receipt: 'r',
+  tierName: 't',
+};
 const posting = {
   tierOrder: 1,
   tierName: 'Bronze',
@@ -91,7 +121,9 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
     // NULs PostgreSQL refused, crashing the run: in a key the reject's message quotes, and in a customer id
     examples: [[{ ...account, customFieldMap: { '\u0000': {} } }], [{ ...account, customerId: 'C\u00001' }, account]],
     records: fc.array(
-      mutated(account, 'customFieldMap').chain((r) => fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r))),
+      mutated(account, 'customFieldMap').chain((r) =>
+        fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r)),
+      ),
       { maxLength: 25 },
     ),
     key: (r) => String(r.customer_id),
@@ -99,7 +131,9 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
   {
     stream: surveysStream,
     records: fc.array(
-      fc.record({ answer: mutated(answer, 'questAnsMap'), questions: fc.oneof(fc.dictionary(anyKey, fc.string({ maxLength: 8 }), { maxKeys: 3 }), anyValue) }).map(({ answer, questions }) => ({ answers: [answer], questions })),
+      fc
+        .record({ answer: mutated(answer, 'questAnsMap'), questions: fc.oneof(fc.dictionary(anyKey, fc.string({ maxLength: 8 }), { maxKeys: 3 }), anyValue) })
+        .map(({ answer, questions }) => ({ answers: [answer], questions })),
       { maxLength: 25 },
     ),
     key: (r) => String(r.response_id),
@@ -107,7 +141,10 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
   },
   {
     stream: loyaltyPostingsStream,
-    records: fc.array(mutated(posting).map((p) => ({ customerId: 'C1', posting: p })), { maxLength: 25 }),
+    records: fc.array(
+      mutated(posting).map((p) => ({ customerId: 'C1', posting: p })),
+      { maxLength: 25 },
+    ),
     key: (r) => String(r.posting_id),
   },
 ];
@@ -120,13 +157,27 @@ describe.each(testDestinations)('any record, into $name', (target) => {
   afterAll(async () => destination.close());
 
   it.each(cases)('$stream.name: never crashes; every record ends in its table or in _etl_rejects, once', async ({ stream, records, key, examples = [] }) => {
-    const api = new LoyaltyApi(new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }));
-    const jobConfig = { streams: [stream.name], window_days: 1, lookback_days: 0, first_day: WINDOW.start, reject_threshold: 1, postings: { customers: 'all' as const, max_span_days: 1 } };
+    const api = new LoyaltyApi(
+      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+    );
+    const jobConfig = {
+      streams: [stream.name],
+      window_days: 1,
+      lookback_days: 0,
+      first_day: WINDOW.start,
+      reject_threshold: 1,
+      postings: { customers: 'all' as const, max_span_days: 1 },
+    };
     let run = 0;
     await fc.assert(
       fc.asyncProperty(records, async (batch) => {
         const runId = `${stream.name}-${++run}`;
-        const inMemory: StreamDefinition = { ...stream, extract: async function* () { yield { windowStart: WINDOW.start, records: batch, restart: false }; } };
+        const inMemory: StreamDefinition = {
+          ...stream,
+          extract: async function* () {
+            yield { windowStart: WINDOW.start, records: batch, restart: false };
+          },
+        };
         const ctx: StreamContext = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'prop', jobConfig, logger: silentLogger };
         // what the normalizer accepts is what must be in the table; the rest must be rejected
         const normalize = stream.normalizer(ctx);
@@ -144,8 +195,13 @@ describe.each(testDestinations)('any record, into $name', (target) => {
         expect(counts!.loaded).toBe(accepted.size);
         await destination.withConnection(async (conn) => {
           const table = stream.tables[0]!;
-          const rows = await conn.all<Record<string, unknown>>(`SELECT ${table.key.map((k) => `"${k}"`).join(', ')} FROM ${conn.schemaSql}."${table.name}" WHERE "_run_id" = $1`, [runId]);
-          const stored = await conn.all<{ payload: string }>(`SELECT payload FROM ${conn.schemaSql}._etl_rejects WHERE job = 'prop' AND stream = $1`, [stream.name]);
+          const rows = await conn.all<Record<string, unknown>>(
+            `SELECT ${table.key.map((k) => `"${k}"`).join(', ')} FROM ${conn.schemaSql}."${table.name}" WHERE "_run_id" = $1`,
+            [runId],
+          );
+          const stored = await conn.all<{ payload: string }>(`SELECT payload FROM ${conn.schemaSql}._etl_rejects WHERE job = 'prop' AND stream = $1`, [
+            stream.name,
+          ]);
           expect(stored.length).toBe(rejected);
           expect(rows.length).toBe(accepted.size);
           expect(new Set(rows.map(key))).toEqual(accepted);

@@ -15,7 +15,9 @@ async function openFresh(settings: object = {}) {
 async function settingOf(name: string, settings: object = {}): Promise<string> {
   const destination = await openFresh(settings);
   try {
-    return await destination.withConnection(async (conn) => String((await conn.all<{ value: unknown }>(`SELECT current_setting($1) AS value`, [name]))[0]!.value));
+    return await destination.withConnection(async (conn) =>
+      String((await conn.all<{ value: unknown }>(`SELECT current_setting($1) AS value`, [name]))[0]!.value),
+    );
   } finally {
     await destination.close();
   }
@@ -45,8 +47,13 @@ describe('DuckDB memory limit', () => {
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
     const destination = await openFresh({ memory_limit: '4MB' });
     try {
-      const many = Array.from({ length: 40_000 }, (_, i) => ({ row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`), fields: { tier: `t${i}`, store: `s${i}` } }));
-      await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(/(Out of Memory Error|could not allocate|failed to allocate).* — raise destination\.memory_limit in the jobs file$/);
+      const many = Array.from({ length: 40_000 }, (_, i) => ({
+        row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`),
+        fields: { tier: `t${i}`, store: `s${i}` },
+      }));
+      await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(
+        /(Out of Memory Error|could not allocate|failed to allocate).* — raise destination\.memory_limit in the jobs file$/,
+      );
       const left = await destination.withConnection(async (conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
       expect(Number(left[0]!.n)).toBe(0);
     } finally {
@@ -59,7 +66,13 @@ describe.each(testDestinations)('closing a $name warehouse', (target) => {
   it('gives back a span still open (its rows staged, never committed) instead of waiting on it', async () => {
     const { config } = await target.fresh();
     const destination = await openDestination(config);
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'r',
+      windows: [{ start: '2024-01-01', end: '2024-01-01' }],
+      tables: [accountsTable, accountCustomFieldsTable],
+    });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('C1', 'Athens') }]);
     await destination.close();
     const again = await openDestination(config);

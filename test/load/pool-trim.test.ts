@@ -61,9 +61,25 @@ describe('the DuckDB buffer pool after a span commit', () => {
     await fillPool(destination);
     // a span in flight, with more rows staged than a trim to a fixed size (32MB) kept: that wrote them to disk
     const staged = 120_000;
-    const other = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'other', windows: [{ start: '2024-03-01', end: '2024-03-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const other = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'other',
+      windows: [{ start: '2024-03-01', end: '2024-03-01' }],
+      tables: [accountsTable, accountCustomFieldsTable],
+    });
     for (let from = 0; from < staged; from += 5_000) {
-      const batch = Array.from({ length: 5_000 }, (_, i) => ({ seq: from + i + 1, windowStart: '2024-03-01', row: withCustomFields(account(`S${from + i}`, `City ${i % 97}`), new Map([['tier', `t${i % 7}`], ['note', `note ${from + i} ${'x'.repeat(200)}`]])) }));
+      const batch = Array.from({ length: 5_000 }, (_, i) => ({
+        seq: from + i + 1,
+        windowStart: '2024-03-01',
+        row: withCustomFields(
+          account(`S${from + i}`, `City ${i % 97}`),
+          new Map([
+            ['tier', `t${i % 7}`],
+            ['note', `note ${from + i} ${'x'.repeat(200)}`],
+          ]),
+        ),
+      }));
       await other.append('accounts', batch);
     }
     expect((await pool(destination, 'IN_MEMORY_TABLE')).memory).toBeGreaterThan(40e6);
@@ -72,9 +88,17 @@ describe('the DuckDB buffer pool after a span commit', () => {
 
     expect(await tablePages(destination)).toBeLessThanOrEqual(Number(POOL_TRIM_HEADROOM));
     expect((await pool(destination, 'IN_MEMORY_TABLE')).spilled).toBe(0);
-    await commitWindows(other, { job: 'j', stream: 'accounts', runId: 'other', firstDay: '2024-01-01' }, [{ start: '2024-03-01', end: '2024-03-01' }], new Map([['2024-03-01', staged]]), 1);
+    await commitWindows(
+      other,
+      { job: 'j', stream: 'accounts', runId: 'other', firstDay: '2024-01-01' },
+      [{ start: '2024-03-01', end: '2024-03-01' }],
+      new Map([['2024-03-01', staged]]),
+      1,
+    );
     await destination.withConnection(async (conn) => {
-      const [row] = await conn.all<{ n: number | string; fields: number | string }>(`SELECT (SELECT count(*) FROM accounts) AS n, (SELECT count(*) FROM account_custom_fields) AS fields`);
+      const [row] = await conn.all<{ n: number | string; fields: number | string }>(
+        `SELECT (SELECT count(*) FROM accounts) AS n, (SELECT count(*) FROM account_custom_fields) AS fields`,
+      );
       expect([Number(row!.n), Number(row!.fields)]).toEqual([staged + 1, 2 * staged + 1]);
     });
   });
@@ -85,7 +109,10 @@ describe('the DuckDB buffer pool after a span commit', () => {
     const heavy = () => destination.withConnection((conn) => conn.all<{ n: number | string }>(`SELECT count(DISTINCT text) AS n FROM filler`));
     let committing = true;
     const commits = async () => {
-      for (let day = 1; day <= 20; day++) await loadAccounts(destination, `2024-02-${String((day % 28) + 1).padStart(2, '0')}`, [{ row: account(`C${day}`, 'Athens'), fields: { tier: 'gold' } }]);
+      for (let day = 1; day <= 20; day++)
+        await loadAccounts(destination, `2024-02-${String((day % 28) + 1).padStart(2, '0')}`, [
+          { row: account(`C${day}`, 'Athens'), fields: { tier: 'gold' } },
+        ]);
       committing = false;
     };
     // queries for as long as the commits go on: most of them meet a trim
@@ -140,6 +167,14 @@ describe('the DuckDB buffer pool after a span commit', () => {
     } finally {
       instance.closeSync();
     }
-    expect(events).toEqual(['first starts', 'first ends', 'reads the pool', expect.stringMatching(/^limit '\d+B'$/), "limit '512MB'", 'second starts', 'second ends']);
+    expect(events).toEqual([
+      'first starts',
+      'first ends',
+      'reads the pool',
+      expect.stringMatching(/^limit '\d+B'$/),
+      "limit '512MB'",
+      'second starts',
+      'second ends',
+    ]);
   });
 });

@@ -37,15 +37,29 @@ describe.each(testDestinations)('source keys named like object internals, into $
   let run = 0;
   beforeAll(async () => {
     destination = await openDestination((await target.fresh()).config);
-    const api = new LoyaltyApi(new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }));
-    const jobConfig = { streams: [], window_days: 1, lookback_days: 0, first_day: WINDOW.start, reject_threshold: 1, postings: { customers: 'all' as const, max_span_days: 1 } };
+    const api = new LoyaltyApi(
+      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+    );
+    const jobConfig = {
+      streams: [],
+      window_days: 1,
+      lookback_days: 0,
+      first_day: WINDOW.start,
+      reject_threshold: 1,
+      postings: { customers: 'all' as const, max_span_days: 1 },
+    };
     ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'keys', jobConfig, logger: silentLogger };
   });
   afterAll(async () => destination.close());
 
   async function load(stream: StreamDefinition, records: unknown[]): Promise<string> {
     const runId = `${stream.name}-${++run}`;
-    const inMemory: StreamDefinition = { ...stream, extract: async function* () { yield { windowStart: WINDOW.start, records, restart: false }; } };
+    const inMemory: StreamDefinition = {
+      ...stream,
+      extract: async function* () {
+        yield { windowStart: WINDOW.start, records, restart: false };
+      },
+    };
     const [counts] = await loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'keys', runId, firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
     expect(counts!.rejected).toBe(0);
     return runId;
@@ -63,7 +77,9 @@ describe.each(testDestinations)('source keys named like object internals, into $
             `SELECT customer_id, field_name, value FROM account_custom_fields WHERE customer_id LIKE $1`,
             [`${prefix}%`],
           );
-          const expected = maps.flatMap((fields, i) => fields.map(([name, value]) => ({ customer_id: `${prefix}${i}`, field_name: name, value: cleanText(value) })));
+          const expected = maps.flatMap((fields, i) =>
+            fields.map(([name, value]) => ({ customer_id: `${prefix}${i}`, field_name: name, value: cleanText(value) })),
+          );
           expect(sorted(stored)).toEqual(sorted(expected));
           expect(await pivotMismatches(conn)).toEqual([]);
         });
@@ -73,20 +89,33 @@ describe.each(testDestinations)('source keys named like object internals, into $
   });
 
   it('surveys: every answer is in survey_answers and its q_ column, every question in survey_questions', async () => {
-    const questionSet = fc.uniqueArray(fc.tuple(anyName, anyName), { selector: ([text]) => text, maxLength: 5 }).map((qs) => qs.filter(([, code], i) => qs.findIndex(([, c]) => c === code) === i));
+    const questionSet = fc
+      .uniqueArray(fc.tuple(anyName, anyName), { selector: ([text]) => text, maxLength: 5 })
+      .map((qs) => qs.filter(([, code], i) => qs.findIndex(([, c]) => c === code) === i));
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(questionSet, namedValues), { minLength: 1, maxLength: 4 }), async (elements) => {
         const prefix = `S${run + 1}-`;
         const records = elements.map(([questions, answers], i) =>
-          JSON.parse(`{"questions":${objectText(questions)},"answers":[{"date":"2024-03-01 10:00:00","customerId":${JSON.stringify(`${prefix}${i}`)},"questAnsMap":${objectText(answers)}}]}`),
+          JSON.parse(
+            `{"questions":${objectText(questions)},"answers":[{"date":"2024-03-01 10:00:00","customerId":${JSON.stringify(`${prefix}${i}`)},"questAnsMap":${objectText(answers)}}]}`,
+          ),
         );
         await load(surveysStream, records);
         await destination.withConnection(async (conn) => {
           for (const [i, [questions, answers]] of elements.entries()) {
-            const [response] = await conn.all<{ response_id: string; survey_id: string }>(`SELECT response_id, survey_id FROM survey_responses WHERE customer_id = $1`, [`${prefix}${i}`]);
-            const storedAnswers = await conn.all<{ question_code: string; answer: string | null }>(`SELECT question_code, answer FROM survey_answers WHERE response_id = $1`, [response!.response_id]);
+            const [response] = await conn.all<{ response_id: string; survey_id: string }>(
+              `SELECT response_id, survey_id FROM survey_responses WHERE customer_id = $1`,
+              [`${prefix}${i}`],
+            );
+            const storedAnswers = await conn.all<{ question_code: string; answer: string | null }>(
+              `SELECT question_code, answer FROM survey_answers WHERE response_id = $1`,
+              [response!.response_id],
+            );
             expect(sorted(storedAnswers)).toEqual(sorted(answers.map(([code, answer]) => ({ question_code: code, answer: cleanText(answer) }))));
-            const storedQuestions = await conn.all<{ question_code: string; question_text: string }>(`SELECT question_code, question_text FROM survey_questions WHERE survey_id = $1`, [response!.survey_id]);
+            const storedQuestions = await conn.all<{ question_code: string; question_text: string }>(
+              `SELECT question_code, question_text FROM survey_questions WHERE survey_id = $1`,
+              [response!.survey_id],
+            );
             expect(sorted(storedQuestions)).toEqual(sorted(questions.map(([text, code]) => ({ question_code: code, question_text: text }))));
           }
           expect(await surveyPivotMismatches(conn)).toEqual([]);

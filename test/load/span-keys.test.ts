@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { SpanKeys } from '../../src/load/span-keys.js';
 import type { TableSpec } from '../../src/load/table-spec.js';
 
-const table: TableSpec = { name: 't', key: ['a', 'b'], columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'text' }], merge: { kind: 'upsert' } };
+const table: TableSpec = {
+  name: 't',
+  key: ['a', 'b'],
+  columns: [
+    { name: 'a', type: 'text' },
+    { name: 'b', type: 'text' },
+  ],
+  merge: { kind: 'upsert' },
+};
 
 describe('the keys a span staged', () => {
   it('lists every row whose key was staged more than once, and only those keys', () => {
@@ -31,7 +39,7 @@ describe('the keys a span staged', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => ({ seq: i + 1, row: { a: `k${i % 15_000}`, b: i % 15_000 === 7 ? null : 'v' } }));
     for (let i = 0; i < rows.length; i += 999) span.add('t', rows.slice(i, i + 999));
     const listed = [...span.listed()].map(([, seq]) => seq).sort((x, y) => x - y);
-    expect(listed).toEqual(rows.filter((r, i) => i % 15_000 < 5_000).map((r) => r.seq));
+    expect(listed).toEqual(rows.filter((_, i) => i % 15_000 < 5_000).map((r) => r.seq));
   });
 
   it('knows nothing once staged rows were dropped, so the merge numbers them all', () => {

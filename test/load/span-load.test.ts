@@ -33,7 +33,9 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     const fields = Object.fromEntries(HOSTILE_KEYS.map((k, i) => [k, HOSTILE_VALUES[i % HOSTILE_VALUES.length]!]));
     await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'Athens'), fields }]);
     await destination.withConnection(async (conn) => {
-      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', ['accounts']);
+      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
+        'accounts',
+      ]);
       expect(map.map((m) => m.source_key).sort()).toEqual([...HOSTILE_KEYS].sort());
       expect(new Set(map.map((m) => m.column_name)).size).toBe(HOSTILE_KEYS.length);
       // colliding keys are named in code point order in every warehouse, whatever its collation
@@ -91,8 +93,18 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
       { start: '2024-01-01', end: '2024-01-01' },
       { start: '2024-01-02', end: '2024-01-02' },
     ];
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows, tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable] });
-    const staged = (seq: number, windowStart: string, id: string, city: string) => ({ seq, windowStart, row: withCustomFields(account(id, city), new Map([['seen', city]])) });
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'r',
+      windows,
+      tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
+    });
+    const staged = (seq: number, windowStart: string, id: string, city: string) => ({
+      seq,
+      windowStart,
+      row: withCustomFields(account(id, city), new Map([['seen', city]])),
+    });
     await span.append('accounts', [staged(1, '2024-01-01', 'C1', 'a'), staged(2, '2024-01-01', 'C2', 'b')]);
     await span.append('accounts', [staged(3, '2024-01-01', 'C1', 'c')]);
     await span.append('accounts', [staged(4, '2024-01-02', 'C3', 'd'), staged(5, '2024-01-02', 'C1', 'e'), staged(6, '2024-01-02', 'C4', 'f')]);
@@ -123,16 +135,28 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
         { customer_id: 'C3', value: 'd' },
         { customer_id: 'C4', value: 'f' },
       ]);
-      const windowsOf = await conn.all<{ customer_id: string; w: string }>(`SELECT customer_id, CAST("_window_start" AS VARCHAR) AS w FROM _etl_account_windows ORDER BY 1, 2`);
+      const windowsOf = await conn.all<{ customer_id: string; w: string }>(
+        `SELECT customer_id, CAST("_window_start" AS VARCHAR) AS w FROM _etl_account_windows ORDER BY 1, 2`,
+      );
       expect(windowsOf.map((r) => `${r.customer_id} ${r.w}`)).toEqual(['C1 2024-01-01', 'C1 2024-01-02', 'C2 2024-01-01', 'C3 2024-01-02', 'C4 2024-01-02']);
     });
   });
 
   it('commits nothing when the commit fails, and the window can be loaded again', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'r',
+      windows: [{ start: '2024-01-01', end: '2024-01-01' }],
+      tables: [accountsTable, accountCustomFieldsTable],
+    });
     // a row the target refuses (no key) fails the merge after the new pivot column was added
-    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])) }]);
-    await expect(commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map(), 0)).rejects.toThrow();
+    await span.append('accounts', [
+      { seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])) },
+    ]);
+    await expect(
+      commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map(), 0),
+    ).rejects.toThrow();
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT * FROM accounts')).toEqual([]);
       expect(await conn.all('SELECT * FROM _etl_windows')).toEqual([]);

@@ -31,10 +31,12 @@ describe('windows', () => {
   });
 
   it('keeps windows on the grid that starts at the first day', () => {
-    expect(planRange(job({ window_days: 7 }), '2024-01-10', '2024-01-20')).toEqual([
-      { start: '2024-01-08', end: '2024-01-14' },
-      { start: '2024-01-15', end: '2024-01-21' },
-    ].map((w) => (w.end > '2024-01-20' ? { ...w, end: '2024-01-20' } : w)));
+    expect(planRange(job({ window_days: 7 }), '2024-01-10', '2024-01-20')).toEqual(
+      [
+        { start: '2024-01-08', end: '2024-01-14' },
+        { start: '2024-01-15', end: '2024-01-21' },
+      ].map((w) => (w.end > '2024-01-20' ? { ...w, end: '2024-01-20' } : w)),
+    );
   });
 
   it('groups consecutive windows into spans of bounded days', () => {

@@ -47,14 +47,30 @@ function model(streams: StreamReport[], extra: Partial<ReportModel> = {}): Repor
 }
 
 function window(start: string, status: ReportWindow['status'], extra: Partial<ReportWindow> = {}): ReportWindow {
-  return { start, end: start, status, extracted: 10, loaded: 9, rejected: 1, requests: 2, finishedAt: '2024-05-03 02:00:00+00', runId: 'run-1', error: null, ...extra };
+  return {
+    start,
+    end: start,
+    status,
+    extracted: 10,
+    loaded: 9,
+    rejected: 1,
+    requests: 2,
+    finishedAt: '2024-05-03 02:00:00+00',
+    runId: 'run-1',
+    error: null,
+    ...extra,
+  };
 }
 
 describe('html', () => {
   it('escapes every interpolated text, and inserts only markup it made', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
     expect(html`<td title="${EVIL}">${EVIL}</td>`.text).not.toMatch(/<script|<img|"alert/);
-    expect(html`<ul>${['<li>', html`<li>ok</li>`]}</ul>`.text).toBe('<ul>&lt;li&gt;<li>ok</li></ul>');
+    expect(
+      html`<ul>
+        ${['<li>', html`<li>ok</li>`]}
+      </ul>`.text,
+    ).toBe('<ul>&lt;li&gt;<li>ok</li></ul>');
   });
 
   it('writes JSON that no text can close a script element with', () => {
@@ -68,11 +84,44 @@ describe('renderReportPage', () => {
   it('shows warehouse text only as text: errors, commands, reject reasons and payloads, table and backfill names', () => {
     const page = renderReportPage(
       model([stream('accounts', [window('2024-05-01', 'done'), window('2024-05-02', 'failed', { error: EVIL })])], {
-        runs: [{ runId: EVIL, command: EVIL, status: 'failed', host: EVIL, pid: 1, backfillId: null, startedAt: '2024-05-03 02:00:00+00', finishedAt: '2024-05-03 02:01:00+00', durationSeconds: 60, requests: 4, windows: 1, rowsLoaded: 9, rowsRejected: 1, error: EVIL }],
+        runs: [
+          {
+            runId: EVIL,
+            command: EVIL,
+            status: 'failed',
+            host: EVIL,
+            pid: 1,
+            backfillId: null,
+            startedAt: '2024-05-03 02:00:00+00',
+            finishedAt: '2024-05-03 02:01:00+00',
+            durationSeconds: 60,
+            requests: 4,
+            windows: 1,
+            rowsLoaded: 9,
+            rowsRejected: 1,
+            error: EVIL,
+          },
+        ],
         runLock: { runId: EVIL, host: EVIL, pid: 7, since: '2024-05-03 02:00:00+00' },
         rejectDays: [{ day: '2024-05-01', stream: 'accounts', count: 1 }],
-        rejectReasons: [{ stream: 'accounts', reason: EVIL, count: 1, example: { error: EVIL, payload: JSON.stringify({ first: EVIL }), windowStart: '2024-05-01' } }],
-        backfills: [{ backfillId: EVIL, streams: ['accounts'], from: '2024-05-01', to: '2024-05-02', status: 'open', startedAt: '2024-05-03 01:00:00+00', finishedAt: null, windowsTotal: 2, windowsDone: 1, windowsFailed: 1, liveWorkers: 0 }],
+        rejectReasons: [
+          { stream: 'accounts', reason: EVIL, count: 1, example: { error: EVIL, payload: JSON.stringify({ first: EVIL }), windowStart: '2024-05-01' } },
+        ],
+        backfills: [
+          {
+            backfillId: EVIL,
+            streams: ['accounts'],
+            from: '2024-05-01',
+            to: '2024-05-02',
+            status: 'open',
+            startedAt: '2024-05-03 01:00:00+00',
+            finishedAt: null,
+            windowsTotal: 2,
+            windowsDone: 1,
+            windowsFailed: 1,
+            liveWorkers: 0,
+          },
+        ],
         tables: [{ table: EVIL, rows: 3 }],
         webhookEvents: { stored: 1, lastReceivedAt: '2024-05-03 01:00:00+00', bookmark: 0, backlog: 1 },
       }),
@@ -85,11 +134,18 @@ describe('renderReportPage', () => {
   });
 
   it('draws one cell per window in window order, and says what needs attention first', () => {
-    const windows = windowGrid([window('2024-05-01', 'done', { rejected: 0 }), window('2024-05-03', 'failed', { error: 'HTTP 503' })], '2024-05-01', '2024-05-04', 1);
+    const windows = windowGrid(
+      [window('2024-05-01', 'done', { rejected: 0 }), window('2024-05-03', 'failed', { error: 'HTTP 503' })],
+      '2024-05-01',
+      '2024-05-04',
+      1,
+    );
     const page = renderReportPage(model([stream('accounts', windows, { completeThrough: '2024-05-01', lagDays: 3 })], { lastClosedDay: '2024-05-04' }));
     const cells = page.split('<g class="cells">')[1]!.split('</g>')[0]!;
     expect([...cells.matchAll(/class="(\w+)"/g)].map((m) => m[1])).toEqual(['d', 'm', 'f', 'm']);
-    expect(page).toContain('<div class="banner bad"><strong>Needs attention</strong><ul><li><b>accounts</b>: 1 failed window; 1 gap (windows never loaded, later ones were)');
+    expect(page).toContain(
+      '<div class="banner bad"><strong>Needs attention</strong><ul><li><b>accounts</b>: 1 failed window; 1 gap (windows never loaded, later ones were)',
+    );
     expect(page).toContain('complete through 2024-05-01, 3 days behind');
     expect(page.indexOf('class="banner')).toBeLessThan(page.indexOf('<svg class="cal"'));
   });
@@ -98,7 +154,17 @@ describe('renderReportPage', () => {
     const streams = ['accounts', 'surveys', 'loyalty_postings'].map((name) =>
       stream(
         name,
-        windowGrid([], '2021-01-01', '2024-12-31', 1).map((w, i) => ({ ...w, status: i % 97 === 0 ? ('failed' as const) : ('done' as const), extracted: 1200 + i, loaded: 1190 + i, rejected: i % 13, requests: 3, finishedAt: '2025-01-01 02:00:00+00', runId: `run-${Math.floor(i / 30)}`, error: i % 97 === 0 ? 'accounts page 1: HTTP 503 (gave up after 6 attempts)' : null })),
+        windowGrid([], '2021-01-01', '2024-12-31', 1).map((w, i) => ({
+          ...w,
+          status: i % 97 === 0 ? ('failed' as const) : ('done' as const),
+          extracted: 1200 + i,
+          loaded: 1190 + i,
+          rejected: i % 13,
+          requests: 3,
+          finishedAt: '2025-01-01 02:00:00+00',
+          runId: `run-${Math.floor(i / 30)}`,
+          error: i % 97 === 0 ? 'accounts page 1: HTTP 503 (gave up after 6 attempts)' : null,
+        })),
       ),
     );
     const windows = streams.reduce((n, s) => n + s.windows.length, 0);

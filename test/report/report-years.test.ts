@@ -10,7 +10,14 @@ const FIRST = '2021-01-01';
 const LAST = '2024-12-31';
 const DAYS = 1461;
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'] as const;
-const JOB: JobConfig = { streams: [...STREAMS], window_days: 1, lookback_days: 0, first_day: FIRST, reject_threshold: 0.05, postings: { customers: 'all', max_span_days: 31 } };
+const JOB: JobConfig = {
+  streams: [...STREAMS],
+  window_days: 1,
+  lookback_days: 0,
+  first_day: FIRST,
+  reject_threshold: 0.05,
+  postings: { customers: 'all', max_span_days: 31 },
+};
 /** Days (counted from the first) the ledger below leaves out, and those it records as failed. */
 const GAP = { from: 400, to: 406 };
 const failedDay = (n: number) => n % 97 === 5 && (n < GAP.from || n > GAP.to);
@@ -32,7 +39,9 @@ async function writeYearsOfLedger(conn: SqlConnection): Promise<void> {
       [stream],
     );
   }
-  await conn.run(`INSERT INTO _etl_watermarks (job, stream, complete_through, updated_at, run_id) SELECT 'nightly', s, DATE '2022-02-04', now(), 'run-399' FROM (SELECT 'accounts' AS s UNION ALL SELECT 'surveys' UNION ALL SELECT 'loyalty_postings') AS streams`);
+  await conn.run(
+    `INSERT INTO _etl_watermarks (job, stream, complete_through, updated_at, run_id) SELECT 'nightly', s, DATE '2022-02-04', now(), 'run-399' FROM (SELECT 'accounts' AS s UNION ALL SELECT 'surveys' UNION ALL SELECT 'loyalty_postings') AS streams`,
+  );
   await conn.run(
     `INSERT INTO _etl_runs (run_id, job, command, started_at, finished_at, status, error, requests)
      SELECT 'run-' || CAST(n AS VARCHAR), 'nightly', 'run', CAST(day AS TIMESTAMP) + INTERVAL '26 hours', CAST(day AS TIMESTAMP) + INTERVAL '26 hours 3 minutes', 'succeeded', NULL, 9 FROM ${days}`,
@@ -56,20 +65,33 @@ describe.each(testDestinations)('a status page of four years of nightly windows 
     for (const s of model.streams) {
       expect(s.windows).toHaveLength(DAYS);
       expect(s.windows.filter((w) => w.status === 'failed')).toHaveLength(failed);
-      expect(s.windows.filter((w) => w.status === 'missing').map((w) => w.start)).toEqual(['2022-02-05', '2022-02-06', '2022-02-07', '2022-02-08', '2022-02-09', '2022-02-10', '2022-02-11']);
+      expect(s.windows.filter((w) => w.status === 'missing').map((w) => w.start)).toEqual([
+        '2022-02-05',
+        '2022-02-06',
+        '2022-02-07',
+        '2022-02-08',
+        '2022-02-09',
+        '2022-02-10',
+        '2022-02-11',
+      ]);
       expect(s).toMatchObject({ gaps: 7, windowsFailed: failed, completeThrough: '2022-02-04', lagDays: 1061 });
     }
     expect(model.rejectDays.reduce((n, d) => n + d.count, 0)).toBe(20_000);
     expect(model.rejectReasons.map((r) => [r.stream, r.reason, r.count])).toEqual(
-      [0, 1, 2, 3, 4].flatMap((k) => [
-        ['accounts', `defect ${k}: not a date: "…"`, 2000],
-        ['surveys', `defect ${k}: not a date: "…"`, 2000],
-      ]).sort((a, b) => (`${a[0]}${a[1]}` < `${b[0]}${b[1]}` ? -1 : 1)),
+      [0, 1, 2, 3, 4]
+        .flatMap((k) => [
+          ['accounts', `defect ${k}: not a date: "…"`, 2000],
+          ['surveys', `defect ${k}: not a date: "…"`, 2000],
+        ])
+        .sort((a, b) => (`${a[0]}${a[1]}` < `${b[0]}${b[1]}` ? -1 : 1)),
     );
     expect(model.runs).toHaveLength(20);
 
     const page = renderReportPage(model);
-    const cells = page.split('<g class="cells">').slice(1).map((svg) => svg.split('</g>')[0]!.match(/<rect /g)!.length);
+    const cells = page
+      .split('<g class="cells">')
+      .slice(1)
+      .map((svg) => svg.split('</g>')[0]!.match(/<rect /g)!.length);
     expect(cells).toEqual([DAYS, DAYS, DAYS]);
     expect(Buffer.byteLength(page)).toBeLessThan(1_000_000);
   });

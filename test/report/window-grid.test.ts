@@ -5,12 +5,27 @@ import type { ReportWindow } from '../../src/report/report-model.js';
 import { calendarStart, countGaps, windowGrid } from '../../src/report/window-grid.js';
 
 function recorded(start: string, end: string, status: ReportWindow['status'], counts: Partial<ReportWindow> = {}): ReportWindow {
-  return { start, end, status, extracted: 10, loaded: 10, rejected: 0, requests: 1, finishedAt: '2024-06-01 02:00:00+00', runId: 'run-1', error: null, ...counts };
+  return {
+    start,
+    end,
+    status,
+    extracted: 10,
+    loaded: 10,
+    rejected: 0,
+    requests: 1,
+    finishedAt: '2024-06-01 02:00:00+00',
+    runId: 'run-1',
+    error: null,
+    ...counts,
+  };
 }
 
 describe('calendarStart', () => {
   it("starts at the job's first day, or earlier at the first window before it that holds anything", () => {
-    const emptyYears = [recorded('2000-01-01', '2000-01-01', 'done', { extracted: 0, loaded: 0 }), recorded('2010-06-01', '2010-06-01', 'done', { extracted: 0, loaded: 0 })];
+    const emptyYears = [
+      recorded('2000-01-01', '2000-01-01', 'done', { extracted: 0, loaded: 0 }),
+      recorded('2010-06-01', '2010-06-01', 'done', { extracted: 0, loaded: 0 }),
+    ];
     expect(calendarStart(emptyYears, '2024-01-01')).toBe('2024-01-01');
     expect(calendarStart([...emptyYears, recorded('2019-03-04', '2019-03-04', 'done')], '2024-01-01')).toBe('2019-03-04');
     expect(calendarStart([...emptyYears, recorded('2021-02-02', '2021-02-02', 'failed', { extracted: 0 })], '2024-01-01')).toBe('2021-02-02');
@@ -20,7 +35,13 @@ describe('calendarStart', () => {
 describe('windowGrid', () => {
   it('puts a never-loaded window wherever the grid has a window and the ledger has none', () => {
     const grid = windowGrid([recorded('2024-05-03', '2024-05-03', 'failed'), recorded('2024-05-01', '2024-05-01', 'done')], '2024-05-01', '2024-05-05', 1);
-    expect(grid.map((w) => `${w.start} ${w.status}`)).toEqual(['2024-05-01 done', '2024-05-02 missing', '2024-05-03 failed', '2024-05-04 missing', '2024-05-05 missing']);
+    expect(grid.map((w) => `${w.start} ${w.status}`)).toEqual([
+      '2024-05-01 done',
+      '2024-05-02 missing',
+      '2024-05-03 failed',
+      '2024-05-04 missing',
+      '2024-05-05 missing',
+    ]);
     expect(grid[1]).toMatchObject({ end: '2024-05-02', extracted: 0, runId: null, error: null });
     expect(countGaps(grid)).toBe(1); // 2 May was skipped (3 May was tried); 4 and 5 May are not reached yet
   });

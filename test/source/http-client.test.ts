@@ -50,7 +50,11 @@ describe('HttpClient against the emulator', () => {
   let emulator: Emulator;
   let middleware: Middleware = (request, next) => next(request);
   beforeAll(async () => {
-    emulator = await startEmulator({ ...DATASET, auth: { header: 'X-Api-Key', value: 'k3y-"quoted"\\value' }, hooks: { middleware: [(request, next) => middleware(request, next)] } });
+    emulator = await startEmulator({
+      ...DATASET,
+      auth: { header: 'X-Api-Key', value: 'k3y-"quoted"\\value' },
+      hooks: { middleware: [(request, next) => middleware(request, next)] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -75,7 +79,14 @@ describe('HttpClient against the emulator', () => {
   }
 
   it('retries 5xx, a 502 proxy page, a reset connection, a short body, a hang and an empty body, with growing jittered backoff', async () => {
-    middleware = script([answer(503, { code: 503, message: 'Service Unavailable' }), answer(502, '<html>Bad Gateway</html>'), 'reset', 'short', 'hang', answer(200, '')]);
+    middleware = script([
+      answer(503, { code: 503, message: 'Service Unavailable' }),
+      answer(502, '<html>Bad Gateway</html>'),
+      'reset',
+      'short',
+      'hang',
+      answer(200, ''),
+    ]);
     const { http, waits } = client();
     const counter = { requests: 0 };
     const body = (await http.get(PATH, QUERY, 'accounts', counter)) as { totalCount: number; data: unknown[] };
@@ -188,7 +199,10 @@ describe('HttpClient against the emulator', () => {
     };
     const { http } = client({ concurrency: 3 });
     const api = new LoyaltyApi(http);
-    await Promise.all([...Array.from({ length: 8 }, (_, n) => http.get(PATH, { ...QUERY, page: n + 1 })), ...Array.from({ length: 4 }, (_, n) => api.scoped().accountsPage(WINDOW, n + 1, 20))]);
+    await Promise.all([
+      ...Array.from({ length: 8 }, (_, n) => http.get(PATH, { ...QUERY, page: n + 1 })),
+      ...Array.from({ length: 4 }, (_, n) => api.scoped().accountsPage(WINDOW, n + 1, 20)),
+    ]);
     expect(most).toBe(3);
   });
 
@@ -216,7 +230,8 @@ describe('LoyaltyApi envelopes', () => {
   });
   afterAll(async () => emulator.close());
 
-  const api = () => new LoyaltyApi(new HttpClient({ baseUrl: emulator.url, timeoutMs: 1000, retries: 0, requestsPerSecond: 1000, concurrency: 2, logger: silentLogger }));
+  const api = () =>
+    new LoyaltyApi(new HttpClient({ baseUrl: emulator.url, timeoutMs: 1000, retries: 0, requestsPerSecond: 1000, concurrency: 2, logger: silentLogger }));
 
   it('names the endpoint, the window and the page when the envelope is wrong', async () => {
     body = { pageNumber: 1, pageSize: 20, totalCount: null, data: [] };
@@ -229,7 +244,9 @@ describe('LoyaltyApi envelopes', () => {
 
   it('says so when the source serves smaller pages than asked, and accepts numbers sent as digits', async () => {
     body = { pageNumber: 1, pageSize: 10, totalCount: 45, data: Array.from({ length: 10 }, () => ({})) };
-    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow('the source serves pages of 10 records, not the 20 asked for (set source.page_size to at most 10)');
+    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow(
+      'the source serves pages of 10 records, not the 20 asked for (set source.page_size to at most 10)',
+    );
     body = { pageNumber: '1', pageSize: '20', totalCount: '3', data: [{}, {}, {}] };
     await expect(api().accountsPage(WINDOW, 1, 20)).resolves.toEqual({ pageNumber: 1, pageSize: 20, totalCount: 3, data: [{}, {}, {}] });
   });

@@ -11,7 +11,6 @@ async function starts(limiter: RateLimiter, n: number, runFor = 10_000): Promise
   return at;
 }
 
-
 describe('RateLimiter', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
@@ -30,7 +29,11 @@ describe('RateLimiter', () => {
 
   it('never lets a caller start early, even when its timer fires early', async () => {
     let clock = 0;
-    const early = new RateLimiter(2, () => clock, async (ms) => void (clock += ms - 0.5));
+    const early = new RateLimiter(
+      2,
+      () => clock,
+      async (ms) => void (clock += ms - 0.5),
+    );
     const at: number[] = [];
     for (let n = 0; n < 7; n++) {
       await early.take();
@@ -46,7 +49,11 @@ describe('RateLimiter', () => {
 
   it('counts a start from when its request leaves, when that is later than the grant', async () => {
     let clock = 0;
-    const limiter = new RateLimiter(2, () => clock, async (ms) => void (clock += ms));
+    const limiter = new RateLimiter(
+      2,
+      () => clock,
+      async (ms) => void (clock += ms),
+    );
     const first = await limiter.take();
     clock = 300; // the first request was held up before it left
     first.sent();

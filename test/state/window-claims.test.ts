@@ -32,13 +32,26 @@ describe.each(testDestinations)('window claims on $name', (target) => {
 
   async function worker(destination: Destination, runId: string, pid: number): Promise<void> {
     await destination.ledgerTransaction((conn) =>
-      beginRun(conn, destination.capabilities, { runId, job: 'j', command: 'backfill', startedAt: new Date().toISOString(), host: 'test-host', pid, leaseSeconds: 60 }),
+      beginRun(conn, destination.capabilities, {
+        runId,
+        job: 'j',
+        command: 'backfill',
+        startedAt: new Date().toISOString(),
+        host: 'test-host',
+        pid,
+        leaseSeconds: 60,
+      }),
     );
   }
 
   function claim(destination: Destination, runId: string, backfill: Backfill, spans = 2): Promise<Window[][]> {
     return destination.ledgerTransaction((conn) =>
-      claimNextSpans(conn, destination.capabilities, { job: 'j', stream: 'accounts', runId, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to }, { maxDays: 3, maxWindows: 3, spans }),
+      claimNextSpans(
+        conn,
+        destination.capabilities,
+        { job: 'j', stream: 'accounts', runId, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to },
+        { maxDays: 3, maxWindows: 3, spans },
+      ),
     );
   }
 
@@ -46,8 +59,12 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     const [a, b] = await warehouse();
     await worker(a, 'run-a', process.pid);
     await worker(b, 'run-b', process.pid);
-    const backfill = await a.ledgerTransaction((conn) => openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-a' }));
-    const joined = await b.ledgerTransaction((conn) => openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-b' }));
+    const backfill = await a.ledgerTransaction((conn) =>
+      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-a' }),
+    );
+    const joined = await b.ledgerTransaction((conn) =>
+      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-b' }),
+    );
     expect(joined).toMatchObject({ backfillId: backfill.backfillId, created: false });
     const got: Record<string, string[]> = { 'run-a': [], 'run-b': [] };
     for (;;) {
@@ -64,7 +81,9 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     expect(all.sort()).toEqual(WINDOWS.map((w) => w.start));
     expect(got['run-a']!.length).toBeGreaterThan(0);
     expect(got['run-b']!.length).toBeGreaterThan(0);
-    const counts = await a.withConnection((conn) => backfillWindowCounts(conn, { job: 'j', backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams: ['accounts'] }));
+    const counts = await a.withConnection((conn) =>
+      backfillWindowCounts(conn, { job: 'j', backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams: ['accounts'] }),
+    );
     expect(counts).toEqual({ total: 30, done: 0, failed: 0, open: 30, held: 30 });
   });
 
@@ -72,7 +91,9 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     const [a, b] = await warehouse();
     await worker(a, 'run-a', process.pid);
     await worker(b, 'run-b', process.pid);
-    const backfill = await a.ledgerTransaction((conn) => openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS.slice(0, 3), grid: '1d', restart: false, runId: 'run-a' }));
+    const backfill = await a.ledgerTransaction((conn) =>
+      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS.slice(0, 3), grid: '1d', restart: false, runId: 'run-a' }),
+    );
     const [held] = await claim(a, 'run-a', backfill, 1);
     expect(held!.map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
     expect(await claim(b, 'run-b', backfill)).toEqual([]);
@@ -88,7 +109,9 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     await expect(commitWindows(span, ledger, [held![0]!], new Map([['2024-01-01', 1]]), 1)).rejects.toThrow(ClaimLostError);
     await a.withConnection(async (conn) => {
       expect(await conn.all('SELECT customer_id FROM accounts')).toEqual([]);
-      expect(await conn.all(`SELECT claimed_by, status FROM _etl_windows WHERE window_start = CAST('2024-01-01' AS DATE)`)).toEqual([{ claimed_by: 'run-b', status: 'pending' }]);
+      expect(await conn.all(`SELECT claimed_by, status FROM _etl_windows WHERE window_start = CAST('2024-01-01' AS DATE)`)).toEqual([
+        { claimed_by: 'run-b', status: 'pending' },
+      ]);
     });
   });
 });

@@ -48,7 +48,21 @@ function responseIds(records: unknown[]): string[] {
 
 describe('derived keys', () => {
   it('a survey is its question set, whatever the order of its keys', () => {
-    expect(surveyIdOf(new Map([['a', '1'], ['b', '2']]))).toBe(surveyIdOf(new Map([['b', '2'], ['a', '1']])));
+    expect(
+      surveyIdOf(
+        new Map([
+          ['a', '1'],
+          ['b', '2'],
+        ]),
+      ),
+    ).toBe(
+      surveyIdOf(
+        new Map([
+          ['b', '2'],
+          ['a', '1'],
+        ]),
+      ),
+    );
     expect(surveyIdOf(new Map([['a', '1']]))).not.toBe(surveyIdOf(new Map([['a', '2']])));
   });
 

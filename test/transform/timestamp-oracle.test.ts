@@ -3,14 +3,43 @@ import { describe, expect, it } from 'vitest';
 import { parseSourceTimestamp } from '../../src/transform/timestamps.js';
 
 // The oracle: the platform's Intl time zone data, a different implementation from the parser's.
-const ZONES = ['UTC', 'Europe/Athens', 'Europe/London', 'America/New_York', 'America/Sao_Paulo', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Apia', 'Africa/Casablanca'];
+const ZONES = [
+  'UTC',
+  'Europe/Athens',
+  'Europe/London',
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Pacific/Apia',
+  'Africa/Casablanca',
+];
 const formatters = new Map(
-  ZONES.map((zone) => [zone, new Intl.DateTimeFormat('en-CA', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })]),
+  ZONES.map((zone) => [
+    zone,
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }),
+  ]),
 );
 
 /** Wall-clock time of `ms` in `zone`, as the source writes it: `YYYY-MM-DD HH:MM:SS`. */
 function wallClock(ms: number, zone: string): string {
-  const parts = Object.fromEntries(formatters.get(zone)!.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatters
+      .get(zone)!
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
 }
 

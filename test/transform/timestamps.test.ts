@@ -31,13 +31,21 @@ describe('parseSourceTimestamp', () => {
     expect(parseSourceTimestamp('2024-03-01T10:15:00Z', 'Asia/Tokyo')).toBe('2024-03-01T10:15:00.000Z');
   });
 
-  it.each(['yesterday', '2024-02-30 10:00:00', '2024-13-01 10:00:00', '2024-03-01 10:00:00 XYZ', '2024-03-01 25:00:00', '2024-03-01 10:60:00', '2024-03-01 10:00:60', '2024-03-01 24:00:00', '0000-01-01 00:00:00', '2024-03-01 10:00:00 +2500'])(
-    'rejects %s with a RecordError naming the field',
-    (text) => {
-      expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(RecordError);
-      expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(/^profileSet: /);
-    },
-  );
+  it.each([
+    'yesterday',
+    '2024-02-30 10:00:00',
+    '2024-13-01 10:00:00',
+    '2024-03-01 10:00:00 XYZ',
+    '2024-03-01 25:00:00',
+    '2024-03-01 10:60:00',
+    '2024-03-01 10:00:60',
+    '2024-03-01 24:00:00',
+    '0000-01-01 00:00:00',
+    '2024-03-01 10:00:00 +2500',
+  ])('rejects %s with a RecordError naming the field', (text) => {
+    expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(RecordError);
+    expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(/^profileSet: /);
+  });
 });
 
 describe('parseSourceDate', () => {

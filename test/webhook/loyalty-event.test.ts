@@ -5,13 +5,43 @@ import { InvalidEventError, parseLoyaltyEvent } from '../../src/webhook/loyalty-
 /** A body exactly as the emulator sends it. */
 function body(): any {
   const version = {
-    index: 41, version: 0, customerId: 'C000042', phone: '306912345678', email: 'a@b.gr', first: 'Ελένη', last: null, birthdate: null, source: null,
-    profileSetMs: Date.parse('2024-03-01T10:00:00Z'), country: 'GR', customerSinceMs: null, memberSinceMs: null, nationality: null, gender: 'F',
-    city: 'Πάτρα', language: 'el', customFields: [['pet', 'cat'] as [string, string | null]],
+    index: 41,
+    version: 0,
+    customerId: 'C000042',
+    phone: '306912345678',
+    email: 'a@b.gr',
+    first: 'Ελένη',
+    last: null,
+    birthdate: null,
+    source: null,
+    profileSetMs: Date.parse('2024-03-01T10:00:00Z'),
+    country: 'GR',
+    customerSinceMs: null,
+    memberSinceMs: null,
+    nationality: null,
+    gender: 'F',
+    city: 'Πάτρα',
+    language: 'el',
+    customFields: [['pet', 'cat'] as [string, string | null]],
   };
   const posting = {
-    postedMs: Date.parse('2024-03-21T08:00:00Z'), txnMs: Date.parse('2024-03-21T07:58:00Z'), credit: 320, creditValue: 16, debit: 0, debitValue: 0, awardOn: 320,
-    currency: 'EUR', receipt: 'R1', branchName: 'POS-1', brandName: 'Store', countryIso: 'GR', country: 'Greece', tierOrder: 1, tierName: LOYALTY_TIERS[0]!.name, type: 1, postingType: 1,
+    postedMs: Date.parse('2024-03-21T08:00:00Z'),
+    txnMs: Date.parse('2024-03-21T07:58:00Z'),
+    credit: 320,
+    creditValue: 16,
+    debit: 0,
+    debitValue: 0,
+    awardOn: 320,
+    currency: 'EUR',
+    receipt: 'R1',
+    branchName: 'POS-1',
+    brandName: 'Store',
+    countryIso: 'GR',
+    country: 'Greece',
+    tierOrder: 1,
+    tierName: LOYALTY_TIERS[0]!.name,
+    type: 1,
+    postingType: 1,
   };
   return loyaltyUpdatedBody(version, [posting], 'POS');
 }

@@ -18,12 +18,20 @@ let bodies = 0;
 /** A minimal loyalty event, a new one (its own customer) at every call. */
 function event(): string {
   bodies++;
-  return JSON.stringify({ origin: { trigger: 'LOYALTY_POINT_UPDATED', source: 'POS' }, customer: { accountId: `C-AUTH-${bodies}` }, entity: { cumulativeCredit: bodies } });
+  return JSON.stringify({
+    origin: { trigger: 'LOYALTY_POINT_UPDATED', source: 'POS' },
+    customer: { accountId: `C-AUTH-${bodies}` },
+    entity: { cumulativeCredit: bodies },
+  });
 }
 
 /** A POST with a fresh event to `path` under the receiver. */
 function call(receiver: WebhookReceiver, path: string, headers: Record<string, string> = {}, method = 'POST'): Promise<Response> {
-  return fetch(`${receiver.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'POST' ? { body: event() } : {}) });
+  return fetch(`${receiver.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(method === 'POST' ? { body: event() } : {}),
+  });
 }
 
 async function storedEvents(config: DestinationConfig): Promise<number> {
@@ -38,7 +46,10 @@ function callWaitingToContinue(receiver: WebhookReceiver, path: string): Promise
   const body = event();
   return new Promise((resolve, reject) => {
     let askedForBody = false;
-    const req = request(`${receiver.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+    const req = request(`${receiver.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+    });
     req.on('continue', () => {
       askedForBody = true;
       req.end(body);
@@ -53,7 +64,11 @@ function callWaitingToContinue(receiver: WebhookReceiver, path: string): Promise
 }
 
 describe.each(testDestinations)('who may call the loyalty webhook receiver, storing into $name', (target) => {
-  async function withReceiver(gate: Partial<WebhookGateOptions> & Pick<WebhookGateOptions, 'secrets'>, fn: (receiver: WebhookReceiver, config: DestinationConfig) => Promise<void>, extra: Partial<WebhookReceiverOptions> = {}): Promise<DestinationConfig> {
+  async function withReceiver(
+    gate: Partial<WebhookGateOptions> & Pick<WebhookGateOptions, 'secrets'>,
+    fn: (receiver: WebhookReceiver, config: DestinationConfig) => Promise<void>,
+    extra: Partial<WebhookReceiverOptions> = {},
+  ): Promise<DestinationConfig> {
     const { config } = await target.fresh();
     const store = new WarehouseEventStore(config, { runId: 'receiver-auth', idleReleaseMs: 20 });
     await store.check(); // the table exists, so "nothing stored" is a count of 0
@@ -102,7 +117,9 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
         await call(receiver, '/hooks', { [HEADER]: SECRET }),
         await call(receiver, '/hooks/loyalty', { [HEADER.toLowerCase()]: PREVIOUS }),
       ];
-      expect(await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { status: string }).status]))).toEqual(answers.map(() => [200, 'stored']));
+      expect(await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { status: string }).status]))).toEqual(
+        answers.map(() => [200, 'stored']),
+      );
     });
     expect(await storedEvents(rotating)).toBe(4);
 

@@ -17,7 +17,21 @@ function objectText(entries: Array<[string, string]>): string {
 
 /** Extra members for one object of the body: a name and a JSON text, a string or an object of strings. */
 const extras = fc.uniqueArray(
-  fc.tuple(anyName, fc.oneof(fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)), fc.uniqueArray(fc.tuple(anyName, fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s))), { selector: ([n]) => n, maxLength: 3 }).map(objectText))),
+  fc.tuple(
+    anyName,
+    fc.oneof(
+      fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
+      fc
+        .uniqueArray(
+          fc.tuple(
+            anyName,
+            fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
+          ),
+          { selector: ([n]) => n, maxLength: 3 },
+        )
+        .map(objectText),
+    ),
+  ),
   { selector: ([n]) => n, maxLength: 4 },
 );
 
@@ -25,7 +39,12 @@ const extras = fc.uniqueArray(
  * A loyalty webhook body with `extra` members in its top level, `origin`, `customer` and `entity`, as text. The
  * members the typed columns read are not among the extras: `origin.source` and `customer.phone` are absent.
  */
-function bodyText(extra: { top: Array<[string, string]>; origin: Array<[string, string]>; customer: Array<[string, string]>; entity: Array<[string, string]> }): string {
+function bodyText(extra: {
+  top: Array<[string, string]>;
+  origin: Array<[string, string]>;
+  customer: Array<[string, string]>;
+  entity: Array<[string, string]>;
+}): string {
   const without = (members: Array<[string, string]>, taken: string[]) => members.filter(([n]) => !taken.includes(n));
   return objectText([
     ['origin', objectText([['trigger', '"LOYALTY_POINT_UPDATED"'], ...without(extra.origin, ['trigger', 'source', 'country'])])],
@@ -52,7 +71,12 @@ describe.each(testDestinations)('webhook bodies with members named like object i
 
   it('stores every member of the body, and no such member takes the place of a typed column', async () => {
     // `__proto__` members that carry what a typed column reads: a body held in plain objects would take them for its own
-    const shadowing = { top: [], origin: [['__proto__', '{"source":"EVIL"}']], customer: [['__proto__', '{"phone":"666"}']], entity: [['__proto__', '{"cumulativeCredit":"999"}']] } as never;
+    const shadowing = {
+      top: [],
+      origin: [['__proto__', '{"source":"EVIL"}']],
+      customer: [['__proto__', '{"phone":"666"}']],
+      entity: [['__proto__', '{"cumulativeCredit":"999"}']],
+    } as never;
     await fc.assert(
       fc.asyncProperty(fc.record({ top: extras, origin: extras, customer: extras, entity: extras }), async (extra) => {
         const text = bodyText(extra);

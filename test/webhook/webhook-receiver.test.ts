@@ -23,12 +23,27 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
   /** Real webhook bodies, captured from the emulator. */
   const bodies: unknown[] = [];
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 40, startDate: '2024-03-01', endDate: '2024-03-20', timezone: TZ, clock: () => NOW, webhooks: { retryDelayMs: 10, maxAttempts: 4 } });
+    emulator = await startEmulator({
+      seed: 5,
+      accounts: 40,
+      startDate: '2024-03-01',
+      endDate: '2024-03-20',
+      timezone: TZ,
+      clock: () => NOW,
+      webhooks: { retryDelayMs: 10, maxAttempts: 4 },
+    });
     customers = [...emulator.truth.customers('2024-03-20')].filter((c) => c.phone);
-    const capture = await startWebhookReceiver({ store: { save: async (e) => (bodies.push(JSON.parse(e.payload)), 'stored'), close: async () => undefined }, timezone: TZ, secrets: [SECRET] });
+    const capture = await startWebhookReceiver({
+      store: { save: async (e) => (bodies.push(JSON.parse(e.payload)), 'stored'), close: async () => undefined },
+      timezone: TZ,
+      secrets: [SECRET],
+    });
     emulator.activity.subscribe(hookOf(capture));
     for (let n = 0; n < 12; n++) {
-      const res = await fetch(`${emulator.url}/accounts/transactions/submit`, { method: 'POST', body: JSON.stringify(sale(customers[n % 6]!.phone!, 10 + n, `W-${n}`)) });
+      const res = await fetch(`${emulator.url}/accounts/transactions/submit`, {
+        method: 'POST',
+        body: JSON.stringify(sale(customers[n % 6]!.phone!, 10 + n, `W-${n}`)),
+      });
       expect(res.status).toBe(200);
     }
     await emulator.activity.settled();
@@ -38,7 +53,8 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
   });
   afterAll(() => emulator.close());
 
-  const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const post = (url: string, body: unknown) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const readEvents = (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) =>
     conn.all<{ seq: string | number; event_key: string; customer_id: string; payload: unknown; run_id: string }>(
       `SELECT seq, event_key, customer_id, CAST(payload AS VARCHAR) AS payload, _run_id AS run_id FROM loyalty_events ORDER BY seq`,
@@ -46,7 +62,11 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
 
   it('stores a call before answering 200, once however often it comes, numbered in commit order; refuses what is no event', async () => {
     const { config } = await target.fresh();
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-1', idleReleaseMs: 50 }), timezone: TZ, secrets: [SECRET] });
+    const receiver = await startWebhookReceiver({
+      store: new WarehouseEventStore(config, { runId: 'receiver-1', idleReleaseMs: 50 }),
+      timezone: TZ,
+      secrets: [SECRET],
+    });
     const hook = hookOf(receiver);
     try {
       const first = await post(hook, bodies[0]);
@@ -124,9 +144,19 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
 
   it('stores a body holding NUL characters, which PostgreSQL text and jsonb cannot hold, without them', async () => {
     const { config } = await target.fresh();
-    const receiver = await startWebhookReceiver({ store: new WarehouseEventStore(config, { runId: 'receiver-3', idleReleaseMs: 50 }), timezone: TZ, secrets: [SECRET] });
+    const receiver = await startWebhookReceiver({
+      store: new WarehouseEventStore(config, { runId: 'receiver-3', idleReleaseMs: 50 }),
+      timezone: TZ,
+      secrets: [SECRET],
+    });
     const body = bodies[2] as { origin: { trigger: string }; customer: { accountId: string } };
-    const withNul = { ...body, origin: { ...body.origin, source: 'pos\u0000', trigger: `${body.origin.trigger}\u0000` }, customer: { ...body.customer, accountId: `\u0000${body.customer.accountId}` }, note: 'a\u0000b', ['k\u0000']: ['\u0000'] };
+    const withNul = {
+      ...body,
+      origin: { ...body.origin, source: 'pos\u0000', trigger: `${body.origin.trigger}\u0000` },
+      customer: { ...body.customer, accountId: `\u0000${body.customer.accountId}` },
+      note: 'a\u0000b',
+      ['k\u0000']: ['\u0000'],
+    };
     try {
       const answer = await post(hookOf(receiver), withNul);
       expect(answer.status).toBe(200);

@@ -54,7 +54,10 @@ export function driftView(faults: () => ResolvedFaults, onDrift: (listing: strin
     if (done >= driftReads) return view;
     changedReads.set(listing, done + 1);
     const random = driftRandom(seed, listing, done + 1);
-    const change: DriftChange = { kind: random.pick(context.stream === 'accounts' ? (['insert', 'delete', 'move'] as const) : (['insert', 'delete'] as const)), at: random.int(0, from - 1) };
+    const change: DriftChange = {
+      kind: random.pick(context.stream === 'accounts' ? (['insert', 'delete', 'move'] as const) : (['insert', 'delete'] as const)),
+      at: random.int(0, from - 1),
+    };
     onDrift(listing, change);
     return driftedView(view, change);
   };

@@ -103,7 +103,11 @@ export class FaultLayer {
     }
     if ((band -= faults.tooManyRequestsRate) < 0) {
       this.tally.tooManyRequests++;
-      return { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(faults.retryAfterSeconds) }, body: '{"code":429,"message":"Too Many Requests"}' };
+      return {
+        status: 429,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(faults.retryAfterSeconds) },
+        body: '{"code":429,"message":"Too Many Requests"}',
+      };
     }
     if ((band -= faults.errorBodyRate) < 0) {
       this.tally.errorBodies++;

@@ -4,6 +4,5 @@ import { SourceError, errorResponse } from './responses.js';
 /** Middleware answering 401 to every request without exactly `value` in header `header`. */
 export function requireAuth(auth: { header: string; value: string }): Middleware {
   const name = auth.header.toLowerCase();
-  return async (request, next) =>
-    request.headers[name] === auth.value ? next(request) : errorResponse(SourceError.notAuthorized());
+  return async (request, next) => (request.headers[name] === auth.value ? next(request) : errorResponse(SourceError.notAuthorized()));
 }

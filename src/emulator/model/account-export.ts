@@ -111,8 +111,7 @@ export class AccountExport implements WindowedExport<TruthAccount> {
       const total = good.length + bad;
       for (let slot = 0; slot < total; slot++) {
         const before = badSlotsBefore(slot, bad, total);
-        entries[length++] =
-          badSlotsBefore(slot + 1, bad, total) > before ? badBase + this.badOffsets[day]! + before : good[slot - before]!;
+        entries[length++] = badSlotsBefore(slot + 1, bad, total) > before ? badBase + this.badOffsets[day]! + before : good[slot - before]!;
       }
     }
     const result = entries.subarray(0, length);

@@ -16,7 +16,13 @@ export function badSlotsBefore(slot: number, bad: number, total: number): number
 }
 
 /** Number of bad records of a day holding `good` valid ones, at `rate` extra per valid record. */
-export function badCountFor(seed: number, kind: typeof Stream.badAccountsPerDay | typeof Stream.badSurveysPerDay, day: number, good: number, rate: number): number {
+export function badCountFor(
+  seed: number,
+  kind: typeof Stream.badAccountsPerDay | typeof Stream.badSurveysPerDay,
+  day: number,
+  good: number,
+  rate: number,
+): number {
   if (rate <= 0) return 0;
   return Math.floor(good * rate + randomFor(seed, kind, day).next());
 }

@@ -16,8 +16,8 @@ export interface ChangeEvent {
 
 /**
  * Every profile change of every customer, sorted by day and, within a day, by time. About 10 bytes per
- * change, built in two passes without per-customer objects, so a million customers start in well
- * under a second.
+ * change, built in two passes without per-customer objects, so that an emulator of a million customers
+ * starts without a wait.
  */
 export class ChangeLog {
   /** Change day of (customer, version) at `customer * 4 + version`; {@link NO_CHANGE} when absent. */

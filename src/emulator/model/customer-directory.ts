@@ -55,7 +55,7 @@ export class CustomerDirectory {
     private readonly dstInstants: readonly number[],
     private readonly contactlessRate = 0,
   ) {
-    this.phoneOffset = (((timeline.seed % PHONE_SPACE) * 104_729) + 12_345) % PHONE_SPACE;
+    this.phoneOffset = ((timeline.seed % PHONE_SPACE) * 104_729 + 12_345) % PHONE_SPACE;
     this.stepInverse = modularInverse(BigInt(PHONE_STEP), BigInt(PHONE_SPACE));
   }
 
@@ -112,13 +112,11 @@ export class CustomerDirectory {
     const first = random.int(0, FIRST_NAMES.length - 1);
     const last = random.int(0, LAST_NAMES.length - 1);
     const domain = random.pick(EMAIL_DOMAINS);
-    const phoneDigits = ((i * PHONE_STEP) % PHONE_SPACE + this.phoneOffset) % PHONE_SPACE;
+    const phoneDigits = (((i * PHONE_STEP) % PHONE_SPACE) + this.phoneOffset) % PHONE_SPACE;
     const createdMs = this.timeline.changeInstant(schedule, 0);
     const customerSinceMs = this.customerSince(random, createdMs);
     const memberSinceMs =
-      customerSinceMs === null || random.chance(0.25)
-        ? null
-        : customerSinceMs + Math.floor(random.next() * ((createdMs - customerSinceMs) / 1000)) * 1000;
+      customerSinceMs === null || random.chance(0.25) ? null : customerSinceMs + Math.floor(random.next() * ((createdMs - customerSinceMs) / 1000)) * 1000;
     const contactless = this.isContactless(i);
     return {
       index: i,
@@ -186,7 +184,7 @@ export class CustomerDirectory {
       // Right around a clock change: the instants a zone-naive reader gets wrong.
       return random.pick(this.dstInstants) + random.pick(DST_NUDGES_S) * 1000;
     }
-    return createdMs - Math.floor(random.next() * 8 * YEAR_MS / 1000) * 1000;
+    return createdMs - Math.floor((random.next() * 8 * YEAR_MS) / 1000) * 1000;
   }
 }
 
@@ -217,7 +215,12 @@ function birthdate(random: Random): string {
 
 /** ASCII letters of a name for an e-mail local part ("Zoë" -> "zoe"); non-Latin names become "customer". */
 function slug(name: string): string {
-  return name.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase() || 'customer';
+  return (
+    name
+      .normalize('NFD')
+      .replace(/[^A-Za-z]/g, '')
+      .toLowerCase() || 'customer'
+  );
 }
 
 const FIRST_SLUGS = FIRST_NAMES.map(slug);

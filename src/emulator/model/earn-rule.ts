@@ -59,12 +59,30 @@ export function salePostings(history: readonly Posting[], sale: Sale): Posting[]
   const postings: Posting[] = [];
   if (sale.redeemed > 0) {
     const debit = pointsWorth(sale.redeemed);
-    postings.push({ ...base, credit: 0, creditValue: 0, debit, debitValue: roundTo(debit * POINT_VALUE, 4), awardOn: null, type: POSTING_TYPE.redemption, postingType: 2 });
+    postings.push({
+      ...base,
+      credit: 0,
+      creditValue: 0,
+      debit,
+      debitValue: roundTo(debit * POINT_VALUE, 4),
+      awardOn: null,
+      type: POSTING_TYPE.redemption,
+      postingType: 2,
+    });
   }
   if (sale.paid > 0) {
     const awardOn = roundTo(sale.paid, 2);
     const credit = roundTo(awardOn * earnMultiplier(tier), 2);
-    postings.push({ ...base, credit, creditValue: roundTo(credit * POINT_VALUE, 4), debit: 0, debitValue: 0, awardOn, type: POSTING_TYPE.purchase, postingType: 1 });
+    postings.push({
+      ...base,
+      credit,
+      creditValue: roundTo(credit * POINT_VALUE, 4),
+      debit: 0,
+      debitValue: 0,
+      awardOn,
+      type: POSTING_TYPE.purchase,
+      postingType: 1,
+    });
   }
   return postings;
 }

@@ -45,7 +45,10 @@ export interface LoyaltyState {
 
 /** The tier and home wallet after `postings`, which need no clock: what a sale is booked with. */
 export function loyaltyStanding(postings: readonly Posting[]): { gained: number; tier: LoyaltyTier; home: WalletKey } {
-  const gained = roundTo(postings.reduce((sum, p) => sum + p.credit, 0), 2);
+  const gained = roundTo(
+    postings.reduce((sum, p) => sum + p.credit, 0),
+    2,
+  );
   const first = postings[0];
   return { gained, tier: tierFor(gained), home: first ? { countryIso: first.countryIso, countryName: first.country, currency: first.currency } : EMPTY_WALLET };
 }
@@ -94,7 +97,8 @@ export function loyaltyState(postings: readonly Posting[], asOfMs: number, joine
     tierExpiryMs: anniversaryAfter(reachedMs, asOfMs, days),
     wallets,
     details,
-    nextExpiry: upcoming === undefined ? null : { points: byExpiry.get(upcoming)!.remaining / 100, expiresMs: upcoming, date: days.format(days.dayOf(upcoming) - 1) },
+    nextExpiry:
+      upcoming === undefined ? null : { points: byExpiry.get(upcoming)!.remaining / 100, expiresMs: upcoming, date: days.format(days.dayOf(upcoming) - 1) },
   };
 }
 
@@ -124,7 +128,13 @@ export function labelledUtc(ms: number): string {
 /** The `loyalty` member of `GET /accounts?includeLoyalty=true` for a standing. */
 export function loyaltySummary(state: LoyaltyState): Record<string, unknown> {
   const { tier, next, gained } = state;
-  const wallet = (w: WalletState, point: number) => ({ countryIso: w.countryIso, countryName: w.countryName, currency: w.currency, point, value: roundTo(point * POINT_VALUE, 4) });
+  const wallet = (w: WalletState, point: number) => ({
+    countryIso: w.countryIso,
+    countryName: w.countryName,
+    currency: w.currency,
+    point,
+    value: roundTo(point * POINT_VALUE, 4),
+  });
   return {
     program: { ...LOYALTY_PROGRAM },
     tier: { name: tier.name, logo: tierLogo(tier), order: tier.order, expiry: labelledUtc(state.tierExpiryMs), benefits: tier.benefits },

@@ -1,13 +1,45 @@
 /** Value pools the generated people, places and shops are drawn from. */
 
 export const FIRST_NAMES = [
-  'Maria', 'Giorgos', 'Eleni', 'Dimitris', 'Katerina', 'Nikos', 'Sofia', 'Kostas', 'Anna', 'Yannis',
-  'Zoë', 'Αλέξης', 'Δέσποινα', 'Chloé', 'José', 'Liam', 'Olivia', 'Noah', 'Emma', 'Björn',
+  'Maria',
+  'Giorgos',
+  'Eleni',
+  'Dimitris',
+  'Katerina',
+  'Nikos',
+  'Sofia',
+  'Kostas',
+  'Anna',
+  'Yannis',
+  'Zoë',
+  'Αλέξης',
+  'Δέσποινα',
+  'Chloé',
+  'José',
+  'Liam',
+  'Olivia',
+  'Noah',
+  'Emma',
+  'Björn',
 ] as const;
 
 export const LAST_NAMES = [
-  'Papadopoulos', 'Nikolaou', 'Georgiou', 'Ioannou', 'Konstantinou', 'Pappas', 'Vlachou', 'Oikonomou',
-  "O'Connor", 'Müller', 'García', 'Παπαδάκη', 'Smith', 'Dubois', 'van der Berg', 'Rossi',
+  'Papadopoulos',
+  'Nikolaou',
+  'Georgiou',
+  'Ioannou',
+  'Konstantinou',
+  'Pappas',
+  'Vlachou',
+  'Oikonomou',
+  "O'Connor",
+  'Müller',
+  'García',
+  'Παπαδάκη',
+  'Smith',
+  'Dubois',
+  'van der Berg',
+  'Rossi',
 ] as const;
 
 /** ASCII spellings used to build e-mail addresses. */

@@ -74,7 +74,15 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
   // the unused (staff) profile has a field of its own
   const staffOnly = profile.used
     ? []
-    : [{ ...common(200, standard.length + custom.length + 1), ...STAFF_ONLY_FIELD, typeId: TYPE_BY_KIND.choice, renderType: TYPE_BY_KIND.choice, isBusiness: true }];
+    : [
+        {
+          ...common(200, standard.length + custom.length + 1),
+          ...STAFF_ONLY_FIELD,
+          typeId: TYPE_BY_KIND.choice,
+          renderType: TYPE_BY_KIND.choice,
+          isBusiness: true,
+        },
+      ];
   return {
     id: String(profile.id),
     label: profile.label,

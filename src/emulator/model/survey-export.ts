@@ -80,17 +80,22 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     const base = this.totals[first]!;
     return {
       totalCount: this.totals[last + 1]! - base,
-      served: (position) => this.entry(base + position, (e) => e.served, (bad) => bad.payload),
+      served: (position) =>
+        this.entry(
+          base + position,
+          (e) => e.served,
+          (bad) => bad.payload,
+        ),
       canonical: (position) =>
-        this.entry<CanonicalEntry<TruthSurveyResponse>>(base + position, (e) => ({ rows: e.rows }), (bad) => ({ reason: bad.reason })),
+        this.entry<CanonicalEntry<TruthSurveyResponse>>(
+          base + position,
+          (e) => ({ rows: e.rows }),
+          (bad) => ({ reason: bad.reason }),
+        ),
     };
   }
 
-  private entry<R>(
-    position: number,
-    onGood: (element: Element) => R,
-    onBad: (bad: ReturnType<typeof badSurveyElement>) => R,
-  ): R {
+  private entry<R>(position: number, onGood: (element: Element) => R, onBad: (bad: ReturnType<typeof badSurveyElement>) => R): R {
     const day = this.dayOf(position);
     const slot = position - this.totals[day]!;
     const bad = this.badOffsets[day + 1]! - this.badOffsets[day]!;

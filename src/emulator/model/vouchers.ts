@@ -76,7 +76,14 @@ export function seededVouchers(seed: number, i: number, joinedMs: number, asOfMs
     const status: VoucherStatus = voucher.redeemedMs !== null && voucher.redeemedMs <= asOfMs ? 'redeemed' : asOfMs >= voucher.expiresMs ? 'expired' : 'active';
     const { expiresMs: _, redeemedMs, redeemedText, redeemedBranch, ...rest } = voucher;
     const used = status === 'redeemed';
-    held.push({ ...rest, status, enabled: status === 'active', redeemedMs: used ? redeemedMs : null, redeemedText: used ? redeemedText : null, redeemedBranch: used ? redeemedBranch : null });
+    held.push({
+      ...rest,
+      status,
+      enabled: status === 'active',
+      redeemedMs: used ? redeemedMs : null,
+      redeemedText: used ? redeemedText : null,
+      redeemedBranch: used ? redeemedBranch : null,
+    });
   }
 }
 

@@ -49,7 +49,12 @@ export function loyaltyUpdatedBody(
  * without a phone is sent with `phone: null`; `nextTier` is null in the top tier; `pointExpiry` is the
  * instant the next points expire, null when none are left to expire.
  */
-export function loyaltyUpdatedBodyOf(version: CustomerVersion, state: LoyaltyState, source: string, country = state.wallets[0]!.countryIso): Record<string, unknown> {
+export function loyaltyUpdatedBodyOf(
+  version: CustomerVersion,
+  state: LoyaltyState,
+  source: string,
+  country = state.wallets[0]!.countryIso,
+): Record<string, unknown> {
   const { tier, next } = state;
   const tierIndex = LOYALTY_TIERS.indexOf(tier);
   const money = (point: number) => roundTo(point * POINT_VALUE, 4);

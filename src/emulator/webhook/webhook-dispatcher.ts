@@ -46,7 +46,8 @@ export class WebhookDispatcher {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new RangeError('webhooks.maxAttempts must be a positive integer');
-    if (!(this.retryDelayMs >= 0) || !(this.maxRetryDelayMs >= 0) || !(this.timeoutMs > 0)) throw new RangeError('webhook delays must be non-negative and the time-out positive');
+    if (!(this.retryDelayMs >= 0) || !(this.maxRetryDelayMs >= 0) || !(this.timeoutMs > 0))
+      throw new RangeError('webhook delays must be non-negative and the time-out positive');
     for (const url of options.subscribers ?? []) this.subscribe(url);
   }
 
@@ -112,7 +113,12 @@ export class WebhookDispatcher {
         if (this.closed) break;
         this.counts.attempts++;
         try {
-          const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(this.timeoutMs) });
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+            signal: AbortSignal.timeout(this.timeoutMs),
+          });
           await response.arrayBuffer().catch(() => undefined);
           if (response.ok) {
             this.counts.delivered++;

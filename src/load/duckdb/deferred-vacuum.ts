@@ -27,11 +27,11 @@ export const DEFAULT_VACUUM_POLICY: VacuumPolicy = { deadShare: 0.5, minDeadRows
  * Compacts deleted rows in batches instead of at every checkpoint.
  *
  * A merge deletes the rows that newer versions replace, all over a table. At each checkpoint, DuckDB merges row
- * groups that lost rows (vacuum); with a checkpoint per span commit, a backfill rewrote its tables over and over:
- * loading a million account records, the commits grew from 0.3 s to 2.2 s each, 14.9 s in all, and took 4.5 s
- * with vacuum off. So vacuum is off (`max_vacuum_tasks = 0`) except for the commit of a table whose dead rows
- * reached the policy's share: that commit, and a checkpoint right after it, compact the table in one go. Compaction
- * then costs time in proportion to the rows deleted, however many commits delete them.
+ * groups that lost rows (vacuum); with a checkpoint per span commit, a backfill rewrote its tables over and over,
+ * and each commit took longer than the last as the tables grew. So vacuum is off (`max_vacuum_tasks = 0`) except
+ * for the commit of a table whose dead rows reached the policy's share: that commit, and a checkpoint right after
+ * it, compact the table in one go. Compaction then costs time in proportion to the rows deleted, however many
+ * commits delete them.
  *
  * Runs under the destination's commit lock: the setting is global and applies to any checkpoint while it is on.
  */
@@ -52,7 +52,7 @@ export class DeferredVacuum {
 
   /**
    * Runs `commit` (a transaction writing `tables` of `schema`), with compaction on if one of the tables is due for
-   * it: measured before the transaction, on what earlier commits left, so a process that commits once (a nightly
+   * it: checked before the transaction, on what earlier commits left, so a process that commits once (a nightly
    * run) still compacts what earlier runs left.
    */
   async commit<T>(conn: SqlConnection, schema: string, tables: readonly string[], commit: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
@@ -79,6 +79,7 @@ function singleConnectionDialect(connection: DuckDbSqlConnection): Dialect {
       const rows = reader.getRowObjectsJson() as R[];
       return { rows, numAffectedRows: BigInt(reader.rowsChanged) };
     },
+    // Kysely's driver interface asks for a generator; DuckDB never streams here
     // eslint-disable-next-line require-yield
     async *streamQuery() {
       throw new Error('streaming queries are not used on DuckDB');

@@ -17,19 +17,16 @@ import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse-error
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
  * sorts and joins, which spill to `<warehouse>.tmp/` beyond it. DuckDB's own default (80% of the machine's
- * memory) lets one load take gigabytes. A backfill of a year of a million account records (spans of a month, four
- * at a time) loads with 128 MB and runs out of memory in a merge with 96 MB; 256 MB leaves room for denser
- * records. A lower limit hardly lowers the peak of a 300-day backfill of every stream, whose pool gives back its cached
- * pages after each commit ({@link PoolTrim}): 290 MB with 128 MB against 289 MB with 256 MB, one run each.
+ * memory) lets one load take gigabytes. 256MB is at least twice what a backfill of four month-long spans at a
+ * time needs, room for denser records; a lower limit would hardly lower the peak, since the pool gives back its
+ * cached pages after each commit ({@link PoolTrim}).
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
 /**
  * DuckDB's worker threads by default (`destination.threads`): the machine's cores but one, which the pipeline's own
- * thread keeps busy parsing and checking records, handing them to the appenders; DuckDB's own default is every core.
- * On two cores, one DuckDB thread ran a 300-day backfill of every stream with 130–136 CPU s against 139–168 and
- * peaked at 283–287 MB against 287–297 MB; a year of a million account records was read in 54.8 s against 67.6 s,
- * while the loader alone (nothing else running) took 28.2 and 23.9 s against 27.5 s.
+ * thread keeps busy parsing and checking records, handing them to the appenders; DuckDB's own default is every core,
+ * whose threads would then compete with the pipeline's for CPU without loading any faster.
  */
 export function defaultDuckDbThreads(): number {
   return Math.max(1, availableParallelism() - 1);
@@ -39,10 +36,9 @@ export function defaultDuckDbThreads(): number {
 export interface DuckDbSettings {
   memoryLimit?: string;
   /**
-   * Write-ahead log gathered before a checkpoint. DuckDB's 16MB checkpoints after every commit of a long backfill;
-   * a larger one checkpoints less often, but holds more memory and leaves more log to replay after a crash. With
-   * deleted rows compacted in batches ({@link DeferredVacuum}), 1GB no longer loaded a million account records
-   * faster (26.4 s against 25.9 s).
+   * Write-ahead log gathered before a checkpoint. DuckDB's default of 16MB checkpoints after every commit of a long
+   * backfill; a larger one checkpoints less often, but holds more memory and leaves more log to replay after a
+   * crash, and since deleted rows are compacted in batches ({@link DeferredVacuum}) it no longer loads any faster.
    */
   checkpointThreshold?: string;
   /** DuckDB's worker threads; {@link defaultDuckDbThreads} unless set. */
@@ -77,7 +73,10 @@ export class DuckDbDestination implements Destination {
   static async open(path: string, schema = 'main', settings: DuckDbSettings = {}, { create = true }: { create?: boolean } = {}): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:' && !existsSync(file)) {
-      if (!create) throw new WarehouseConfigError(`warehouse ${file} does not exist; run \`loyalty-etl run\` to create it (or correct destination.path / LOYALTY_WAREHOUSE)`);
+      if (!create)
+        throw new WarehouseConfigError(
+          `warehouse ${file} does not exist; run \`loyalty-etl run\` to create it (or correct destination.path / LOYALTY_WAREHOUSE)`,
+        );
       makeWarehouseDirectory(file);
     }
     try {
@@ -102,7 +101,8 @@ export class DuckDbDestination implements Destination {
         throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
       }
       // the file is there but DuckDB cannot open it as a database (another kind of file, a directory, no permission)
-      if (/^(IO|Serialization|Permission) Error/i.test(message)) throw new WarehouseConfigError(`warehouse ${file} cannot be opened as a DuckDB database: ${message}`);
+      if (/^(IO|Serialization|Permission) Error/i.test(message))
+        throw new WarehouseConfigError(`warehouse ${file} cannot be opened as a DuckDB database: ${message}`);
       throw error;
     }
   }

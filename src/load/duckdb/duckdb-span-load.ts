@@ -51,7 +51,14 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     this.keys = new SpanKeys(request.tables);
   }
 
-  static async open(raw: DuckDBConnection, schema: string, request: SpanLoadRequest, commitLock: Mutex, vacuum: DeferredVacuum, pool: PoolTrim): Promise<DuckDbSpanLoad> {
+  static async open(
+    raw: DuckDBConnection,
+    schema: string,
+    request: SpanLoadRequest,
+    commitLock: Mutex,
+    vacuum: DeferredVacuum,
+    pool: PoolTrim,
+  ): Promise<DuckDbSpanLoad> {
     const load = new DuckDbSpanLoad(raw, schema, request, commitLock, vacuum, pool);
     const { appended, all } = spanStagingTables(request.tables);
     for (const t of all) {
@@ -139,7 +146,8 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
         // rows an appender could not flush are dropped with its table
       }
     });
-    for (const { name } of spanStagingTables(this.request.tables).all) await this.conn.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
+    for (const { name } of spanStagingTables(this.request.tables).all)
+      await this.conn.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(name)}`).catch(() => undefined);
     this.raw.closeSync();
   }
 

@@ -2,25 +2,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { StatementGate } from './duckdb-connection.js';
 
 /**
- * Gives back, after each span commit, the table pages DuckDB's buffer pool keeps of what the merges read.
+ * Gives back, after each span commit, the table pages DuckDB's buffer pool cached while the merges read the targets:
+ * the pool keeps every page it reads up to `memory_limit`, and the targets grow with a backfill, so without a trim
+ * memory would grow with the range instead of the work in flight.
  *
- * DuckDB keeps every page it reads until the pool reaches `memory_limit`; the merges of a backfill read the
- * targets, which grow with it, so the pool held more the longer the backfill ran (a 300-day backfill of every
- * stream peaked at 326–331 MB, and at 289 MB with a trim after each commit; over 30 days, 235 and 223 MB). Setting
- * the limit lower makes DuckDB drop cached pages, and the limit is then set back. Nothing else may need memory
- * while the pool is small: a statement allocating then fails, and so may setting the limit back. So a trim waits
- * for the statements under way on every connection of the instance, and statements ({@link statement}) and appends
- * ({@link withoutTrim}) wait for the trim.
- *
- * The limit goes down by the table pages only, so that nothing else is evicted: DuckDB evicts pages of the database
- * file first (they are dropped, and read again from the file when needed), then blocks of its own (staging tables,
- * rows not yet checkpointed), which it must write to its temp directory and read back. A trim down to a fixed 32MB
- * kept up to 32MB of table pages when the spans in flight had little staged, so what it kept grew with the
- * warehouse, and wrote their staging to disk when they had more. Over 300 days of every stream the two ran alike
- * (129.4 s and 146.0 CPU s against 129.0 s and 145.5 CPU s, peaks of 277 and 289 MB, run one after the other; six
- * more runs of either peaked at 284–293 MB). Evicting everything (a limit of 1MB) brought that peak down to 272–281
- * MB, but each commit then wrote every other span's staging to disk, to be read back at its next append: 145 and
- * 174 CPU s in two runs, against 139–146.
+ * The limit is lowered for a moment by the table pages only: DuckDB evicts the file's pages first, and anything more
+ * would write the spans' staged rows to the temp directory, to be read back at their next append. While the limit is
+ * low any allocation may fail, setting it back included, so a trim waits for the statements under way on every
+ * connection of the instance, and statements ({@link statement}) and appends ({@link withoutTrim}) wait for the trim.
  */
 export class PoolTrim implements StatementGate {
   private trimming: Promise<void> | undefined;
@@ -88,7 +77,6 @@ const POOL_USE = `SELECT CAST(coalesce(sum(memory_usage_bytes) FILTER (WHERE tag
 
 /**
  * What a trim leaves above the pool's other blocks: setting the limit back allocates too, and with the pool full to
- * its limit it fails ("failed to allocate data of size 2.0 KiB (30.7 MiB/30.5 MiB used)"), leaving the instance
- * at the small limit.
+ * its limit that fails, leaving the instance at the small limit.
  */
 export const POOL_TRIM_HEADROOM = 4_000_000n;

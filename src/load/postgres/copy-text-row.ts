@@ -4,6 +4,8 @@ export type CopyValue = string | number | null | undefined;
 /** The characters COPY's text format gives a meaning to, and how each is written inside a field. */
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const SPECIAL = /[\\\t\n\r]/g;
+// NUL is the one character COPY text cannot carry
+// eslint-disable-next-line no-control-regex
 const HAS_SPECIAL = /[\\\t\n\r\u0000]/;
 
 /**

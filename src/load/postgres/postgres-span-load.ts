@@ -18,9 +18,8 @@ import { PostgresSqlConnection } from './postgres-connection.js';
 /**
  * Rows wait as COPY text until a table has about this many characters of it (or the span commits), then go in
  * one COPY: a COPY per page of a few hundred rows would pay its round trip and start-up each time, and text
- * is several times smaller than the rows it comes from. Larger COPYs are faster still (a million postings staged in
- * 4.9 s in COPYs of 8 MB, 5.9 s in COPYs of 1 MB), but the text waits in memory: with 4 MB, a 300-day backfill of
- * every stream peaked at 219 MB instead of 190 MB.
+ * is several times smaller than the rows it comes from. Larger COPYs are faster still, but their text waits in
+ * memory and raises the peak of a long backfill.
  */
 const COPY_BATCH_CHARS = 1024 * 1024;
 
@@ -107,7 +106,11 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   /** Drops the staging tables and returns the client to the pool (or discards it if it no longer answers). */
   async release(): Promise<void> {
     try {
-      await this.client.query(`DROP TABLE IF EXISTS ${spanStagingTables(this.request.tables).all.map((t) => `pg_temp.${quoteIdent(t.name)}`).join(', ')}`);
+      await this.client.query(
+        `DROP TABLE IF EXISTS ${spanStagingTables(this.request.tables)
+          .all.map((t) => `pg_temp.${quoteIdent(t.name)}`)
+          .join(', ')}`,
+      );
       this.client.release();
     } catch (error) {
       this.client.release(error instanceof Error ? error : true);
@@ -154,7 +157,7 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
 
 /** Lines of COPY text joined into chunks of about 256 kB, the size the socket is handed at a time. */
 function* chunks(lines: string[]): Generator<string> {
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let chunk = '';
     while (i < lines.length && chunk.length < 256 * 1024) chunk += lines[i++];
     yield chunk;

@@ -69,9 +69,15 @@ describe('COPY text encoding', () => {
   it('round-trips any text: one field per value, one line per row', () => {
     const value = fc.oneof(fc.string({ unit: 'binary' }), fc.stringMatching(/^[\\\t\n\rN.a]*$/), fc.constant(null));
     fc.assert(
-      fc.property(fc.array(value.filter((v) => v === null || !v.includes('\u0000')), { minLength: 1, maxLength: 8 }), (values) => {
-        expect(parseCopyLine(copyTextRow(values))).toEqual(values);
-      }),
+      fc.property(
+        fc.array(
+          value.filter((v) => v === null || !v.includes('\u0000')),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (values) => {
+          expect(parseCopyLine(copyTextRow(values))).toEqual(values);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -89,7 +89,9 @@ describe('PostgreSQL destination', () => {
     await loadAccounts(destination, '2024-01-01', accounts);
 
     await destination.withConnection(async (conn) => {
-      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', ['accounts']);
+      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
+        'accounts',
+      ]);
       expect(map.map((m) => m.source_key).sort()).toEqual([...HOSTILE_KEYS].sort());
       expect(new Set(map.map((m) => m.column_name)).size).toBe(HOSTILE_KEYS.length);
       const rows = await conn.all<Record<string, string | null>>('SELECT * FROM accounts');
@@ -102,7 +104,9 @@ describe('PostgreSQL destination', () => {
         expect(row?.last_name).toBeNull();
         for (const m of map) expect(row?.[m.column_name]).toBe(a.fields[m.source_key] ?? null);
       }
-      const long = await conn.all<{ customer_id: string; field_name: string; value: string }>('SELECT customer_id, field_name, value FROM account_custom_fields');
+      const long = await conn.all<{ customer_id: string; field_name: string; value: string }>(
+        'SELECT customer_id, field_name, value FROM account_custom_fields',
+      );
       const expected = accounts.flatMap((a) => Object.entries(a.fields).map(([field_name, value]) => ({ customer_id: a.row.customer_id, field_name, value })));
       const order = (x: { customer_id: unknown; field_name: string }) => `${String(x.customer_id)}\u0001${x.field_name}`;
       expect(long.sort((a, b) => (order(a) < order(b) ? -1 : 1))).toEqual(expected.sort((a, b) => (order(a) < order(b) ? -1 : 1)));
@@ -110,10 +114,28 @@ describe('PostgreSQL destination', () => {
   });
 
   it('round-trips hostile rejects and typed values', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r1', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
-    await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: { ...account('C1', null), birthdate: '1999-12-31', profile_set_at: '2024-02-29T23:59:59.123Z', customer_since: '2020-01-01T00:00:00+03:00' } }]);
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'r1',
+      windows: [{ start: '2024-01-01', end: '2024-01-01' }],
+      tables: [accountsTable, accountCustomFieldsTable],
+    });
+    await span.append('accounts', [
+      {
+        seq: 1,
+        windowStart: '2024-01-01',
+        row: { ...account('C1', null), birthdate: '1999-12-31', profile_set_at: '2024-02-29T23:59:59.123Z', customer_since: '2020-01-01T00:00:00+03:00' },
+      },
+    ]);
     await span.reject(HOSTILE_VALUES.map((v) => ({ windowStart: '2024-01-01', payload: JSON.stringify({ v }), error: v })));
-    await commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r1', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map([['2024-01-01', 1 + HOSTILE_VALUES.length]]), 1);
+    await commitWindows(
+      span,
+      { job: 'j', stream: 'accounts', runId: 'r1', firstDay: '2024-01-01' },
+      [{ start: '2024-01-01', end: '2024-01-01' }],
+      new Map([['2024-01-01', 1 + HOSTILE_VALUES.length]]),
+      1,
+    );
     await destination.withConnection(async (conn) => {
       const rejects = await conn.all<{ payload: string; error: string }>('SELECT payload, error FROM _etl_rejects');
       expect(rejects.map((r) => r.error).sort()).toEqual([...HOSTILE_VALUES].sort());
@@ -192,12 +214,24 @@ describe('PostgreSQL destination', () => {
   });
 
   it('starts over cleanly after reset, and leaves no staging behind', async () => {
-    const span = await destination.openSpan({ job: 'j', stream: 'accounts', runId: 'r', windows: [{ start: '2024-01-01', end: '2024-01-01' }], tables: [accountsTable, accountCustomFieldsTable] });
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'r',
+      windows: [{ start: '2024-01-01', end: '2024-01-01' }],
+      tables: [accountsTable, accountCustomFieldsTable],
+    });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('GONE', 'x') }]);
     await span.reject([{ windowStart: '2024-01-01', payload: '{}', error: 'gone' }]);
     await span.reset();
     await span.append('accounts', [{ seq: 2, windowStart: '2024-01-01', row: account('KEPT', 'y') }]);
-    await commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map([['2024-01-01', 1]]), 1);
+    await commitWindows(
+      span,
+      { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' },
+      [{ start: '2024-01-01', end: '2024-01-01' }],
+      new Map([['2024-01-01', 1]]),
+      1,
+    );
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT customer_id FROM accounts')).toEqual([{ customer_id: 'KEPT' }]);
       expect(await conn.all('SELECT * FROM _etl_rejects')).toEqual([]);
@@ -222,8 +256,12 @@ describe('PostgreSQL destination', () => {
     const opened = await Promise.all([1, 2, 3, 4].map(() => openDestination({ ...config, schema: 'parallel' })));
     try {
       await opened[0]!.withConnection(async (conn) => {
-        const files = readdirSync(`${SQL_DIR}postgres`).filter((f) => f.endsWith('.sql')).sort();
-        expect(await conn.all(`SELECT version FROM ${conn.schemaSql}._etl_migrations ORDER BY version`)).toEqual(files.map((f) => ({ version: f.replace(/\.sql$/, '') })));
+        const files = readdirSync(`${SQL_DIR}postgres`)
+          .filter((f) => f.endsWith('.sql'))
+          .sort();
+        expect(await conn.all(`SELECT version FROM ${conn.schemaSql}._etl_migrations ORDER BY version`)).toEqual(
+          files.map((f) => ({ version: f.replace(/\.sql$/, '') })),
+        );
       });
     } finally {
       await Promise.all(opened.map((d) => d.close()));

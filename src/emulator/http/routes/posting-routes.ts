@@ -28,7 +28,8 @@ export function postingRoutes(context: RouteContext): Route[] {
           totalCount: postings.length,
           records: (from, to) => Array.from({ length: to - from }, (_, n) => renderPosting(postings[newestFirst ? postings.length - 1 - from - n : from + n]!)),
         };
-        if (context.dataView) view = context.dataView(view, { stream: 'postings', customerId: data.directory.customerId(customer), page: pageNumber, size: pageSize, request });
+        if (context.dataView)
+          view = context.dataView(view, { stream: 'postings', customerId: data.directory.customerId(customer), page: pageNumber, size: pageSize, request });
         const from = (pageNumber - 1) * pageSize;
         const to = Math.min(view.totalCount, from + pageSize);
         const page = from < to ? view.records(from, to) : [];

@@ -196,7 +196,12 @@ export function writeRoutes(context: RouteContext): Route[] {
         const now = context.now();
         const existing = activity.appointments.get(reference);
         if (existing && existing.owner !== owner) throw SourceError.notUnique('referenceNumber');
-        activity.appointments.set(reference, existing ? { ...existing, body, updatedMs: now, updates: existing.updates + 1 } : { referenceNumber: reference, owner, body, createdMs: now, updatedMs: now, updates: 0 });
+        activity.appointments.set(
+          reference,
+          existing
+            ? { ...existing, body, updatedMs: now, updates: existing.updates + 1 }
+            : { referenceNumber: reference, owner, body, createdMs: now, updatedMs: now, updates: 0 },
+        );
         return json(200, SUCCESS);
       },
     },
