@@ -7,7 +7,8 @@ import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts } from '../state/window-claims.js';
 import { STREAM_ORDER } from '../streams/registry.js';
 import { createProgress } from './backfill-progress.js';
-import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, leaseSeconds, resolveJob, type CommonOptions } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { failOnFailedWindows, summarizeRun } from './report.js';
 
 export interface BackfillOptions extends CommonOptions {
@@ -52,7 +53,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
   const runId = randomUUID();
 
-  const { result, summary } = await usingDestination(config, async (destination) => {
+  const session = await usingLoadSession(config, logger, async (destination) => {
     const backfill = await destination.ledgerTransaction((conn) =>
       openBackfill(conn, { job, streams, windows, grid: `${jobConfig.window_days}d@${jobConfig.first_day}`, restart: options.restart === true, runId }),
     );
@@ -108,9 +109,11 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       `${after.failed ? `, ${after.failed} failed` : ''}; ${mine} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
     return { result, summary: { text: summary, failed: after.failed, backfillId: backfill.backfillId } };
   });
-  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n`);
+  const { result, summary } = session.value;
+  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n${describeSession(session)}`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
     throw new CommandError(`${summary.failed} window(s) of backfill ${summary.backfillId} failed in other workers; the same command again retries them`, ExitCode.windowsFailed);
   }
+  failIfUnpublished(session.published);
 }

@@ -6,9 +6,13 @@ import { runJob } from '../pipeline/run-job.js';
 import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
-import { commandLogger, createApi, usingDestination } from './job-session.js';
+import { commandLogger, createApi } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { summarizeRun, failOnFailedWindows } from './report.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
+
+/** Where the demo publishes the warehouse for readers: `publish_path`'s default beside `./warehouse.duckdb`. */
+const DEMO_PUBLISHED = './warehouse.published.duckdb';
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */
 const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
@@ -27,7 +31,7 @@ export async function demoCommand(): Promise<void> {
     const logger = commandLogger();
     const api = createApi(config, logger);
     const job = config.jobs.demo!;
-    await usingDestination(config, async (destination) => {
+    const session = await usingLoadSession(config, logger, async (destination) => {
       const windows = new Map<StreamName, Window[]>();
       await destination.withConnection(async (conn) => {
         for (const stream of job.streams) windows.set(stream, planIncrementalWindows(job, await readWatermark(conn, 'demo', stream), DEMO.endDate));
@@ -48,7 +52,9 @@ export async function demoCommand(): Promise<void> {
       });
     });
     out();
-    out('query it yourself: duckdb warehouse.duckdb  (or any DuckDB client)');
+    process.stdout.write(describeSession(session));
+    failIfUnpublished(session.published);
+    out(`query it yourself: npx loyalty-etl sql --warehouse ${DEMO_PUBLISHED}   (add "SELECT …" for one query; any DuckDB client opens the file read-only too)`);
   } finally {
     await emulator.close();
   }
@@ -72,7 +78,7 @@ function demoConfig(url: string): ResolvedConfig {
       backoff_base_ms: 250,
       backoff_max_ms: 30_000,
     },
-    destination: { type: 'duckdb', path: './warehouse.duckdb', schema: 'main' },
+    destination: { type: 'duckdb', path: './warehouse.duckdb', schema: 'main', publish_path: DEMO_PUBLISHED },
     jobs: {
       demo: {
         streams: DEMO_QUERY.streams,

@@ -6,7 +6,8 @@ import { lastClosedDay } from '../plan/days.js';
 import { planIncrementalWindows } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import { readWatermark } from '../state/ledger.js';
-import { commandLogger, createApi, leaseSeconds, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, leaseSeconds, resolveJob, type CommonOptions } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { failOnFailedWindows, summarizeRun } from './report.js';
 
 export interface RunOptions extends CommonOptions {
@@ -26,13 +27,14 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const lease = leaseSeconds();
   const logger = commandLogger();
   const api = createApi(config, logger);
-  const result = await usingDestination(config, async (destination) => {
+  const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = new Map<StreamName, Window[]>();
     await destination.withConnection(async (conn) => {
       for (const stream of jobConfig.streams) windows.set(stream, planIncrementalWindows(jobConfig, await readWatermark(conn, job, stream), through));
     });
     return runJob({ config, job, command: 'run', work: { kind: 'planned', windows }, exclusive: true, leaseSeconds: lease, concurrency: config.source.concurrency, api, destination, logger });
   });
-  process.stdout.write(`${summarizeRun(result)}\n`);
-  failOnFailedWindows(result);
+  process.stdout.write(`${summarizeRun(session.value)}\n${describeSession(session)}`);
+  failOnFailedWindows(session.value);
+  failIfUnpublished(session.published);
 }

@@ -6,12 +6,13 @@ import { migrate } from '../migrate.js';
 import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
-import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
+import type { Destination, PublishedCopy, SpanLoad, SpanLoadRequest } from '../destination.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
+import { publishWarehouse } from './publish.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -51,6 +52,13 @@ export interface DuckDbSettings {
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
   override readonly name = 'WarehouseBusyError';
+  constructor(
+    message: string,
+    /** The process holding the file, when DuckDB names it. */
+    readonly holderPid?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
@@ -91,7 +99,7 @@ export class DuckDbDestination implements Destination {
       const message = (error as Error).message;
       if (/lock/i.test(message)) {
         const pid = /PID (\d+)/.exec(message)?.[1];
-        throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
+        throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`, pid ? Number(pid) : undefined);
       }
       throw error;
     }
@@ -125,6 +133,15 @@ export class DuckDbDestination implements Destination {
     } finally {
       raw.closeSync();
     }
+  }
+
+  /** Runs `fn` on a connection of its own while no commit of this process can start (a checkpoint and a copy of the file). */
+  whileQuiet<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.commitLock.run(() => this.withConnection(fn));
+  }
+
+  publishCopy(target: string): Promise<PublishedCopy> {
+    return publishWarehouse(this, target);
   }
 
   ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
