@@ -8,7 +8,9 @@ import { backfillCommand } from '../commands/backfill.js';
 import { checkCommand } from '../commands/check.js';
 import { demoCommand } from '../commands/demo.js';
 import { emulatorCommand } from '../commands/emulator.js';
+import { publishCommand } from '../commands/publish.js';
 import { runCommand } from '../commands/run.js';
+import { sqlCommand } from '../commands/sql.js';
 import { statusCommand } from '../commands/status.js';
 import { collectList, webhookCommand } from '../commands/webhook.js';
 import { verifyCommand } from '../commands/verify.js';
@@ -44,6 +46,17 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(statusCommand);
   common(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
+  common(program.command('publish').description("publish the DuckDB warehouse's read-only copy for analysts now (runs and backfills do when they end)")).action(publishCommand);
+  program
+    .command('sql')
+    .description('run SQL on the warehouse, read-only (DuckDB: its published copy); an interactive prompt without a query')
+    .argument('[query]', 'statements to run (default: a prompt on a terminal, else read from stdin)')
+    .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
+    .option('--warehouse <file-or-url>', 'read this DuckDB file or postgres:// URL instead of the jobs file\'s warehouse')
+    .option('--csv', 'print CSV')
+    .option('--json', 'print a JSON array of objects')
+    .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
+    .action(sqlCommand);
   program
     .command('emulator')
     .description('serve the emulated source (auth: --auth-header with the secret in LOYALTY_API_TOKEN)')
