@@ -8,6 +8,8 @@ import type { LoyaltyEvent } from './loyalty-event.js';
  * key and stored once. So every call is `stored` here: whether it is a redelivery is decided at ingest.
  */
 export class SpoolEventStore implements EventStore {
+  private prepared: Promise<void> | undefined;
+
   constructor(
     private readonly spool: EventSpool,
     private readonly options: { runId: string; now?: () => Date },
@@ -15,12 +17,13 @@ export class SpoolEventStore implements EventStore {
 
   /** Creates the spool's folders and proves it can write there, before the first call; says where events go. */
   async check(): Promise<string> {
-    await this.spool.prepare();
+    await (this.prepared ??= this.spool.prepare());
     await this.spool.probe();
     return `event spool ${this.spool.dir} (each run ingests it into loyalty_events)`;
   }
 
   async save(event: LoyaltyEvent): Promise<SaveOutcome> {
+    await (this.prepared ??= this.spool.prepare());
     await this.spool.append({ receivedAt: (this.options.now ?? (() => new Date()))().toISOString(), receiverId: this.options.runId, event });
     return 'stored';
   }

@@ -37,10 +37,10 @@ export async function publishWarehouse(source: PublishSource, target: string): P
   const path = resolve(target);
   if (path === resolve(source.path)) throw new PublishError(`the publish path ${path} is the warehouse itself`);
   const started = performance.now();
-  await mkdir(dirname(path), { recursive: true });
-  await removeAbandonedCopies(path);
   const temporary = `${path}.tmp-${process.pid}`;
   try {
+    await mkdir(dirname(path), { recursive: true });
+    await removeAbandonedCopies(path);
     const heldFrom = performance.now();
     await source.whileQuiet(async (conn) => {
       await conn.run('CHECKPOINT');
