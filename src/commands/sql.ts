@@ -34,6 +34,11 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
   const format: OutputFormat = options.csv ? 'csv' : options.json ? 'json' : 'table';
   const maxRows = options.maxRows === undefined ? 1000 : Number(options.maxRows);
   if (!Number.isInteger(maxRows) || maxRows < 1) throw new CommandError(`sql: --max-rows: ${options.maxRows} is not a whole number of at least 1`, ExitCode.usage);
+  // `sql --csv … | head`: a reader that stops reading ends the command, as it would end any Unix tool
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    throw error;
+  });
   const reader = await openReader(options);
   try {
     if (query === undefined && process.stdin.isTTY) {
