@@ -14,8 +14,9 @@ import { formatTable } from './support/report-table.js';
 import { endToEnd } from './sections/end-to-end.js';
 import { memory } from './sections/memory.js';
 import { pageThroughput } from './sections/page-throughput.js';
+import { publish } from './sections/publish.js';
 
-const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput];
+const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput, publish];
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));

@@ -12,6 +12,8 @@ export const ExitCode = {
   busy: 3,
   /** `verify` found windows whose counts differ from the source's. */
   gaps: 4,
+  /** Everything was loaded, but the read-only copy for readers (DuckDB) could not be published: they keep the previous one. */
+  unpublished: 5,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;

@@ -10,8 +10,10 @@ import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
+import { registerPublish } from '../commands/publish.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
+import { registerSql } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
@@ -33,6 +35,8 @@ export function buildProgram(): Command {
     registerStatus,
     registerReport,
     registerCheck,
+    registerPublish,
+    registerSql,
     registerEmulator,
     registerWebhook,
     registerDemo,

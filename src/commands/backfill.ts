@@ -5,7 +5,8 @@ import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts } from '../state/window-claims.js';
 import { createProgress } from './backfill-progress.js';
-import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import type { Command } from 'commander';
@@ -42,7 +43,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
   const runId = randomUUID();
 
-  const { result, summary } = await usingDestination(config, async (destination) => {
+  const session = await usingLoadSession(config, logger, async (destination) => {
     const backfill = await destination.ledgerTransaction((conn) =>
       openBackfill(conn, { job, streams, windows, grid: `${jobConfig.window_days}d@${jobConfig.first_day}`, restart: options.restart === true, runId }),
     );
@@ -108,7 +109,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       `${after.failed ? `, ${after.failed} failed` : ''}; ${mine} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
     return { result, summary: { text: summary, failed: after.failed, backfillId: backfill.backfillId } };
   });
-  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n`);
+  const { result, summary } = session.value;
+  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n${describeSession(session)}`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
     throw new CommandError(
@@ -116,6 +118,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
       ExitCode.windowsFailed,
     );
   }
+  failIfUnpublished(session.published);
 }
 
 /** `loyalty-etl backfill` and its flags. */

@@ -4,11 +4,15 @@ import { startEmulator } from '../emulator/index.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { interruptibleRun } from './interruption.js';
-import { commandLogger, createApi, usingDestination } from './job-session.js';
+import { commandLogger, createApi } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { summarizeRun, failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
 import { writeReport } from '../report/write-report.js';
 import type { Command } from 'commander';
+
+/** Where the demo publishes the warehouse for readers: `publish_path`'s default beside `./warehouse.duckdb`. */
+const DEMO_PUBLISHED = './warehouse.published.duckdb';
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */
 const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
@@ -27,7 +31,7 @@ export async function demoCommand(): Promise<void> {
     const logger = commandLogger();
     const api = createApi(config, logger);
     const job = config.jobs.demo!;
-    await usingDestination(config, async (destination) => {
+    const session = await usingLoadSession(config, logger, async (destination) => {
       const windows = await incrementalWindows(destination, 'demo', job, DEMO.endDate);
       const result = await runJob({
         config,
@@ -58,7 +62,11 @@ export async function demoCommand(): Promise<void> {
       out(`status page: ./${page.path} (open it in a browser; \`loyalty-etl report\` writes one for your own jobs)`);
     });
     out();
-    out('query it yourself: duckdb warehouse.duckdb  (or any DuckDB client)');
+    process.stdout.write(describeSession(session));
+    failIfUnpublished(session.published);
+    out(
+      `query it yourself: npx loyalty-etl sql --warehouse ${DEMO_PUBLISHED}   (add "SELECT …" for one query; any DuckDB client opens the file read-only too)`,
+    );
   } finally {
     await emulator.close();
   }
@@ -80,7 +88,7 @@ function demoConfig(url: string): ResolvedConfig {
       requests_per_second: 5000,
       retries: 3,
     },
-    destination: { type: 'duckdb', path: './warehouse.duckdb' },
+    destination: { type: 'duckdb', path: './warehouse.duckdb', publish_path: DEMO_PUBLISHED },
     jobs: {
       // one pass over every customer for the whole history
       demo: {

@@ -3,7 +3,8 @@ import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { lastClosedDay } from '../plan/days.js';
-import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
+import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
 import { reportAfter } from '../report/write-report.js';
@@ -32,7 +33,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
     options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
   const logger = commandLogger();
   const api = createApi(config, logger);
-  const result = await usingDestination(config, async (destination) => {
+  const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
     return reportAfter(report, destination, logger, () =>
       runJob({
@@ -50,8 +51,9 @@ export async function runCommand(options: RunOptions): Promise<void> {
       }),
     );
   });
-  process.stdout.write(`${summarizeRun(result)}\n`);
-  failOnFailedWindows(result);
+  process.stdout.write(`${summarizeRun(session.value)}\n${describeSession(session)}`);
+  failOnFailedWindows(session.value);
+  failIfUnpublished(session.published);
 }
 
 /** `loyalty-etl run` and its flags. */

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import type { DestinationConfig } from '../config/config-schema.js';
+import { eventSpoolOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
 import { registerSecret } from '../log/redact.js';
 import { HOOKS_PATH } from '../webhook/hook-path.js';
-import { WarehouseEventStore } from '../webhook/loyalty-event-store.js';
+import { EventSpool } from '../webhook/event-spool.js';
+import { type EventStore, WarehouseEventStore } from '../webhook/loyalty-event-store.js';
 import { ReceiverSecretError, WEBHOOK_SECRET_ENV, readReceiverSecrets } from '../webhook/receiver-secrets.js';
 import { WebhookGate, WebhookGateOptionError, type WebhookGateOptions } from '../webhook/webhook-gate.js';
+import { SpoolEventStore } from '../webhook/spool-event-store.js';
 import { startWebhookReceiver } from '../webhook/webhook-receiver.js';
 import { commandLogger } from './job-session.js';
 import type { Command } from 'commander';
@@ -38,7 +42,8 @@ export function collectList(value: string, previous: string[] = []): string[] {
 }
 
 /**
- * `loyalty-etl webhook --port P`: receives the loyalty webhook into `loyalty_events` until interrupted. Every
+ * `loyalty-etl webhook --port P`: receives the loyalty webhook into `loyalty_events` (DuckDB: through the spool
+ * each run ingests) until interrupted. Every
  * call must carry the receiver's secret (`LOYALTY_WEBHOOK_SECRET`, and `LOYALTY_WEBHOOK_SECRET_PREVIOUS` during
  * a rotation) unless `--authenticated-upstream` says something in front checks callers. Every call let in is
  * stored (or found stored) before it is answered 200; `_run_id` of its rows is this receiver's id.
@@ -58,7 +63,7 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
     );
   }
   const receiverId = randomUUID();
-  const store = new WarehouseEventStore(config.destination, { runId: receiverId });
+  const store = eventStoreFor(config.destination, { runId: receiverId });
   const warehouse = await store.check(); // the config and the warehouse are sound before the first call
   const receiver = await startWebhookReceiver({ ...gateOptions, store, timezone: config.source.timezone, host: options.host, port, logger });
   const address =
@@ -89,6 +94,15 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
   process.stdout.write(
     `webhook receiver stopped: ${s.stored} stored, ${s.duplicates} duplicates, ${s.invalid} invalid, ${s.failed} not stored (answered 503), ${s.refused} refused, ${s.limited} over the cap\n`,
   );
+}
+
+/**
+ * Where the receiver stores events: for a DuckDB warehouse, its spool (`destination.event_spool`), which each run
+ * ingests, so the receiver never needs the file a run holds; PostgreSQL takes every event directly.
+ */
+export function eventStoreFor(destination: DestinationConfig, options: { runId: string; now?: () => Date }): EventStore & { check(): Promise<string> } {
+  const spool = eventSpoolOf(destination);
+  return spool === undefined ? new WarehouseEventStore(destination, options) : new SpoolEventStore(new EventSpool(spool), options);
 }
 
 /** The flags and the environment as gate options, checked before anything starts: a mistake is exit 2. */

@@ -75,6 +75,15 @@ const destinationSchema = z.discriminatedUnion('type', [
       checkpoint_threshold: duckdbSize.optional(),
       /** DuckDB's worker threads (default: the machine's cores but one, at least one). */
       threads: z.int().min(1).max(1024).optional(),
+      /**
+       * Where the read-only copy for analysts is published after each run and backfill (default: beside the
+       * warehouse, `<name>.published.duckdb`); `false` publishes none. See `load/duckdb/publish.ts`.
+       */
+      publish_path: z.union([z.string().min(1), z.literal(false)]).optional(),
+      /** The directory the webhook receiver spools events into (default: beside the warehouse, `<name>.events`). */
+      event_spool: z.string().min(1).optional(),
+      /** Seconds `run`, `backfill` and `publish` wait for a warehouse file another process holds (default 300). */
+      busy_timeout_s: z.int().min(0).max(86_400).optional(),
     })
     .strict(),
   z

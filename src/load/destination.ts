@@ -74,6 +74,17 @@ export interface SpanLoad {
   abort(): Promise<void>;
 }
 
+/** What a publish left for readers (`Destination.publishCopy`). */
+export interface PublishedCopy {
+  /** The published file, absolute. */
+  path: string;
+  bytes: number;
+  /** From the checkpoint to the rename. */
+  seconds: number;
+  /** Of those, the pipeline's own writes waited this long (the checkpoint and the copy). */
+  heldSeconds: number;
+}
+
 /**
  * A warehouse: DuckDB or PostgreSQL. One interface, one implementation per database under `load/<name>/`.
  */
@@ -95,6 +106,11 @@ export interface Destination {
    * const claimed = await destination.ledgerTransaction((conn) => claimWindows(conn, destination.capabilities, scope, span));
    */
   ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
+  /**
+   * Publishes a consistent read-only copy of the warehouse at `target` for analysts, replacing the previous copy
+   * atomically (DuckDB, whose file belongs to one process). PostgreSQL serves readers itself and has none.
+   */
+  publishCopy?(target: string): Promise<PublishedCopy>;
   /** A short description for logs and `check`, without credentials. */
   describe(): string;
   close(): Promise<void>;

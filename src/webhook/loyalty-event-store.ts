@@ -58,10 +58,11 @@ export async function insertLoyaltyEvent(
 }
 
 /**
- * Stores events in the configured warehouse, one at a time. PostgreSQL stays open. A DuckDB file belongs to one
- * process, so it is opened when an event arrives and released after `idleReleaseMs` without one, letting
- * `loyalty-etl run` open it in between; while another process holds it, `save` fails (the receiver answers 503
- * and the sender retries).
+ * Stores events in the configured warehouse, one at a time: what the webhook command uses for PostgreSQL, which
+ * stays open (for DuckDB it spools events instead, `SpoolEventStore`, so a run never makes it wait). On a DuckDB
+ * file, which belongs to one process, it opens the file when an event arrives and releases it after
+ * `idleReleaseMs` without one; while another process holds it, `save` fails (the receiver answers 503 and the
+ * sender retries).
  */
 export class WarehouseEventStore implements EventStore {
   private destination: Destination | null = null;

@@ -11,6 +11,10 @@ describe('the demo', () => {
     expect(first.stdout).toMatch(/^ {2}accounts +3000 rows$/m);
     // the emulated program starts on the demo's first day: no directory before it to sweep
     expect(first.stdout).not.toMatch(/customer directory/);
+    // it points at a SQL prompt the project installs, on the copy it published for analysts
+    expect(first.stdout).toMatch(/^query it yourself: npx loyalty-etl sql --warehouse \.\/warehouse\.published\.duckdb /m);
+    const query = await runCli(['sql', '--warehouse', './warehouse.published.duckdb', '--csv', 'SELECT COUNT(*) AS customers FROM accounts'], {}, cwd);
+    expect([query.code, query.stdout]).toEqual([0, 'customers\n3000\n']);
     const second = await runCli(['demo'], {}, cwd);
     expect(second.code, second.stderr.slice(-800)).toBe(0);
     expect(second.stdout).toMatch(/^nothing to load: every window is up to date$/m);

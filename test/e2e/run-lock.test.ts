@@ -1,50 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { JobBusyError } from '../../src/state/runs.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';
 const TO = '2024-06-10';
 
-/** Holds export requests until opened: a run stays in the middle of its work for as long as a test needs. */
-class Gate {
-  private open = Promise.resolve();
-  private release = () => {};
-  readonly middleware: Middleware = async (request, next) => {
-    if (request.path.startsWith('/business-data/')) await this.open;
-    return next(request);
-  };
-  close(): void {
-    this.open = new Promise((resolve) => (this.release = resolve));
-  }
-  openUp(): void {
-    this.release();
-  }
-}
-
-/** Resolves once the CLI has logged `pattern`. */
-function waitFor(cli: ReturnType<typeof startCli>, pattern: RegExp): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (pattern.test(cli.output())) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 10);
-    void cli.done.then(() => {
-      clearInterval(timer);
-      reject(new Error(`ended before logging ${pattern}: ${cli.output().slice(-800)}`));
-    });
-  });
-}
-
 describe.each(testDestinations)('one run at a time on $name', (target) => {
   let emulator: Emulator;
-  const gate = new Gate();
+  const gate = new RequestGate();
   beforeAll(async () => {
     emulator = await startEmulator({ seed: 3, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [gate.middleware] } });
   });
@@ -59,14 +28,15 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
     gate.close();
     const first = startCli(args);
     try {
-      await waitFor(first, /"run started"/);
-      const second = await runCli(args);
+      await waitForOutput(first, /"run started"/);
+      // DuckDB: the file is busy, and a second run waits for it up to LOYALTY_BUSY_TIMEOUT_S before it gives up
+      const second = await runCli(args, { LOYALTY_BUSY_TIMEOUT_S: '1' });
       expect(second.code).toBe(3);
       const lines = second.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
         target.name === 'duckdb'
-          ? /is in use by another process/
+          ? /is in use by another process \(PID \d+\); DuckDB allows one process per file; waited 1 s for it/
           : /job nightly is already running \(run [0-9a-f-]{36}, pid \d+ on .+\); nothing was attempted/,
       );
     } finally {
@@ -90,7 +60,7 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
     gate.close();
     const victim = startCli(args);
     try {
-      await waitFor(victim, /"run started"/);
+      await waitForOutput(victim, /"run started"/);
       victim.child.kill('SIGKILL');
       await victim.done;
     } finally {

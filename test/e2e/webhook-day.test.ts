@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
-import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
+import { eventStoreFor } from '../../src/commands/webhook.js';
 import { startWebhookReceiver } from '../../src/webhook/webhook-receiver.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
@@ -91,8 +91,9 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
     });
 
     // The scripted day: two transactions and a purchase, a rollback of one of them, a profile change.
+    // the store the webhook command uses: DuckDB's spool, which the next run ingests; PostgreSQL's table
     const receiver = await startWebhookReceiver({
-      store: new WarehouseEventStore(config, { runId: 'receiver', now: () => new Date(now), idleReleaseMs: 20 }),
+      store: eventStoreFor(config, { runId: 'receiver', now: () => new Date(now) }),
       timezone: TZ,
       secrets: [SECRET],
     });

@@ -6,13 +6,14 @@ import { migrate } from '../migrate.js';
 import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
-import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
+import type { Destination, PublishedCopy, SpanLoad, SpanLoadRequest } from '../destination.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
 import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse-errors.js';
+import { publishWarehouse } from './publish.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -48,6 +49,13 @@ export interface DuckDbSettings {
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
 export class WarehouseBusyError extends Error {
   override readonly name = 'WarehouseBusyError';
+  constructor(
+    message: string,
+    /** The process holding the file, when DuckDB names it. */
+    readonly holderPid?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
@@ -98,7 +106,10 @@ export class DuckDbDestination implements Destination {
       const message = (error as Error).message;
       if (/lock/i.test(message)) {
         const pid = /PID (\d+)/.exec(message)?.[1];
-        throw new WarehouseBusyError(`warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`);
+        throw new WarehouseBusyError(
+          `warehouse ${file} is in use by another process${pid ? ` (PID ${pid})` : ''}; DuckDB allows one process per file`,
+          pid ? Number(pid) : undefined,
+        );
       }
       // the file is there but DuckDB cannot open it as a database (another kind of file, a directory, no permission)
       if (/^(IO|Serialization|Permission) Error/i.test(message))
@@ -135,6 +146,15 @@ export class DuckDbDestination implements Destination {
     } finally {
       raw.closeSync();
     }
+  }
+
+  /** Runs `fn` on a connection of its own while no commit of this process can start (a checkpoint and a copy of the file). */
+  whileQuiet<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.commitLock.run(() => this.withConnection(fn));
+  }
+
+  publishCopy(target: string): Promise<PublishedCopy> {
+    return publishWarehouse(this, target);
   }
 
   ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

@@ -1,0 +1,84 @@
+import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { busyTimeoutOf, eventSpoolOf, publishPathOf } from '../config/duckdb-files.js';
+import type { ResolvedConfig } from '../config/load-config.js';
+import type { Destination, PublishedCopy } from '../load/destination.js';
+import { openWhenFree } from '../load/open-when-free.js';
+import type { Logger } from '../log/logger.js';
+import { redact } from '../log/redact.js';
+import { EventSpool } from '../webhook/event-spool.js';
+import { ingestSpooledEvents, type SpoolIngest } from '../webhook/spool-ingest.js';
+
+/** What a load session did around the load itself. */
+export interface LoadSession<T> {
+  /** What the load returned. */
+  value: T;
+  /** Webhook events moved from the receiver's spool into `loyalty_events` before the load (DuckDB). */
+  ingested?: SpoolIngest;
+  /** The copy published for readers after it (DuckDB), or why it could not be. */
+  published?: { copy: PublishedCopy } | { error: string };
+}
+
+/**
+ * Opens the warehouse for a load (`run`, `backfill`, the demo) and closes it whatever happens. Around the load,
+ * for a DuckDB warehouse:
+ * - while another process holds the file, it waits for it (`destination.busy_timeout_s`), then exits 3;
+ * - first, the webhook events the receiver spooled go into `loyalty_events`, so the load's customer selection
+ *   sees them;
+ * - after a load that ended (windows failed or not), the read-only copy for analysts is published. A publish that
+ *   fails does not undo the load: it is logged, and {@link failIfUnpublished} turns it into exit code 5.
+ */
+export async function usingLoadSession<T>(config: ResolvedConfig, logger: Logger, load: (destination: Destination) => Promise<T>): Promise<LoadSession<T>> {
+  const destination = await openWhenFree(config.destination, { timeoutSeconds: busyTimeoutOf(config.destination), logger });
+  try {
+    const spool = eventSpoolOf(config.destination);
+    const ingested = spool === undefined ? undefined : await ingestSpooledEvents(destination, new EventSpool(spool), logger);
+    const value = await load(destination);
+    const published = await publishForReaders(destination, config, logger);
+    return { value, ...(ingested ? { ingested } : {}), ...(published ? { published } : {}) };
+  } finally {
+    await destination.close();
+  }
+}
+
+/** Publishes the copy for readers when the warehouse has one (`destination.publish_path`), logging the outcome. */
+export async function publishForReaders(destination: Destination, config: ResolvedConfig, logger: Logger): Promise<LoadSession<unknown>['published']> {
+  const target = publishPathOf(config.destination);
+  if (target === undefined || !destination.publishCopy) return undefined;
+  try {
+    const copy = await destination.publishCopy(target);
+    logger.info(
+      { path: copy.path, bytes: copy.bytes, seconds: Number(copy.seconds.toFixed(2)), writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)) },
+      'published the read-only copy of the warehouse for analysts',
+    );
+    return { copy };
+  } catch (error) {
+    const message = redact((error as Error).message);
+    logger.error({ err: error, path: target }, 'could not publish the copy of the warehouse for analysts; they keep the previous one');
+    return { error: message };
+  }
+}
+
+/** Lines for stdout about the events ingested and the copy published, if any (each ends with a newline). */
+export function describeSession(session: Omit<LoadSession<unknown>, 'value'>): string {
+  const lines: string[] = [];
+  const ingested = session.ingested;
+  if (ingested && ingested.stored + ingested.duplicates + ingested.unreadable > 0) {
+    lines.push(
+      `webhook events from the spool: ${ingested.stored} stored, ${ingested.duplicates} already stored${ingested.unreadable ? `, ${ingested.unreadable} unreadable (moved aside)` : ''}`,
+    );
+  }
+  const published = session.published;
+  if (published && 'error' in published) lines.push(`readers' copy NOT published (they keep the previous one): ${published.error}`);
+  else if (published)
+    lines.push(`published for readers: ${published.copy.path} (${(published.copy.bytes / 1e6).toFixed(1)} MB in ${published.copy.seconds.toFixed(1)} s)`);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+/** Ends the command with exit code 5 when the copy for readers could not be published. */
+export function failIfUnpublished(published: LoadSession<unknown>['published']): void {
+  if (published && 'error' in published)
+    throw new CommandError(
+      `the load succeeded, but the readers' copy was not published: ${published.error}; \`loyalty-etl publish\` tries again`,
+      ExitCode.unpublished,
+    );
+}

@@ -1,0 +1,37 @@
+import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
+import { openWhenFree } from '../load/open-when-free.js';
+import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
+import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
+import type { Command } from 'commander';
+import { withJobFlags } from './shared-flags.js';
+
+/**
+ * `loyalty-etl publish`: publishes the read-only copy of a DuckDB warehouse for analysts now, as every run and
+ * backfill does when it ends (after a failed publish, or to make the first copy without a run).
+ */
+export async function publishCommand(options: CommonOptions): Promise<void> {
+  const { config } = resolveJob(options);
+  const destination = config.destination;
+  if (destination.type !== 'duckdb')
+    throw new CommandError('publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish', ExitCode.usage);
+  if (publishPathOf(destination) === undefined)
+    throw new CommandError(`publish: ${config.file}: destination.publish_path is false: publishing is off`, ExitCode.usage);
+  const logger = commandLogger();
+  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  let published;
+  try {
+    published = await publishForReaders(warehouse, config, logger);
+  } finally {
+    await warehouse.close();
+  }
+  process.stdout.write(describeSession({ published }));
+  failIfUnpublished(published);
+}
+
+/** `loyalty-etl publish` and its flags. */
+export function registerPublish(program: Command): void {
+  withJobFlags(
+    program.command('publish').description("publish the DuckDB warehouse's read-only copy for analysts now (runs and backfills do when they end)"),
+  ).action(publishCommand);
+}

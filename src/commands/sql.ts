@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { publishPathOf } from '../config/duckdb-files.js';
+import { loadConfig } from '../config/load-config.js';
+import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
+import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
+import { PostgresReader } from '../load/postgres/postgres-reader.js';
+import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse-reader.js';
+import { registerSecret } from '../log/redact.js';
+import { type OutputFormat, writeResult } from './result-output.js';
+import { runSqlPrompt } from './sql-prompt.js';
+import { splitSql } from './sql-statements.js';
+import type { Command } from 'commander';
+
+export interface SqlOptions {
+  config?: string;
+  /** A DuckDB file or a postgres:// URL to read instead of the jobs file's warehouse. */
+  warehouse?: string;
+  csv?: boolean;
+  json?: boolean;
+  maxRows?: string;
+}
+
+/**
+ * `loyalty-etl sql ["SELECT …"]`: runs SQL on the warehouse, read-only, and prints the results as a table (CSV or
+ * JSON with a flag). Without a query it is an interactive prompt on a terminal, and reads a script from stdin
+ * otherwise. A DuckDB warehouse is read through the copy published for analysts, so a session never holds the
+ * pipeline's file; with no copy published yet, the warehouse file itself, read-only, and the prompt says so.
+ */
+export async function sqlCommand(query: string | undefined, options: SqlOptions): Promise<void> {
+  if (options.csv && options.json) throw new CommandError('sql: --csv and --json: choose one', ExitCode.usage);
+  const format: OutputFormat = options.csv ? 'csv' : options.json ? 'json' : 'table';
+  const maxRows = options.maxRows === undefined ? 1000 : Number(options.maxRows);
+  if (!Number.isInteger(maxRows) || maxRows < 1)
+    throw new CommandError(`sql: --max-rows: ${options.maxRows} is not a whole number of at least 1`, ExitCode.usage);
+  // `sql --csv … | head`: a reader that stops reading ends the command, as it would end any Unix tool
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    throw error;
+  });
+  const reader = await openReader(options);
+  try {
+    if (query === undefined && process.stdin.isTTY) {
+      await runSqlPrompt(reader, { input: process.stdin, output: process.stdout, terminal: true, format, maxRows, historyFile: historyFile() });
+      return;
+    }
+    const statements = splitSql(query ?? (await text(process.stdin))).statements;
+    if (statements.length === 0) throw new CommandError('sql: no statement to run', ExitCode.usage);
+    for (const [i, statement] of statements.entries()) {
+      if (i > 0 && format === 'table') process.stdout.write('\n');
+      try {
+        await writeResult(await reader.execute(statement), format, process.stdout, { maxRows });
+      } catch (error) {
+        if (error instanceof ReadOnlyRefusal || error instanceof QueryError) {
+          throw new CommandError(`sql: ${error.message}${statements.length > 1 ? ` (statement ${i + 1} of ${statements.length})` : ''}`, ExitCode.usage);
+        }
+        throw error;
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+/** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
+async function openReader(options: SqlOptions): Promise<WarehouseReader> {
+  if (options.warehouse !== undefined) {
+    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return PostgresReader.open(options.warehouse);
+    return openDuckDb(options.warehouse, 'main');
+  }
+  const config = loadConfig(options.config ?? 'jobs.yaml');
+  for (const secret of config.secrets) registerSecret(secret);
+  const destination = config.destination;
+  if (destination.type === 'postgres') return PostgresReader.open(destination.url, destination.schema);
+  const published = publishPathOf(destination);
+  if (published !== undefined && existsSync(published)) return openDuckDb(published, destination.schema);
+  process.stderr.write(
+    `note: ${published === undefined ? 'publishing is off (destination.publish_path: false)' : `no copy is published at ${published} yet (a run or \`loyalty-etl publish\` makes one)`}; ` +
+      `reading the warehouse file ${destination.path} itself: while this session is open, runs wait for it\n`,
+  );
+  return openDuckDb(destination.path, destination.schema);
+}
+
+async function openDuckDb(path: string, schema: string): Promise<WarehouseReader> {
+  try {
+    return await DuckDbReader.open(path, schema);
+  } catch (error) {
+    if (error instanceof QueryError) throw new CommandError(`sql: ${error.message}`, ExitCode.usage);
+    if (error instanceof WarehouseBusyError)
+      throw new WarehouseBusyError(`sql: ${error.message}; a run holds it until it ends (the published copy is never held)`, error.holderPid);
+    throw error;
+  }
+}
+
+/** `LOYALTY_SQL_HISTORY` (empty: none kept), or `~/.loyalty_etl_sql_history`. */
+function historyFile(): string | undefined {
+  const configured = process.env.LOYALTY_SQL_HISTORY;
+  if (configured !== undefined) return configured === '' ? undefined : configured;
+  return join(homedir(), '.loyalty_etl_sql_history');
+}
+
+/** `loyalty-etl sql` and its flags. */
+export function registerSql(program: Command): void {
+  program
+    .command('sql')
+    .description('run SQL on the warehouse, read-only (DuckDB: its published copy); an interactive prompt without a query')
+    .argument('[query]', 'statements to run (default: a prompt on a terminal, else read from stdin)')
+    .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
+    .option('--warehouse <file-or-url>', "read this DuckDB file or postgres:// URL instead of the jobs file's warehouse")
+    .option('--csv', 'print CSV')
+    .option('--json', 'print a JSON array of objects')
+    .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
+    .action(sqlCommand);
+}

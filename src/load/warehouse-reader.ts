@@ -1,0 +1,39 @@
+/** One statement's result: its columns, and its rows in batches, with JSON-friendly values. */
+export interface StatementResult {
+  /** Column names, made unique (`a`, `a:1`). */
+  columns: string[];
+  /** The rows, batch by batch; absent for a statement that returns none (`SET`, …). */
+  rows?: AsyncIterable<unknown[][]>;
+}
+
+/**
+ * A read-only session on a warehouse, for the `sql` command: DuckDB (the copy published for analysts) or
+ * PostgreSQL. No statement it runs can change the warehouse.
+ */
+export interface WarehouseReader {
+  /** What it reads, for the prompt's first line (no credentials). */
+  describe(): string;
+  /** Runs one statement. @throws ReadOnlyRefusal for a statement that would write, QueryError for any other failure. */
+  execute(statement: string): Promise<StatementResult>;
+  close(): Promise<void>;
+}
+
+/** A statement that would write, refused: the session is read-only. */
+export class ReadOnlyRefusal extends Error {
+  override readonly name = 'ReadOnlyRefusal';
+}
+
+/** A statement the warehouse could not run (a syntax error, an unknown table, …): its message, on one line. */
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+}
+
+/** Makes repeated column names unique, as an object per row needs them: `a`, `a:1`, `a:2`. */
+export function uniqueColumns(names: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return names.map((name) => {
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    return n === 0 ? name : `${name}:${n}`;
+  });
+}
