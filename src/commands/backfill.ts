@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { JobConfig, StreamName } from '../config/config-schema.js';
+import type { ResolvedConfig } from '../config/load-config.js';
+import type { Destination } from '../load/destination.js';
+import type { Logger } from '../log/logger.js';
+import type { JobRunResult } from '../pipeline/run-job.js';
+import type { LoyaltyApi } from '../source/loyalty-api.js';
+import type { WindowCounts } from '../state/ledger.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { runJob } from '../pipeline/run-job.js';
 import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
-import { backfillWindowCounts } from '../state/window-claims.js';
+import { backfillWindowCounts, type BackfillWindowCounts } from '../state/window-claims.js';
 import { createProgress } from './backfill-progress.js';
 import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
@@ -34,81 +41,11 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  // the grid runs before `first_day` too: a range of any days is loaded as asked
-  const windows = planRange(jobConfig, options.from, options.to);
-  const onTerminal = process.stderr.isTTY === true;
   // On a terminal the bar is the display; JSON lines below warnings would only scroll it away.
+  const onTerminal = process.stderr.isTTY === true;
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
-  const api = createApi(config, logger);
-  const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
-  const runId = randomUUID();
-
-  const session = await usingLoadSession(config, logger, async (destination) => {
-    const backfill = await destination.ledgerTransaction((conn) =>
-      openBackfill(conn, { job, streams, windows, grid: `${jobConfig.window_days}d@${jobConfig.first_day}`, restart: options.restart === true, runId }),
-    );
-    const scope = { job, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams };
-    const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
-    const before = await counts();
-    logger.info(
-      {
-        job,
-        backfillId: backfill.backfillId,
-        streams,
-        from: options.from,
-        to: options.to,
-        windowsTotal: before.total,
-        windowsDone: before.done,
-        windowsHeld: before.held,
-      },
-      backfill.created ? 'backfill started' : 'backfill joined: only windows not yet done for it are loaded',
-    );
-    const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
-    let done = before.done;
-    let records = 0;
-    let syncedAt = Date.now();
-    let syncing = false;
-    const result = await runJob({
-      config,
-      job,
-      command,
-      runId,
-      work: { kind: 'backfill', backfill },
-      concurrency,
-      leaseSeconds: config.leaseSeconds,
-      api,
-      destination,
-      logger,
-      stop: interruptibleRun(),
-      // one worker of a shared backfill refreshes the reference data, not every one
-      refreshReferenceData: backfill.created,
-      onSpanDone: (_stream, spanCounts) => {
-        done += spanCounts.length;
-        records += spanCounts.reduce((n, c) => n + c.extracted, 0);
-        progress.update(done, records);
-        if (destination.capabilities.multiProcess && !syncing && Date.now() - syncedAt > SYNC_EVERY_MS) {
-          syncing = true;
-          void counts()
-            .then((c) => {
-              done = Math.max(done, c.done);
-              progress.update(done, records);
-            })
-            .catch(() => undefined)
-            .finally(() => {
-              syncing = false;
-              syncedAt = Date.now();
-            });
-        }
-      },
-    }).finally(() => progress.stop());
-    const after = await counts();
-    if (after.failed === 0 && after.open === 0) await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
-    const mine = result.loaded.length;
-    const summary =
-      `backfill ${backfill.backfillId} (${backfill.created ? 'started' : 'joined'}): ${after.done} of ${after.total} windows done` +
-      `${after.failed ? `, ${after.failed} failed` : ''}; ${mine} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
-    return { result, summary: { text: summary, failed: after.failed, backfillId: backfill.backfillId } };
-  });
+  const request: BackfillRequest = { options, config, job, jobConfig, streams, concurrency, logger, api: createApi(config, logger) };
+  const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
   const { result, summary } = session.value;
   process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n${describeSession(session)}`);
   failOnFailedWindows(result);
@@ -119,6 +56,106 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
     );
   }
   failIfUnpublished(session.published);
+}
+
+/** What a backfill works with, once its flags are checked. */
+interface BackfillRequest {
+  options: BackfillOptions;
+  config: ResolvedConfig;
+  job: string;
+  jobConfig: JobConfig;
+  streams: StreamName[];
+  concurrency: number;
+  logger: Logger;
+  api: LoyaltyApi;
+}
+
+/** Opens (or joins) the backfill of the range, loads what is left of it with a progress display, and sums it up. */
+async function runBackfill(
+  destination: Destination,
+  request: BackfillRequest,
+): Promise<{ result: JobRunResult; summary: { text: string; failed: number; backfillId: string } }> {
+  const { options, config, job, jobConfig, streams, logger } = request;
+  const runId = randomUUID();
+  // the grid runs before `first_day` too: a range of any days is loaded as asked
+  const windows = planRange(jobConfig, options.from, options.to);
+  const grid = `${jobConfig.window_days}d@${jobConfig.first_day}`;
+  const backfill = await destination.ledgerTransaction((conn) => openBackfill(conn, { job, streams, windows, grid, restart: options.restart === true, runId }));
+  const scope = { job, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams };
+  const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
+  const before = await counts();
+  logger.info(
+    {
+      job,
+      backfillId: backfill.backfillId,
+      streams,
+      from: options.from,
+      to: options.to,
+      windowsTotal: before.total,
+      windowsDone: before.done,
+      windowsHeld: before.held,
+    },
+    backfill.created ? 'backfill started' : 'backfill joined: only windows not yet done for it are loaded',
+  );
+  const progress = followProgress(before, destination.capabilities.multiProcess ? counts : undefined, logger);
+  const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
+  const result = await runJob({
+    config,
+    job,
+    command,
+    runId,
+    work: { kind: 'backfill', backfill },
+    concurrency: request.concurrency,
+    leaseSeconds: config.leaseSeconds,
+    api: request.api,
+    destination,
+    logger,
+    stop: interruptibleRun(),
+    // one worker of a shared backfill refreshes the reference data, not every one
+    refreshReferenceData: backfill.created,
+    onSpanDone: (_stream, spanCounts) => progress.spanDone(spanCounts),
+  }).finally(() => progress.stop());
+  const after = await counts();
+  if (after.failed === 0 && after.open === 0) await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
+  const text =
+    `backfill ${backfill.backfillId} (${backfill.created ? 'started' : 'joined'}): ${after.done} of ${after.total} windows done` +
+    `${after.failed ? `, ${after.failed} failed` : ''}; ${result.loaded.length} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
+  return { result, summary: { text, failed: after.failed, backfillId: backfill.backfillId } };
+}
+
+/**
+ * The progress display of a backfill: windows done and records read by this worker, and — where other workers
+ * may share the backfill (`recount`) — what they finished too, re-read every few seconds.
+ */
+function followProgress(before: BackfillWindowCounts, recount: (() => Promise<BackfillWindowCounts>) | undefined, logger: Logger) {
+  const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
+  let done = before.done;
+  let records = 0;
+  let syncedAt = Date.now();
+  let syncing = false;
+  const sync = () => {
+    if (!recount || syncing || Date.now() - syncedAt <= SYNC_EVERY_MS) return;
+    syncing = true;
+    void recount()
+      .then((c) => {
+        done = Math.max(done, c.done);
+        progress.update(done, records);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        syncing = false;
+        syncedAt = Date.now();
+      });
+  };
+  return {
+    spanDone(counts: WindowCounts[]) {
+      done += counts.length;
+      records += counts.reduce((n, c) => n + c.extracted, 0);
+      progress.update(done, records);
+      sync();
+    },
+    stop: () => progress.stop(),
+  };
 }
 
 /** `loyalty-etl backfill` and its flags. */

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { StreamName } from '../config/config-schema.js';
+import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { readAllPages } from '../extract/paged-window.js';
 import { planRange } from '../plan/plan-windows.js';
@@ -48,32 +49,9 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const { streams } = parseRange(options, jobConfig);
   const windows = planRange(jobConfig, options.from, options.to);
   const api = createApi(config, commandLogger());
-  const limit = pLimit(config.source.concurrency);
-  const checks: WindowCheck[] = [];
-  let duplicates: DuplicateKeys[] = [];
-  if (windows.length > 0) {
-    const first = windows[0]!.start;
-    const last = windows.at(-1)!.start;
-    const held = await usingDestination(
-      config,
-      (destination) =>
-        destination.withConnection(async (conn) => {
-          // keys the database does not enforce are the merge's to keep: checked here
-          if (!destination.capabilities.declaredKeys)
-            duplicates = await duplicateKeys(
-              conn,
-              streams.flatMap((s) => streamDefinition(s).tables),
-            );
-          return warehouseWindowsOf(conn, job, streams, first, last);
-        }),
-      { create: false },
-    );
-    for (const stream of streams) {
-      const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
-      for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
-    }
-  }
-  const directory: DirectoryCheck | undefined = streams.includes('accounts')
+  // the warehouse is opened for its reads only, not while the source is asked: a run waiting for the file waits less
+  const { checks, duplicates } = await checkWindows(config, api, job, streams, windows);
+  const directory = streams.includes('accounts')
     ? await usingDestination(
         config,
         (destination) =>
@@ -81,41 +59,17 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
         { create: false },
       )
     : undefined;
-  const gaps = checks.filter((c) => c.gap !== null);
+  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory };
+  const { gaps } = report;
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ job, from: options.from, to: options.to, streams, windowsChecked: checks.length, gaps, directory, duplicateKeys: duplicates }, null, 2)}\n`,
-    );
-  } else {
-    const out: string[] = [];
-    if (gaps.length > 0) {
-      out.push(
-        table(
-          ['stream', 'window', 'expected', 'from', 'warehouse', 'of which rejected', 'gap'],
-          gaps.map((g) => [g.stream, g.window, g.expected ?? '-', g.basis === 'source' ? 'source' : 'last load', g.held, g.rejected, g.gap!]),
-        ),
-        '',
-      );
-    }
-    if (duplicates.length > 0)
-      out.push(
-        table(
-          ['table', 'keys held by more than one row'],
-          duplicates.map((d) => [d.table, d.keys]),
-        ),
-        '',
-      );
-    if (directory) out.push(...directoryLines(directory), '');
-    out.push(
-      `verified ${windows.length} window(s) × ${streams.length} stream(s) (${streams.join(', ')}) of job ${job}, ${options.from}..${options.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`,
-    );
-    if (streams.includes('loyalty_postings')) out.push("loyalty_postings: the source has no per-window count; compared with what each window's load recorded");
-    process.stdout.write(`${out.join('\n')}\n`);
-  }
+    const json = { job, from: options.from, to: options.to, streams, windowsChecked: report.checks.length, gaps, directory, duplicateKeys: duplicates };
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else process.stdout.write(`${reportLines(report, { job, from: options.from, to: options.to, windows: windows.length, streams }).join('\n')}\n`);
   if (duplicates.length > 0) {
     const d = duplicates[0]!;
+    const more = duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : '';
     throw new CommandError(
-      `verify: ${d.table} holds ${d.keys} key(s) in more than one row${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : ''}; re-load the windows of those rows with backfill --from D --to D`,
+      `verify: ${d.table} holds ${d.keys} key(s) in more than one row${more}; re-load the windows of those rows with backfill --from D --to D`,
       ExitCode.gaps,
     );
   }
@@ -128,6 +82,77 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   }
   if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
   if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
+}
+
+/** What `verify` found. */
+interface VerifyReport {
+  checks: WindowCheck[];
+  gaps: WindowCheck[];
+  duplicates: DuplicateKeys[];
+  directory: DirectoryCheck | undefined;
+}
+
+/**
+ * Every window of every stream: the warehouse's side read first (one connection, one query at a time), then the
+ * source's counts, `source.concurrency` requests at a time; and, where the warehouse leaves keys to the merge,
+ * keys held by more than one row.
+ */
+async function checkWindows(
+  config: ResolvedConfig,
+  api: LoyaltyApi,
+  job: string,
+  streams: StreamName[],
+  windows: Window[],
+): Promise<{ checks: WindowCheck[]; duplicates: DuplicateKeys[] }> {
+  if (windows.length === 0) return { checks: [], duplicates: [] };
+  const { held, duplicates } = await usingDestination(
+    config,
+    (destination) =>
+      destination.withConnection(async (conn) => ({
+        // keys the database does not enforce are the merge's to keep: checked here
+        duplicates: destination.capabilities.declaredKeys
+          ? []
+          : await duplicateKeys(
+              conn,
+              streams.flatMap((s) => streamDefinition(s).tables),
+            ),
+        held: await warehouseWindowsOf(conn, job, streams, windows[0]!.start, windows.at(-1)!.start),
+      })),
+    { create: false },
+  );
+  const limit = pLimit(config.source.concurrency);
+  const checks: WindowCheck[] = [];
+  for (const stream of streams) {
+    const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
+    for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
+  }
+  return { checks, duplicates };
+}
+
+/** The human form of the report: the gaps, the keys held twice, the directory, and one line that sums it up. */
+function reportLines(report: VerifyReport, scope: { job: string; from: string; to: string; windows: number; streams: StreamName[] }): string[] {
+  const { gaps, duplicates, directory } = report;
+  const out: string[] = [];
+  if (gaps.length > 0) {
+    const rows = gaps.map((g) => [g.stream, g.window, g.expected ?? '-', g.basis === 'source' ? 'source' : 'last load', g.held, g.rejected, g.gap!]);
+    out.push(table(['stream', 'window', 'expected', 'from', 'warehouse', 'of which rejected', 'gap'], rows), '');
+  }
+  if (duplicates.length > 0)
+    out.push(
+      table(
+        ['table', 'keys held by more than one row'],
+        duplicates.map((d) => [d.table, d.keys]),
+      ),
+      '',
+    );
+  if (directory) out.push(...directoryLines(directory), '');
+  const streams = `${scope.streams.length} stream(s) (${scope.streams.join(', ')})`;
+  out.push(
+    `verified ${scope.windows} window(s) × ${streams} of job ${scope.job}, ${scope.from}..${scope.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`,
+  );
+  if (scope.streams.includes('loyalty_postings'))
+    out.push("loyalty_postings: the source has no per-window count; compared with what each window's load recorded");
+  return out;
 }
 
 function directoryLines(d: DirectoryCheck): string[] {
