@@ -13,43 +13,20 @@ export function renderRuns(model: ReportModel): SafeHtml {
   if (model.runs.length === 0) return html`<p class="quiet">No run yet.</p>`;
   const longest = Math.max(1, ...model.runs.map((r) => r.durationSeconds ?? 0));
   return html`${renderRunStrip(model.runs, model.generatedAt)}
-    <table class="runs">
-      <thead>
-        <tr>
-          <th>started</th>
-          <th>command</th>
-          <th>status</th>
-          <th>duration</th>
-          <th class="num">windows</th>
-          <th class="num">rows loaded</th>
-          <th class="num">rejected</th>
-          <th class="num">requests</th>
-          <th>error</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${model.runs.map((r) => renderRun(r, longest))}
-      </tbody>
-    </table>`;
+<table class="runs"><thead><tr><th>started</th><th>command</th><th>status</th><th>duration</th><th class="num">windows</th><th class="num">rows loaded</th><th class="num">rejected</th><th class="num">requests</th><th>error</th></tr></thead><tbody>
+${model.runs.map((r) => renderRun(r, longest))}
+</tbody></table>`;
 }
 
 function renderRun(r: RunSummary, longest: number): SafeHtml {
   const width = r.durationSeconds === null ? 0 : Math.max(1, (100 * r.durationSeconds) / longest);
   const duration = r.durationSeconds === null ? r.status : formatDuration(r.durationSeconds);
   return html`<tr data-run="${r.runId}">
-    <td>${formatInstant(r.startedAt)}</td>
-    <td>${r.command}</td>
-    <td><span class="badge ${r.status}">${r.status}</span></td>
-    <td>
-      <div class="bar" title="${duration}"><span class="${r.status === 'failed' ? 'no' : 'ok'}" style="left:0;width:${width.toFixed(1)}%"></span></div>
-      ${duration}
-    </td>
-    <td class="num">${formatCount(r.windows)}</td>
-    <td class="num">${formatCount(r.rowsLoaded)}</td>
-    <td class="num">${formatCount(r.rowsRejected)}</td>
-    <td class="num">${r.requests === null ? '–' : formatCount(r.requests)}</td>
-    <td class="err" title="${r.error ?? ''}">${r.error ? clip(r.error, 200) : ''}</td>
-  </tr>`;
+<td>${formatInstant(r.startedAt)}</td><td>${r.command}</td><td><span class="badge ${r.status}">${r.status}</span></td>
+<td><div class="bar" title="${duration}"><span class="${r.status === 'failed' ? 'no' : 'ok'}" style="left:0;width:${width.toFixed(1)}%"></span></div>${duration}</td>
+<td class="num">${formatCount(r.windows)}</td><td class="num">${formatCount(r.rowsLoaded)}</td><td class="num">${formatCount(r.rowsRejected)}</td><td class="num">${r.requests === null ? '–' : formatCount(r.requests)}</td>
+<td class="err" title="${r.error ?? ''}">${r.error ? clip(r.error, 200) : ''}</td>
+</tr>`;
 }
 
 /** The runs on one time axis, from the oldest shown to the page's time: a bar per run, as long as it ran (at least 3 px). */
@@ -61,50 +38,20 @@ function renderRunStrip(runs: RunSummary[], now: string): SafeHtml {
   const bars = runs.map((r) => {
     const from = x(Date.parse(r.startedAt));
     const to = x(Date.parse(r.finishedAt ?? now));
-    return html`<rect
-      x="${from.toFixed(1)}"
-      y="4"
-      width="${Math.max(3, to - from).toFixed(1)}"
-      height="18"
-      class="${r.status === 'failed' ? 'f' : r.status === 'succeeded' ? 'd' : 'p'}"
-      ><title>${`${formatInstant(r.startedAt)} ${r.command}: ${r.status}`}</title></rect
-    >`;
+    return html`<rect x="${from.toFixed(1)}" y="4" width="${Math.max(3, to - from).toFixed(1)}" height="18" class="${r.status === 'failed' ? 'f' : r.status === 'succeeded' ? 'd' : 'p'}"><title>${`${formatInstant(r.startedAt)} ${r.command}: ${r.status}`}</title></rect>`;
   });
-  return html`<svg
-    class="chart strip"
-    width="${STRIP.width}"
-    height="${STRIP.height}"
-    viewBox="0 0 ${STRIP.width} ${STRIP.height}"
-    role="img"
-    aria-label="runs over time"
-  >
-    <line x1="4" y1="23" x2="${STRIP.width - 4}" y2="23" stroke="#d8dee4" />
-    ${bars}
-    <text x="4" y="33">${formatInstant(new Date(start).toISOString())}</text>
-    <text x="${STRIP.width - 4}" y="33" text-anchor="end">${formatInstant(new Date(end).toISOString())}</text>
-  </svg>`;
+  return html`<svg class="chart strip" width="${STRIP.width}" height="${STRIP.height}" viewBox="0 0 ${STRIP.width} ${STRIP.height}" role="img" aria-label="runs over time">
+<line x1="4" y1="23" x2="${STRIP.width - 4}" y2="23" stroke="#d8dee4"/>${bars}
+<text x="4" y="33">${formatInstant(new Date(start).toISOString())}</text><text x="${STRIP.width - 4}" y="33" text-anchor="end">${formatInstant(new Date(end).toISOString())}</text>
+</svg>`;
 }
 
 /** Open backfills with their progress, then the latest finished ones. */
 export function renderBackfills(model: ReportModel): SafeHtml {
   if (model.backfills.length === 0) return html`<p class="quiet">No backfill.</p>`;
-  return html`<table class="backfills">
-    <thead>
-      <tr>
-        <th>backfill</th>
-        <th>range</th>
-        <th>streams</th>
-        <th>status</th>
-        <th>progress</th>
-        <th class="num">workers</th>
-        <th>started</th>
-        <th>finished</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${model.backfills.map((b) => renderBackfill(b))}
-    </tbody>
-  </table>`;
+  return html`<table class="backfills"><thead><tr><th>backfill</th><th>range</th><th>streams</th><th>status</th><th>progress</th><th class="num">workers</th><th>started</th><th>finished</th></tr></thead><tbody>
+${model.backfills.map((b) => renderBackfill(b))}
+</tbody></table>`;
 }
 
 function renderBackfill(b: BackfillSummary): SafeHtml {
@@ -112,19 +59,9 @@ function renderBackfill(b: BackfillSummary): SafeHtml {
   const done = (100 * b.windowsDone) / total;
   const failed = (100 * b.windowsFailed) / total;
   return html`<tr data-backfill="${b.backfillId}">
-    <td>${b.backfillId}</td>
-    <td>${b.from} .. ${b.to}</td>
-    <td>${b.streams.join(', ')}</td>
-    <td><span class="badge ${b.status}">${b.status}</span></td>
-    <td>
-      <div class="bar">
-        <span class="ok" style="left:0;width:${done.toFixed(1)}%"></span><span class="no" style="left:${done.toFixed(1)}%;width:${failed.toFixed(1)}%"></span>
-      </div>
-      ${formatCount(b.windowsDone)} of ${formatCount(b.windowsTotal)} windows
-      done${b.windowsFailed > 0 ? html`, <span class="bad-text">${formatCount(b.windowsFailed)} failed</span>` : ''}
-    </td>
-    <td class="num">${b.liveWorkers}</td>
-    <td>${formatInstant(b.startedAt)}</td>
-    <td>${formatInstant(b.finishedAt)}</td>
-  </tr>`;
+<td>${b.backfillId}</td><td>${b.from} .. ${b.to}</td><td>${b.streams.join(', ')}</td><td><span class="badge ${b.status}">${b.status}</span></td>
+<td><div class="bar"><span class="ok" style="left:0;width:${done.toFixed(1)}%"></span><span class="no" style="left:${done.toFixed(1)}%;width:${failed.toFixed(1)}%"></span></div>
+${formatCount(b.windowsDone)} of ${formatCount(b.windowsTotal)} windows done${b.windowsFailed > 0 ? html`, <span class="bad-text">${formatCount(b.windowsFailed)} failed</span>` : ''}</td>
+<td class="num">${b.liveWorkers}</td><td>${formatInstant(b.startedAt)}</td><td>${formatInstant(b.finishedAt)}</td>
+</tr>`;
 }

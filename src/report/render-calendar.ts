@@ -27,18 +27,10 @@ export function renderCalendar(stream: StreamReport, windowDays: number): SafeHt
   // numbers and class names made here, no warehouse text; no whitespace between cells, so years of daily windows stay small
   const cells = layout.cells.map((c) => `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" class="${c.cls}"/>`).join('');
   return html`<div class="calendar">
-    <svg
-      class="cal"
-      data-stream="${stream.stream}"
-      width="${layout.width}"
-      height="${layout.height}"
-      viewBox="0 0 ${layout.width} ${layout.height}"
-      role="img"
-      aria-label="${`windows of ${stream.stream}`}"
-    >
-      ${layout.labels.map((l) => html`<text x="${l.x}" y="${l.y}">${l.text}</text>`)}
-      <g class="cells">${trustedHtml(cells)}</g>
-    </svg>
-    <div class="detail"></div>
-  </div>`;
+<svg class="cal" data-stream="${stream.stream}" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}" role="img" aria-label="${`windows of ${stream.stream}`}">
+${layout.labels.map((l) => html`<text x="${l.x}" y="${l.y}">${l.text}</text>`)}
+<g class="cells">${trustedHtml(cells)}</g>
+</svg>
+<div class="detail"></div>
+</div>`;
 }

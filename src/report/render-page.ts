@@ -21,55 +21,41 @@ export interface PageOptions {
  * the last runs; rejects; backfills; table sizes. Every text from the warehouse is escaped.
  */
 export function renderReportPage(model: ReportModel, options: PageOptions = {}): string {
-  const refresh = options.refreshSeconds ? html`<meta http-equiv="refresh" content="${Math.max(1, Math.round(options.refreshSeconds))}" />` : '';
+  const refresh = options.refreshSeconds ? html`<meta http-equiv="refresh" content="${Math.max(1, Math.round(options.refreshSeconds))}">` : '';
   const page = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        ${refresh}
-        <link rel="icon" href="data:," />
-        <title>${`loyalty-etl · ${model.job} · ${model.lastClosedDay}`}</title>
-        <style>
-          ${trustedHtml(PAGE_STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>
-          <h1>loyalty-etl · job ${model.job}</h1>
-          <div class="meta">
-            ${model.warehouse} · window days in ${model.timezone} · last closed day ${model.lastClosedDay} · page made ${formatInstant(model.generatedAt)}
-          </div>
-          ${renderBanner(model)} ${renderStreamCards(model)} ${renderWebhookEvents(model)}
-          <h2>Windows</h2>
-          <div class="meta">
-            ${model.windowDays === 1 ? 'one cell per daily window' : `one cell per ${model.windowDays}-day window`}, from the first day ${model.firstDay}; hover
-            a cell for its counts, click it to keep them
-          </div>
-          ${renderLegend()}
-          ${model.streams.map(
-            (s) =>
-              html`<section class="stream" data-stream="${s.stream}">
-                <h3>${s.stream}</h3>
-                ${renderCalendar(s, model.windowDays)}
-              </section>`,
-          )}
-          <h2>Last runs</h2>
-          ${renderRuns(model)}
-          <h2>Rejects</h2>
-          ${renderRejects(model)}
-          <h2>Backfills</h2>
-          ${renderBackfills(model)}
-          <h2>Tables</h2>
-          ${renderTableSizes(model)}
-        </main>
-        <script type="application/json" id="report-data">
-          ${jsonInScript(encodeWindowData(model))}
-        </script>
-        <script>
-          ${trustedHtml(PAGE_SCRIPT)};
-        </script>
-      </body>
-    </html> `;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${refresh}
+<link rel="icon" href="data:,">
+<title>${`loyalty-etl · ${model.job} · ${model.lastClosedDay}`}</title>
+<style>${trustedHtml(PAGE_STYLE)}</style>
+</head>
+<body>
+<main>
+<h1>loyalty-etl · job ${model.job}</h1>
+<div class="meta">${model.warehouse} · window days in ${model.timezone} · last closed day ${model.lastClosedDay} · page made ${formatInstant(model.generatedAt)}</div>
+${renderBanner(model)}
+${renderStreamCards(model)}
+${renderWebhookEvents(model)}
+<h2>Windows</h2>
+<div class="meta">${model.windowDays === 1 ? 'one cell per daily window' : `one cell per ${model.windowDays}-day window`}, from the first day ${model.firstDay}; hover a cell for its counts, click it to keep them</div>
+${renderLegend()}
+${model.streams.map((s) => html`<section class="stream" data-stream="${s.stream}"><h3>${s.stream}</h3>${renderCalendar(s, model.windowDays)}</section>`)}
+<h2>Last runs</h2>
+${renderRuns(model)}
+<h2>Rejects</h2>
+${renderRejects(model)}
+<h2>Backfills</h2>
+${renderBackfills(model)}
+<h2>Tables</h2>
+${renderTableSizes(model)}
+</main>
+<script type="application/json" id="report-data">${jsonInScript(encodeWindowData(model))}</script>
+<script>${trustedHtml(PAGE_SCRIPT)}</script>
+</body>
+</html>
+`;
   return page.text;
 }

@@ -46,34 +46,13 @@ export function renderRejects(model: ReportModel): SafeHtml {
   const total = model.rejectDays.reduce((n, d) => n + d.count, 0);
   if (total === 0) return html`<p class="quiet">No record is rejected.</p>`;
   return html`${renderRejectChart(model)}
-    <h3>Most frequent reasons</h3>
-    <table class="reasons">
-      <thead>
-        <tr>
-          <th>stream</th>
-          <th>reason</th>
-          <th class="num">records</th>
-          <th>latest example</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${model.rejectReasons.map(
-          (r) =>
-            html`<tr>
-              <td>${r.stream}</td>
-              <td>${r.reason}</td>
-              <td class="num">${formatCount(r.count)}</td>
-              <td>
-                <div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div>
-                <details>
-                  <summary>payload</summary>
-                  <pre>${prettyJson(r.example.payload)}</pre>
-                </details>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
+<h3>Most frequent reasons</h3>
+<table class="reasons"><thead><tr><th>stream</th><th>reason</th><th class="num">records</th><th>latest example</th></tr></thead><tbody>
+${model.rejectReasons.map(
+  (r) => html`<tr><td>${r.stream}</td><td>${r.reason}</td><td class="num">${formatCount(r.count)}</td>
+<td><div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div><details><summary>payload</summary><pre>${prettyJson(r.example.payload)}</pre></details></td></tr>`,
+)}
+</tbody></table>`;
 }
 
 function renderRejectChart(model: ReportModel): SafeHtml {
@@ -92,38 +71,20 @@ function renderRejectChart(model: ReportModel): SafeHtml {
       if (n === 0) return '';
       const h = (plot.height * n) / most;
       y -= h;
-      return html`<rect
-        x="${(CHART.left + i * step).toFixed(1)}"
-        y="${y.toFixed(1)}"
-        width="${Math.max(1, step - 1).toFixed(1)}"
-        height="${h.toFixed(1)}"
-        fill="${PALETTE[s % PALETTE.length]!}"
-      />`;
+      return html`<rect x="${(CHART.left + i * step).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(1, step - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${PALETTE[s % PALETTE.length]!}"/>`;
     });
     const label = `${unit} of ${b.start}: ${streams.map((s, k) => `${s} ${b.counts[k]}`).join(', ')}`;
     return b.counts.some((n) => n > 0) ? html`<g><title>${label}</title>${parts}</g>` : '';
   });
   const base = CHART.height - CHART.bottom;
   const ticks = [0, Math.floor(buckets.length / 2), buckets.length - 1].filter((v, i, a) => a.indexOf(v) === i);
-  return html`<div class="legend">
-      ${streams.map((s, i) => html`<span><i style="background:${PALETTE[i % PALETTE.length]!}"></i>${s}</span>`)}<span
-        >rejected records per ${unit} of source data</span
-      >
-    </div>
-    <svg
-      class="chart rejects"
-      width="${CHART.width}"
-      height="${CHART.height}"
-      viewBox="0 0 ${CHART.width} ${CHART.height}"
-      role="img"
-      aria-label="rejected records per ${unit}"
-    >
-      <line x1="${CHART.left}" y1="${base}" x2="${CHART.width - 4}" y2="${base}" stroke="#d8dee4" />
-      <text x="${CHART.left - 6}" y="14" text-anchor="end">${formatCount(most)}</text>
-      <text x="${CHART.left - 6}" y="${base}" text-anchor="end">0</text>
-      ${bars}
-      ${ticks.map((i) => (i === buckets.length - 1 && i > 0 ? html`<text x="${(CHART.left + (i + 1) * step).toFixed(1)}" y="${CHART.height - 4}" text-anchor="end">${buckets[i]!.start}</text>` : html`<text x="${(CHART.left + i * step).toFixed(1)}" y="${CHART.height - 4}">${buckets[i]!.start}</text>`))}
-    </svg>`;
+  return html`<div class="legend">${streams.map((s, i) => html`<span><i style="background:${PALETTE[i % PALETTE.length]!}"></i>${s}</span>`)}<span>rejected records per ${unit} of source data</span></div>
+<svg class="chart rejects" width="${CHART.width}" height="${CHART.height}" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="rejected records per ${unit}">
+<line x1="${CHART.left}" y1="${base}" x2="${CHART.width - 4}" y2="${base}" stroke="#d8dee4"/>
+<text x="${CHART.left - 6}" y="14" text-anchor="end">${formatCount(most)}</text><text x="${CHART.left - 6}" y="${base}" text-anchor="end">0</text>
+${bars}
+${ticks.map((i) => (i === buckets.length - 1 && i > 0 ? html`<text x="${(CHART.left + (i + 1) * step).toFixed(1)}" y="${CHART.height - 4}" text-anchor="end">${buckets[i]!.start}</text>` : html`<text x="${(CHART.left + i * step).toFixed(1)}" y="${CHART.height - 4}">${buckets[i]!.start}</text>`))}
+</svg>`;
 }
 
 /** A payload indented for reading when it is whole JSON; as stored otherwise (it may have been cut). */

@@ -31,25 +31,14 @@ export function renderBanner(model: ReportModel): SafeHtml {
   const lock = model.runLock;
   if (lock)
     lines.push(
-      html`<li>
-        a run is in progress: ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since
-        ${formatInstant(lock.since)}
-      </li>`,
+      html`<li>a run is in progress: ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${formatInstant(lock.since)}</li>`,
     );
   const headline = {
     ok: html`<strong>Complete</strong>: every stream is loaded through ${model.lastClosedDay}, the last closed day`,
     warn: html`<strong>Behind</strong>`,
     bad: html`<strong>Needs attention</strong>`,
   }[severity];
-  return html`<div class="banner ${severity}">
-    ${headline}${
-      lines.length > 0
-        ? html`<ul>
-            ${lines}
-          </ul>`
-        : ''
-    }
-  </div>`;
+  return html`<div class="banner ${severity}">${headline}${lines.length > 0 ? html`<ul>${lines}</ul>` : ''}</div>`;
 }
 
 /** One card per stream: the watermark and the lag, then its windows, rows, rejects and requests. */
@@ -61,61 +50,33 @@ function renderCard(s: StreamReport): SafeHtml {
   const lag = s.lagDays === null ? 'never loaded' : s.lagDays === 0 ? 'up to date' : `${plural(s.lagDays, 'day')} behind`;
   const never = s.windows.filter((w) => w.status === 'missing').length;
   return html`<div class="card" data-stream="${s.stream}">
-    <div class="name">${s.stream}</div>
-    <div class="quiet">complete through</div>
-    <div class="big">${s.completeThrough ?? '–'}</div>
-    <div class="lag${s.lagDays === 0 ? '' : ' late'}">${lag}</div>
-    <dl>
-      <dt>windows done</dt>
-      <dd>${formatCount(s.windowsDone)}</dd>
-      <dt>failed</dt>
-      <dd class="${s.windowsFailed > 0 ? 'bad-text' : ''}">${formatCount(s.windowsFailed)}</dd>
-      <dt>pending</dt>
-      <dd>${formatCount(s.windowsPending)}</dd>
-      <dt>never loaded</dt>
-      <dd class="${s.gaps > 0 ? 'bad-text' : ''}">${formatCount(never)}${s.gaps > 0 ? ` (${formatCount(s.gaps)} gaps)` : ''}</dd>
-      <dt>rows loaded</dt>
-      <dd>${formatCount(s.rowsLoaded)}</dd>
-      <dt>rejects</dt>
-      <dd>${formatCount(s.rejects)} (${formatShare(s.rejects, s.rowsLoaded + s.rejects)})</dd>
-      <dt>requests</dt>
-      <dd>${formatCount(s.requests)}</dd>
-    </dl>
-  </div>`;
+<div class="name">${s.stream}</div>
+<div class="quiet">complete through</div>
+<div class="big">${s.completeThrough ?? '–'}</div>
+<div class="lag${s.lagDays === 0 ? '' : ' late'}">${lag}</div>
+<dl>
+<dt>windows done</dt><dd>${formatCount(s.windowsDone)}</dd>
+<dt>failed</dt><dd class="${s.windowsFailed > 0 ? 'bad-text' : ''}">${formatCount(s.windowsFailed)}</dd>
+<dt>pending</dt><dd>${formatCount(s.windowsPending)}</dd>
+<dt>never loaded</dt><dd class="${s.gaps > 0 ? 'bad-text' : ''}">${formatCount(never)}${s.gaps > 0 ? ` (${formatCount(s.gaps)} gaps)` : ''}</dd>
+<dt>rows loaded</dt><dd>${formatCount(s.rowsLoaded)}</dd>
+<dt>rejects</dt><dd>${formatCount(s.rejects)} (${formatShare(s.rejects, s.rowsLoaded + s.rejects)})</dd>
+<dt>requests</dt><dd>${formatCount(s.requests)}</dd>
+</dl>
+</div>`;
 }
 
 /** The webhook events line, for a job whose postings ask the customers of webhook events. */
 export function renderWebhookEvents(model: ReportModel): SafeHtml | '' {
   const e = model.webhookEvents;
   if (!e) return '';
-  return html`<p>
-    Webhook events: ${formatCount(e.stored)} stored${e.lastReceivedAt ? `, the last received ${formatInstant(e.lastReceivedAt)}` : ''};
-    ${formatCount(e.backlog)} not yet asked about by loyalty_postings (bookmark at event ${e.bookmark}).
-  </p>`;
+  return html`<p>Webhook events: ${formatCount(e.stored)} stored${e.lastReceivedAt ? `, the last received ${formatInstant(e.lastReceivedAt)}` : ''}; ${formatCount(e.backlog)} not yet asked about by loyalty_postings (bookmark at event ${e.bookmark}).</p>`;
 }
 
 /** Every table of the warehouse schema and its rows. */
 export function renderTableSizes(model: ReportModel): SafeHtml {
   const most = Math.max(1, ...model.tables.map((t) => t.rows));
-  return html`<table class="sizes">
-    <thead>
-      <tr>
-        <th>table</th>
-        <th class="num">rows</th>
-        <th></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${model.tables.map(
-        (t) =>
-          html`<tr>
-            <td>${t.table}</td>
-            <td class="num">${formatCount(t.rows)}</td>
-            <td>
-              <div class="bar"><span class="n" style="left:0;width:${((100 * t.rows) / most).toFixed(1)}%"></span></div>
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table class="sizes"><thead><tr><th>table</th><th class="num">rows</th><th></th></tr></thead><tbody>
+${model.tables.map((t) => html`<tr><td>${t.table}</td><td class="num">${formatCount(t.rows)}</td><td><div class="bar"><span class="n" style="left:0;width:${((100 * t.rows) / most).toFixed(1)}%"></span></div></td></tr>`)}
+</tbody></table>`;
 }
