@@ -9,11 +9,10 @@ import type { ResolvedConfig } from '../../src/config/load-config.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { commitWindows } from '../../src/pipeline/load-span.js';
+import { commitWindows, normalizeRecords } from '../../src/pipeline/load-span.js';
 import type { Day } from '../../src/plan/days.js';
 import type { Window } from '../../src/plan/windows.js';
 import { streamDefinition } from '../../src/streams/registry.js';
-import { RecordError } from '../../src/transform/record-error.js';
 import { backfillSpans, benchStreamContext } from './fetch-only.js';
 import type { RowSink, StagedRows } from './row-sink.js';
 
@@ -108,19 +107,9 @@ export async function captureRows(
     let seq = 0;
     for await (const batch of definition.extract(ctx, span)) {
       if (batch.restart) throw new Error('the source changed while it was read; the bench runs without faults');
-      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
-      for (const raw of batch.records) {
-        seq++;
-        try {
-          for (const [table, tableRows] of Object.entries(normalize(raw, batch.windowStart))) {
-            let list = rows.get(table);
-            if (!list) rows.set(table, (list = []));
-            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
-          }
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-        }
-      }
+      // rejected records are not staged rows: the bench counts what the loader writes
+      const { rows } = normalizeRecords(normalize, batch.records, batch.windowStart, seq);
+      seq += batch.records.length;
       records += batch.records.length;
       extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
       for (const [table, list] of rows) {

@@ -140,23 +140,12 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
       }
-      const rows = new Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>();
+      const { rows, invalid } = normalizeRecords(normalize, batch.records, batch.windowStart, seq);
+      seq += batch.records.length;
       const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
       // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
       for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
-      for (const raw of batch.records) {
-        seq++;
-        try {
-          for (const [table, tableRows] of Object.entries(normalize(raw, batch.windowStart))) {
-            let list = rows.get(table);
-            if (!list) rows.set(table, (list = []));
-            for (const row of tableRows) list.push({ seq, windowStart: batch.windowStart, row });
-          }
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          rejects.push({ windowStart: batch.windowStart, payload: safeJson(raw), error: storableMessage(error.message) });
-        }
-      }
+      for (const r of invalid) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.raw), error: storableMessage(r.error.message) });
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       for (const [table, list] of rows) await load.append(table, list);
@@ -166,6 +155,37 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
     staged.stoppedBy = error;
   }
   return staged;
+}
+
+/** Rows staged per table, each with the occurrence number of its source record and its window. */
+export type StagedRowsByTable = Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>;
+
+/**
+ * Normalizes a batch of one window's records into rows per table, numbering the records from `seq + 1`; a record
+ * the normalizer refuses (a RecordError) is handed back in `invalid`, any other error is thrown.
+ */
+export function normalizeRecords(
+  normalize: (raw: unknown, windowStart: Day) => Record<string, Row[]>,
+  records: unknown[],
+  windowStart: Day,
+  seq: number,
+): { rows: StagedRowsByTable; invalid: Array<{ raw: unknown; error: RecordError }> } {
+  const rows: StagedRowsByTable = new Map();
+  const invalid: Array<{ raw: unknown; error: RecordError }> = [];
+  for (const raw of records) {
+    seq++;
+    try {
+      for (const [table, tableRows] of Object.entries(normalize(raw, windowStart))) {
+        let list = rows.get(table);
+        if (!list) rows.set(table, (list = []));
+        for (const row of tableRows) list.push({ seq, windowStart, row });
+      }
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      invalid.push({ raw, error });
+    }
+  }
+  return { rows, invalid };
 }
 
 /** What a span's commit records besides its rows. */
