@@ -5,6 +5,13 @@
 module.exports = {
   forbidden: [
     {
+      name: 'stages-take-the-resolved-plan',
+      comment: 'jobs.yaml is read once, by the command line: stages take the resolved plan (plan/job-plan.ts), not the config.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(cli|commands|config)/', '^src/index\\.ts$'] },
+      to: { path: '^src/config/' },
+    },
+    {
       name: 'transform-is-pure',
       comment: 'Transforms are pure functions: no load, source or state.',
       severity: 'error',

@@ -4,8 +4,9 @@
  */
 export { buildProgram, main } from './cli/main.js';
 export { ConfigError } from './config/config-error.js';
-export { STREAM_NAMES, type ConfigFile, type DestinationConfig, type JobConfig, type SourceConfig, type StreamName } from './config/config-schema.js';
-export { loadConfig, parseConfig, type ResolvedConfig } from './config/load-config.js';
+export type { ConfigFile } from './config/config-schema.js';
+export { loadConfig, parseConfig, resolveJobPlan, type ResolvedConfig } from './config/load-config.js';
+export { STREAM_NAMES, type DestinationSettings, type JobPlan, type JobSettings, type SourceSettings, type StreamName } from './plan/job-plan.js';
 export type { Destination, DestinationCapabilities, SpanLoad, SpanLoadRequest } from './load/destination.js';
 export { openDestination } from './load/open-destination.js';
 export type { SqlConnection } from './load/sql-connection.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DestinationConfig, StreamName } from '../../src/config/config-schema.js';
+import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { streamDefinition } from '../../src/streams/registry.js';
@@ -156,7 +156,7 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
   try {
     const job: BenchJob = { ...JOB, url: emulator.url, streams: workload.before ? [workload.before, workload.stream] : [workload.stream] };
     const tables = streamDefinition(workload.stream).tables.map((t) => t.name);
-    const destinations: Record<DestinationName, DestinationConfig> = {
+    const destinations: Record<DestinationName, DestinationSettings> = {
       duckdb: { type: 'duckdb', path: join(dir, `${workload.stream}-pipeline.duckdb`), schema: 'main' },
       postgres: { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' },
     };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/load/duckdb/duckdb-destination.js';
 import { addDays } from '../../src/plan/days.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
@@ -55,7 +55,7 @@ export const memory: BenchSection = {
       for (const name of DESTINATIONS) {
         const peaks: number[] = [];
         for (const days of [SMALL_DAYS, LARGE_DAYS]) {
-          const destination: DestinationConfig =
+          const destination: DestinationSettings =
             name === 'duckdb'
               ? { type: 'duckdb', path: join(dir, `${days}.duckdb`), schema: 'main', memory_limit: DUCKDB_MEMORY_LIMIT }
               : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };

@@ -1,4 +1,4 @@
-import type { DestinationConfig, StreamName } from '../../src/config/config-schema.js';
+import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import { quoteIdent } from '../../src/load/identifiers.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { runCli, type CliRun } from './cli-process.js';
@@ -24,7 +24,7 @@ export interface BackfillRun extends CliRun {
  */
 export async function runBackfill(
   jobsFile: string,
-  destination: DestinationConfig,
+  destination: DestinationSettings,
   stream: StreamName,
   from: string,
   to: string,

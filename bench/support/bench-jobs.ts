@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DestinationConfig, StreamName } from '../../src/config/config-schema.js';
+import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import { parseConfig, type ResolvedConfig } from '../../src/config/load-config.js';
 
 /** The source settings and the job a bench loads with. */
@@ -18,7 +18,7 @@ export interface BenchJob {
 }
 
 /** `jobs.yaml` text of a {@link BenchJob} loading into `destination`; the job is named `bench`. */
-export function benchJobsYaml(job: BenchJob, destination: DestinationConfig): string {
+export function benchJobsYaml(job: BenchJob, destination: DestinationSettings): string {
   const target =
     destination.type === 'duckdb'
       ? `  type: duckdb\n  path: ${JSON.stringify(destination.path)}\n  schema: ${destination.schema}${destination.memory_limit ? `\n  memory_limit: ${destination.memory_limit}` : ''}`
@@ -47,7 +47,7 @@ jobs:
 }
 
 /** Writes the jobs file into a fresh directory under `dir` (the section's own); returns its path and the resolved config. */
-export function writeBenchJobs(job: BenchJob, destination: DestinationConfig, dir: string): { file: string; config: ResolvedConfig } {
+export function writeBenchJobs(job: BenchJob, destination: DestinationSettings, dir: string): { file: string; config: ResolvedConfig } {
   const text = benchJobsYaml(job, destination);
   const file = join(mkdtempSync(join(dir, 'jobs-')), 'jobs.yaml');
   writeFileSync(file, text);

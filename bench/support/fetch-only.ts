@@ -1,5 +1,5 @@
 import { createApi } from '../../src/commands/job-session.js';
-import type { StreamName } from '../../src/config/config-schema.js';
+import type { StreamName } from '../../src/plan/job-plan.js';
 import type { ResolvedConfig } from '../../src/config/load-config.js';
 import type { Destination } from '../../src/load/destination.js';
 import { silentLogger } from '../../src/log/logger.js';

@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { createApi } from '../../src/commands/job-session.js';
-import type { StreamName } from '../../src/config/config-schema.js';
+import type { StreamName } from '../../src/plan/job-plan.js';
 import type { ResolvedConfig } from '../../src/config/load-config.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';

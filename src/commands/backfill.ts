@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobConfig, StreamName } from '../config/config-schema.js';
-import type { ResolvedConfig } from '../config/load-config.js';
+import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
@@ -36,15 +35,15 @@ const SYNC_EVERY_MS = 2000;
  * Watermarks only ever move forward, where done windows join them without a gap.
  */
 export async function backfillCommand(options: BackfillOptions): Promise<void> {
-  const { config, job, jobConfig } = resolveJob(options);
-  const { streams } = parseRange(options, jobConfig);
-  const concurrency = options.concurrency === undefined ? config.source.concurrency : Number(options.concurrency);
+  const { config, plan } = resolveJob(options);
+  const { streams } = parseRange(options, plan.job);
+  const concurrency = options.concurrency === undefined ? plan.sourceConcurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
   // On a terminal the bar is the display; JSON lines below warnings would only scroll it away.
   const onTerminal = process.stderr.isTTY === true;
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
-  const request: BackfillRequest = { options, config, job, jobConfig, streams, concurrency, logger, api: createApi(config, logger) };
+  const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger) };
   const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
   const { result, summary } = session.value;
   process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n${describeSession(session)}`);
@@ -61,9 +60,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
 /** What a backfill works with, once its flags are checked. */
 interface BackfillRequest {
   options: BackfillOptions;
-  config: ResolvedConfig;
-  job: string;
-  jobConfig: JobConfig;
+  plan: JobPlan;
   streams: StreamName[];
   concurrency: number;
   logger: Logger;
@@ -75,7 +72,8 @@ async function runBackfill(
   destination: Destination,
   request: BackfillRequest,
 ): Promise<{ result: JobRunResult; summary: { text: string; failed: number; backfillId: string } }> {
-  const { options, config, job, jobConfig, streams, logger } = request;
+  const { options, plan, streams, logger } = request;
+  const { name: job, job: jobConfig } = plan;
   const runId = randomUUID();
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
@@ -100,13 +98,11 @@ async function runBackfill(
   const progress = followProgress(before, destination.capabilities.multiProcess ? counts : undefined, logger);
   const command = `backfill --from ${options.from} --to ${options.to}${options.stream ? ` --stream ${options.stream}` : ''}${options.restart ? ' --restart' : ''}`;
   const result = await runJob({
-    config,
-    job,
+    plan,
     command,
     runId,
     work: { kind: 'backfill', backfill },
     concurrency: request.concurrency,
-    leaseSeconds: config.leaseSeconds,
     api: request.api,
     destination,
     logger,

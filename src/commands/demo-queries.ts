@@ -1,4 +1,4 @@
-import type { StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../plan/job-plan.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 
 /** The analyst query the demo shows — average recommendation score by loyalty tier — and the streams it needs. */

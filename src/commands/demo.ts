@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { loadConfig, parseConfig, type ResolvedConfig } from '../config/load-config.js';
+import { loadConfig, parseConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-config.js';
 import { startEmulator } from '../emulator/index.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
@@ -34,8 +34,7 @@ export async function demoCommand(): Promise<void> {
     const session = await usingLoadSession(config, logger, async (destination) => {
       const windows = await incrementalWindows(destination, 'demo', job, DEMO.endDate);
       const result = await runJob({
-        config,
-        job: 'demo',
+        plan: resolveJobPlan(config, 'demo'),
         command: 'demo',
         work: { kind: 'planned', windows },
         concurrency: 4,

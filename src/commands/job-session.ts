@@ -1,6 +1,5 @@
-import type { ResolvedConfig } from '../config/load-config.js';
-import { loadConfig } from '../config/load-config.js';
-import type { JobConfig } from '../config/config-schema.js';
+import { loadConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-config.js';
+import type { JobPlan, JobSettings } from '../plan/job-plan.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/open-destination.js';
@@ -16,14 +15,14 @@ export interface CommonOptions {
 }
 
 /** Loads the config, registers its secrets with the log redactor and names the job to work on. */
-export function resolveJob(options: CommonOptions): { config: ResolvedConfig; job: string; jobConfig: JobConfig } {
+export function resolveJob(options: CommonOptions): { config: ResolvedConfig; job: string; jobConfig: JobSettings; plan: JobPlan } {
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
   const names = Object.keys(config.jobs);
   const job = options.job ?? names[0]!;
   const jobConfig = config.jobs[job];
   if (!jobConfig) throw new CommandError(`${config.file}: jobs: no job named '${job}' (jobs: ${names.join(', ')})`, ExitCode.usage);
-  return { config, job, jobConfig };
+  return { config, job, jobConfig, plan: resolveJobPlan(config, job) };
 }
 
 /** The source client configured for `config`. */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { isoDay, type JobConfig } from '../config/config-schema.js';
+import { isoDay } from '../config/config-schema.js';
+import { type JobSettings } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
@@ -65,7 +66,14 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
  * The page a command writes to `path`, its last day the last closed day at each write (or `until`). A path whose
  * folder does not exist is a usage error of `flag`, found before anything is read or loaded.
  */
-export function reportTarget(request: { flag: string; path: string; config: ResolvedConfig; job: string; jobConfig: JobConfig; until?: string }): ReportTarget {
+export function reportTarget(request: {
+  flag: string;
+  path: string;
+  config: ResolvedConfig;
+  job: string;
+  jobConfig: JobSettings;
+  until?: string;
+}): ReportTarget {
   const problem = reportPathProblem(request.path);
   if (problem) throw new CommandError(`${request.flag}: ${problem}`, ExitCode.usage);
   const timezone = request.config.source.timezone;

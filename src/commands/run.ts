@@ -25,7 +25,7 @@ export interface RunOptions extends CommonOptions {
  * one while the first lives exits with code 3 (the run lock, `run:<job>` in `_etl_locks`).
  */
 export async function runCommand(options: RunOptions): Promise<void> {
-  const { config, job, jobConfig } = resolveJob(options);
+  const { config, job, jobConfig, plan } = resolveJob(options);
   if (options.until !== undefined && !isoDay.safeParse(options.until).success)
     throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
@@ -37,13 +37,11 @@ export async function runCommand(options: RunOptions): Promise<void> {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
     return reportAfter(report, destination, logger, () =>
       runJob({
-        config,
-        job,
+        plan,
         command: 'run',
         work: { kind: 'planned', windows },
         exclusive: true,
-        leaseSeconds: config.leaseSeconds,
-        concurrency: config.source.concurrency,
+        concurrency: plan.sourceConcurrency,
         api,
         destination,
         logger,

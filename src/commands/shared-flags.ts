@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
-import { STREAM_NAMES, isoDay, type JobConfig, type StreamName } from '../config/config-schema.js';
+import { isoDay } from '../config/config-schema.js';
+import { STREAM_NAMES, type JobSettings, type StreamName } from '../plan/job-plan.js';
 import type { Day } from '../plan/days.js';
 import { STREAM_ORDER } from '../streams/registry.js';
 
@@ -30,7 +31,7 @@ export interface RangeOptions {
  *
  * @throws CommandError (exit 2) naming the flag and what is wrong
  */
-export function parseRange(options: RangeOptions, job: JobConfig): { from: Day; to: Day; streams: StreamName[] } {
+export function parseRange(options: RangeOptions, job: JobSettings): { from: Day; to: Day; streams: StreamName[] } {
   for (const [flag, value] of [
     ['--from', options.from],
     ['--to', options.to],

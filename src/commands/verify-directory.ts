@@ -1,4 +1,4 @@
-import type { JobConfig } from '../config/config-schema.js';
+import type { JobSettings } from '../plan/job-plan.js';
 import { readAllPages } from '../extract/paged-window.js';
 import type { Destination } from '../load/destination.js';
 import { addDays, type Day } from '../plan/days.js';
@@ -52,7 +52,7 @@ export async function checkDirectory(options: {
   api: LoyaltyApi;
   destination: Destination;
   job: string;
-  jobConfig: JobConfig;
+  jobConfig: JobSettings;
   historyStart: Day;
   to: Day;
   pageSize: number;

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { readAllPages } from '../extract/paged-window.js';

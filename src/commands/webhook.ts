@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
-import type { DestinationConfig } from '../config/config-schema.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
 import { eventSpoolOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
 import { registerSecret } from '../log/redact.js';
@@ -100,7 +100,7 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
  * Where the receiver stores events: for a DuckDB warehouse, its spool (`destination.event_spool`), which each run
  * ingests, so the receiver never needs the file a run holds; PostgreSQL takes every event directly.
  */
-export function eventStoreFor(destination: DestinationConfig, options: { runId: string; now?: () => Date }): EventStore & { check(): Promise<string> } {
+export function eventStoreFor(destination: DestinationSettings, options: { runId: string; now?: () => Date }): EventStore & { check(): Promise<string> } {
   const spool = eventSpoolOf(destination);
   return spool === undefined ? new WarehouseEventStore(destination, options) : new SpoolEventStore(new EventSpool(spool), options);
 }

@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { PER_CUSTOMER_STREAMS, POSTINGS_SELECTIONS, STREAM_NAMES, type DestinationSettings, type JobSettings, type SourceSettings } from '../plan/job-plan.js';
 
 /** Calendar day written as `YYYY-MM-DD`. */
 export const isoDay = z
@@ -14,17 +15,6 @@ const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an I
  * program, and cheap, since a stretch the source reports empty costs one request (see `skipEmptyStretches`).
  */
 export const DEFAULT_HISTORY_START = '2000-01-01';
-
-/** The streams this tool knows how to extract. */
-export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
-export type StreamName = (typeof STREAM_NAMES)[number];
-
-/** Streams that ask the source customer by customer, so they need the customer directory that `accounts` keeps. */
-export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings'];
-
-/** Which customers the loyalty_postings stream asks about in a window. */
-export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
-export type PostingsSelection = (typeof POSTINGS_SELECTIONS)[number];
 
 const sourceSchema = z
   .object({
@@ -131,6 +121,16 @@ export const configFileSchema = z
   .strict();
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
-export type SourceConfig = ConfigFile['source'];
-export type DestinationConfig = ConfigFile['destination'];
-export type JobConfig = ConfigFile['jobs'][string];
+
+/** True when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The schema's output is the plan's settings types exactly: a key added to one and not the other fails the
+ * typecheck here, not a run.
+ */
+export const settingsMatchTheSchema: [
+  Same<ConfigFile['jobs'][string], JobSettings>,
+  Same<ConfigFile['source'], SourceSettings>,
+  Same<ConfigFile['destination'], DestinationSettings>,
+] = [true, true, true];

@@ -1,4 +1,4 @@
-import type { DestinationConfig } from './config-schema.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
 import { ConfigError } from './config-error.js';
 
 /** How long `run`, `backfill` and `publish` wait for a DuckDB file another process holds, by default. */
@@ -14,7 +14,7 @@ function stemOf(path: string): string {
  * `<name>.published.duckdb` beside the warehouse; undefined when publishing is off (`publish_path: false`), or for
  * PostgreSQL (which serves readers itself).
  */
-export function publishPathOf(destination: DestinationConfig): string | undefined {
+export function publishPathOf(destination: DestinationSettings): string | undefined {
   if (destination.type !== 'duckdb' || destination.path === ':memory:' || destination.publish_path === false) return undefined;
   return destination.publish_path ?? `${stemOf(destination.path)}.published.duckdb`;
 }
@@ -23,7 +23,7 @@ export function publishPathOf(destination: DestinationConfig): string | undefine
  * The folder the webhook receiver spools events into for a DuckDB warehouse: `destination.event_spool`, or
  * `<name>.events` beside the warehouse; undefined for PostgreSQL, into which the receiver writes directly.
  */
-export function eventSpoolOf(destination: DestinationConfig): string | undefined {
+export function eventSpoolOf(destination: DestinationSettings): string | undefined {
   if (destination.type !== 'duckdb' || destination.path === ':memory:') return undefined;
   return destination.event_spool ?? `${stemOf(destination.path)}.events`;
 }
@@ -32,7 +32,7 @@ export function eventSpoolOf(destination: DestinationConfig): string | undefined
  * Seconds to wait for a DuckDB warehouse file another process holds: `LOYALTY_BUSY_TIMEOUT_S`, else
  * `destination.busy_timeout_s`, else {@link DEFAULT_BUSY_TIMEOUT_S}; 0 gives up at once.
  */
-export function busyTimeoutOf(destination: DestinationConfig, env: Record<string, string | undefined> = process.env): number {
+export function busyTimeoutOf(destination: DestinationSettings, env: Record<string, string | undefined> = process.env): number {
   const raw = env.LOYALTY_BUSY_TIMEOUT_S;
   if (raw !== undefined && raw !== '') {
     if (!/^\d+$/.test(raw) || Number(raw) > 86_400)

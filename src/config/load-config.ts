@@ -3,15 +3,16 @@ import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { configFileSchema, type ConfigFile, type DestinationConfig, type JobConfig, type SourceConfig } from './config-schema.js';
+import type { DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
 export interface ResolvedConfig {
   /** Path of the file it came from. */
   file: string;
-  source: SourceConfig;
-  destination: DestinationConfig;
-  jobs: Record<string, JobConfig>;
+  source: SourceSettings;
+  destination: DestinationSettings;
+  jobs: Record<string, JobSettings>;
   /**
    * Seconds a run's claims and run lock outlive its process should it die without finishing
    * (`LOYALTY_LEASE_SECONDS`, default 60); a live process renews its lease every third of that.
@@ -22,6 +23,27 @@ export interface ResolvedConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The plan of one job of `config`: what its runs and backfills need, taken from the file once.
+ *
+ * @throws ConfigError when the file has no job of that name.
+ */
+export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
+  const job = config.jobs[name];
+  if (!job) throw new ConfigError(config.file, 'jobs', `no job named '${name}' (jobs: ${Object.keys(config.jobs).join(', ')})`);
+  const { source } = config;
+  return {
+    name,
+    job,
+    historyStart: source.history_start,
+    timezone: source.timezone,
+    pageSize: source.page_size,
+    sourceConcurrency: source.concurrency,
+    requestsPerSecond: source.requests_per_second,
+    leaseSeconds: config.leaseSeconds,
+  };
+}
 
 /**
  * Reads `jobs.yaml`, substitutes `${VAR}` and `${VAR:-default}` from the environment, validates it and
@@ -88,7 +110,7 @@ function substituteEnv(value: unknown, file: string, path: string[], env: Env): 
 
 function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedConfig {
   const source = { ...config.source, auth: { ...config.source.auth } };
-  let destination: DestinationConfig = config.destination;
+  let destination: DestinationSettings = config.destination;
   if (env.LOYALTY_API_URL) {
     if (!/^https?:\/\//.test(env.LOYALTY_API_URL)) throw new ConfigError('LOYALTY_API_URL', '', 'must be an http(s) URL');
     source.base_url = env.LOYALTY_API_URL;
@@ -105,7 +127,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets };
 }
 
-function warehouseFromEnv(value: string, current: DestinationConfig): DestinationConfig {
+function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {
   if (/^postgres(ql)?:\/\//.test(value)) {
     return { type: 'postgres', url: value, schema: current.type === 'postgres' ? current.schema : 'public' };
   }

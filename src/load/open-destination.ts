@@ -1,4 +1,4 @@
-import type { DestinationConfig } from '../config/config-schema.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Destination } from './destination.js';
 import { DuckDbDestination } from './duckdb/duckdb-destination.js';
 import { PostgresDestination } from './postgres/postgres-destination.js';
@@ -9,7 +9,7 @@ import { WarehouseConfigError } from './warehouse-errors.js';
  * look at a warehouse) it must exist already: a DuckDB file that is missing, or a database without the pipeline's
  * tables, is a {@link WarehouseConfigError} instead of a new empty warehouse.
  */
-export async function openDestination(config: DestinationConfig, { create = true }: { create?: boolean } = {}): Promise<Destination> {
+export async function openDestination(config: DestinationSettings, { create = true }: { create?: boolean } = {}): Promise<Destination> {
   const destination: Destination =
     config.type === 'duckdb'
       ? await DuckDbDestination.open(

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DestinationConfig } from '../config/config-schema.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
 import type { Destination } from './destination.js';
 import { WarehouseBusyError } from './duckdb/duckdb-destination.js';
@@ -23,9 +23,9 @@ export interface WaitOptions {
  * @throws WarehouseBusyError when the file is still held at the end, naming how long it waited.
  */
 export async function openWhenFree(
-  config: DestinationConfig,
+  config: DestinationSettings,
   options: WaitOptions,
-  open: (config: DestinationConfig) => Promise<Destination> = openDestination,
+  open: (config: DestinationSettings) => Promise<Destination> = openDestination,
 ): Promise<Destination> {
   const started = Date.now();
   let loggedAt = 0;

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PER_CUSTOMER_STREAMS, type JobConfig, type StreamName } from '../config/config-schema.js';
+import { PER_CUSTOMER_STREAMS, type JobSettings, type StreamName } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { addDays, type Day } from '../plan/days.js';
@@ -30,7 +30,7 @@ type SpanTarget = { backfillId?: string; directory?: boolean };
  * from `first_day`; a backfill its range. Postings ask every customer known by the end of their span, so a
  * backfill of postings alone needs the directory through its last day.
  */
-function directoryThrough(work: JobWork, job: JobConfig): Day | undefined {
+function directoryThrough(work: JobWork, job: JobSettings): Day | undefined {
   const streams: readonly string[] = work.kind === 'backfill' ? work.backfill.streams : [...work.windows.keys()];
   const perCustomer = streams.some((s) => (PER_CUSTOMER_STREAMS as readonly string[]).includes(s));
   if (!streams.includes('accounts') && !perCustomer) return undefined;
@@ -45,7 +45,8 @@ function directoryThrough(work: JobWork, job: JobConfig): Day | undefined {
  * recorded and reported; the others go on.
  */
 export class JobRun {
-  private readonly jobConfig: JobConfig;
+  private readonly jobConfig: JobSettings;
+  private readonly job: string;
   private readonly me = { host: hostname(), pid: process.pid };
   private lastReap = 0;
 
@@ -56,7 +57,8 @@ export class JobRun {
     private readonly stop: RunStop,
     private readonly log: Logger,
   ) {
-    this.jobConfig = request.config.jobs[request.job]!;
+    this.jobConfig = request.plan.job;
+    this.job = request.plan.name;
   }
 
   /** Loads everything the run asks for; throws what stopped it (a warehouse error, an interruption). */
@@ -64,7 +66,7 @@ export class JobRun {
     const { request, stop } = this;
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
-      await refreshProfiles(request.api, request.destination, request.job, this.runId, new Date().toISOString().slice(0, 10)).then(
+      await refreshProfiles(request.api, request.destination, this.job, this.runId, new Date().toISOString().slice(0, 10)).then(
         (n) => this.log.info(n, 'profiles refreshed'),
         (error) => stop.absorbs(error) || this.log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
@@ -90,14 +92,14 @@ export class JobRun {
   private async directoryQueue(through: Day): Promise<WindowQueue | undefined> {
     const { request, jobConfig, runId } = this;
     const accounts = streamDefinition('accounts');
-    const all = planRange(jobConfig, request.config.source.history_start, through);
-    const missing = await request.destination.withConnection((conn) => windowsNotDone(conn, request.job, 'accounts', all));
+    const all = planRange(jobConfig, request.plan.historyStart, through);
+    const missing = await request.destination.withConnection((conn) => windowsNotDone(conn, this.job, 'accounts', all));
     if (missing.length === 0) return undefined;
     const api = request.api.scoped();
     const letGo = this.stop.callsOff(api);
     const count = (range: Window) => accounts.countRange!(api, range);
     const stretches = await skipEmptyStretches({
-      job: request.job,
+      job: this.job,
       stream: 'accounts',
       runId,
       firstDay: jobConfig.first_day,
@@ -115,7 +117,7 @@ export class JobRun {
     );
     if (stretches.toLoad.length === 0) return undefined;
     const spans = groupWindows(stretches.toLoad, this.spanDays(accounts));
-    return new PlannedQueue({ job: request.job, stream: 'accounts', runId, destination: request.destination }, spans, { skipDone: true });
+    return new PlannedQueue({ job: this.job, stream: 'accounts', runId, destination: request.destination }, spans, { skipDone: true });
   }
 
   /**
@@ -129,7 +131,7 @@ export class JobRun {
     const planned = work.kind === 'planned' ? work.windows.get(name) : undefined;
     if (work.kind === 'backfill' ? !work.backfill.streams.includes(name) : !planned?.length) return undefined;
     const unknown = PER_CUSTOMER_STREAMS.includes(name) ? await this.unknownCustomers() : undefined;
-    const ctx = { job: request.job, stream: name, runId: this.runId, destination: request.destination };
+    const ctx = { job: this.job, stream: name, runId: this.runId, destination: request.destination };
     if (work.kind === 'backfill') {
       const limits = { maxDays: this.spanDays(stream), maxWindows: stream.maxWindowsPerSpan(jobConfig), spans: this.lanesOf(stream) };
       return BackfillQueue.open(ctx, work.backfill, limits, unknown);
@@ -145,9 +147,9 @@ export class JobRun {
   /** The day through which the customer directory is complete, and why windows after it cannot load. */
   private async unknownCustomers(): Promise<{ after: Day; error: string }> {
     const { request } = this;
-    const gridStart = windowStartOf(this.jobConfig, request.config.source.history_start);
-    const after = await request.destination.withConnection((conn) => directoryCompleteThrough(conn, request.job, gridStart));
-    return { after, error: `accounts of ${addDays(after, 1)} and later are not loaded for job ${request.job}, so the customers to ask are not known` };
+    const gridStart = windowStartOf(this.jobConfig, request.plan.historyStart);
+    const after = await request.destination.withConnection((conn) => directoryCompleteThrough(conn, this.job, gridStart));
+    return { after, error: `accounts of ${addDays(after, 1)} and later are not loaded for job ${this.job}, so the customers to ask are not known` };
   }
 
   /** Works through a queue with the stream's lanes; throws the first warehouse error a lane hit, once all have ended. */
@@ -203,19 +205,19 @@ export class JobRun {
     };
     const api = request.api.scoped();
     const letGo = this.stop.callsOff(api);
-    const { source } = request.config;
+    const { plan } = request;
     const ctx: StreamContext = {
       api,
-      pageSize: source.page_size,
-      concurrency: source.concurrency,
-      timezone: source.timezone,
-      job: request.job,
+      pageSize: plan.pageSize,
+      concurrency: plan.sourceConcurrency,
+      timezone: plan.timezone,
+      job: this.job,
       jobConfig,
       logger: this.log,
     };
     const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
     const settings: SpanSettings = {
-      job: request.job,
+      job: this.job,
       runId,
       firstDay: jobConfig.first_day,
       rejectThreshold: jobConfig.reject_threshold,
@@ -245,7 +247,7 @@ export class JobRun {
       // a window taken over by another worker is that worker's to record
       if (error instanceof ClaimLostError) continue;
       await this.request.destination
-        .withConnection((conn) => recordWindowFailed(conn, this.request.job, name, window, this.runId, new Date().toISOString(), message))
+        .withConnection((conn) => recordWindowFailed(conn, this.job, name, window, this.runId, new Date().toISOString(), message))
         .catch((e: unknown) => {
           // The window stays claimed by this live run, so its queue would wait for it for ever: the run stops
           // instead (its claims fall free when it is recorded as ended, or when its lease runs out).

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { StreamName } from '../config/config-schema.js';
-import type { ResolvedConfig } from '../config/load-config.js';
+import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
@@ -39,8 +38,8 @@ export interface JobRunResult {
 export type JobWork = { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
 
 export interface JobRunRequest {
-  config: ResolvedConfig;
-  job: string;
+  /** The job, resolved from `jobs.yaml` and the environment. */
+  plan: JobPlan;
   /** `run` or `backfill …`, as recorded in `_etl_runs`. */
   command: string;
   work: JobWork;
@@ -53,8 +52,6 @@ export interface JobRunRequest {
   runId?: string;
   /** Hold the job's run lock (`run:<job>` in `_etl_locks`) for the whole run: a second one gets JobBusyError. */
   exclusive?: boolean;
-  /** Seconds the run's claims outlive its last lease renewal, should the process die (default 60). */
-  leaseSeconds?: number;
   /** Refresh `profiles` and `profile_fields` first (default true). */
   refreshReferenceData?: boolean;
   /** Called after every span, for progress display. */
@@ -71,18 +68,18 @@ export interface JobRunRequest {
  * @throws JobBusyError when `exclusive` and another run of the job is alive (nothing was started).
  */
 export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
-  const { config, destination, logger } = request;
+  const { plan, destination, logger } = request;
   const runId = request.runId ?? randomUUID();
-  const leaseSeconds = request.leaseSeconds ?? config.leaseSeconds;
+  const { leaseSeconds } = plan;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
   const stop = request.stop ?? new RunStop();
   const startedAt = new Date().toISOString();
-  const lock = request.exclusive ? `run:${request.job}` : undefined;
+  const lock = request.exclusive ? `run:${plan.name}` : undefined;
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
       runId,
-      job: request.job,
+      job: plan.name,
       command: request.command,
       startedAt,
       host: hostname(),
@@ -94,7 +91,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   );
   const lease = keepLease(destination, runId, leaseSeconds, logger);
   const letGoOfApi = stop.callsOff(request.api);
-  const log = logger.child({ job: request.job, runId });
+  const log = logger.child({ job: plan.name, runId });
   log.info(
     { command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) },
     'run started',
@@ -102,7 +99,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   let unexpected: string | undefined;
   let rateShare: SourceRateShare | undefined;
   try {
-    rateShare = await shareSourceRate(destination, request.api.http, config.source.requests_per_second, log);
+    rateShare = await shareSourceRate(destination, request.api.http, plan.requestsPerSecond, log);
     await new JobRun(request, runId, result, stop, log).load();
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));

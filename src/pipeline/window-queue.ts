@@ -1,4 +1,4 @@
-import type { StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/mutex.js';
 import { addDays, type Day } from '../plan/days.js';

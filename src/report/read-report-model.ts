@@ -1,4 +1,4 @@
-import type { JobConfig } from '../config/config-schema.js';
+import type { JobSettings } from '../plan/job-plan.js';
 import { qualified } from '../load/identifiers.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';
@@ -9,7 +9,7 @@ import { calendarStart, countGaps, windowGrid } from './window-grid.js';
 /** What the page is about and where its facts live. */
 export interface ReportRequest {
   job: string;
-  jobConfig: JobConfig;
+  jobConfig: JobSettings;
   /** The warehouse schema, unquoted. */
   schema: string;
   /** The warehouse as `Destination.describe()` gives it (no credentials). */

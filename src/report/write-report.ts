@@ -1,6 +1,6 @@
 import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { JobConfig } from '../config/config-schema.js';
+import type { JobSettings } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -12,7 +12,7 @@ export interface ReportTarget {
   /** The HTML file to write (replaced whole). */
   path: string;
   job: string;
-  jobConfig: JobConfig;
+  jobConfig: JobSettings;
   /** `source.timezone`. */
   timezone: string;
   /** The last day of the grid: the last closed day (read again at each write when it is a function). */

@@ -1,4 +1,4 @@
-import type { JobConfig } from '../config/config-schema.js';
+import type { JobSettings } from '../plan/job-plan.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
@@ -84,7 +84,7 @@ export interface WebhookEventsStatus {
 }
 
 /** Reads what `status` shows from the ledger tables. */
-export async function readJobStatus(conn: SqlConnection, job: string, jobConfig: JobConfig, lastClosed: Day, runLimit = 5): Promise<JobStatus> {
+export async function readJobStatus(conn: SqlConnection, job: string, jobConfig: JobSettings, lastClosed: Day, runLimit = 5): Promise<JobStatus> {
   const marks = await conn.db.selectFrom('_etl_watermarks').select(['stream', 'complete_through']).where('job', '=', job).execute();
   const windows = await conn.all<{ stream: string; status: string; n: string | number; rows: string | number; requests: string | number }>(
     `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,

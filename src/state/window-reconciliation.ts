@@ -1,4 +1,4 @@
-import type { StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../plan/job-plan.js';
 import { quoteIdent } from '../load/identifiers.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';

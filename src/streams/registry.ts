@@ -1,4 +1,4 @@
-import type { StreamName } from '../config/config-schema.js';
+import type { StreamName } from '../plan/job-plan.js';
 import { accountsStream } from './accounts.js';
 import { loyaltyPostingsStream } from './loyalty-postings.js';
 import { surveysStream } from './surveys.js';

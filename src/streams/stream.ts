@@ -1,4 +1,4 @@
-import type { JobConfig, StreamName } from '../config/config-schema.js';
+import type { JobSettings, StreamName } from '../plan/job-plan.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -14,7 +14,7 @@ export interface StreamContext {
   /** Zone of zone-less source timestamps and of window days. */
   timezone: string;
   job: string;
-  jobConfig: JobConfig;
+  jobConfig: JobSettings;
   logger: Logger;
   /** For a per-customer stream: the customers the pipeline selected for the span, in key order. */
   customers?: AsyncIterable<CustomerIdentity>;
@@ -56,7 +56,7 @@ export interface StreamDefinition {
   readonly name: StreamName;
   readonly tables: TableSpec[];
   /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
-  maxWindowsPerSpan(job: JobConfig): number;
+  maxWindowsPerSpan(job: JobSettings): number;
   /**
    * Spans of the stream a worker loads at once (one lane a span), for a run of `concurrency`. Where a span reads
    * one window after another, lanes are what keeps that many requests in flight; where one span alone keeps

@@ -1,4 +1,4 @@
-import type { DestinationConfig } from '../config/config-schema.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/mutex.js';
 import { openDestination } from '../load/open-destination.js';
@@ -70,8 +70,8 @@ export class WarehouseEventStore implements EventStore {
   private readonly turns = new Mutex();
 
   constructor(
-    private readonly config: DestinationConfig,
-    private readonly options: { runId: string; now?: () => Date; idleReleaseMs?: number; open?: (config: DestinationConfig) => Promise<Destination> },
+    private readonly config: DestinationSettings,
+    private readonly options: { runId: string; now?: () => Date; idleReleaseMs?: number; open?: (config: DestinationSettings) => Promise<Destination> },
   ) {}
 
   /** Opens the warehouse once (creating or upgrading its tables) and says which it is; fails like `save` would. */

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runSqlPrompt } from '../../src/commands/sql-prompt.js';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { DuckDbReader } from '../../src/load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import type { WarehouseReader } from '../../src/load/warehouse-reader.js';
@@ -10,7 +10,7 @@ import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 /** A jobs file for `config`; the source is never reached by `sql` or `publish`. */
-function jobsFor(config: DestinationConfig): string {
+function jobsFor(config: DestinationSettings): string {
   const destination =
     config.type === 'duckdb'
       ? `  type: duckdb\n  path: ${JSON.stringify(config.path)}`
@@ -21,7 +21,7 @@ function jobsFor(config: DestinationConfig): string {
 }
 
 /** Three customers, one of them with no city. */
-async function seed(config: DestinationConfig): Promise<void> {
+async function seed(config: DestinationSettings): Promise<void> {
   await withWarehouse(config, async (conn) => {
     for (const [id, city] of [
       ['C1', 'Αθήνα'],
@@ -36,7 +36,7 @@ async function seed(config: DestinationConfig): Promise<void> {
   });
 }
 
-const customerCount = (config: DestinationConfig) =>
+const customerCount = (config: DestinationSettings) =>
   withWarehouse(config, async (conn) => Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`))[0]!.n));
 
 const QUERY = 'SELECT customer_id, city, birthdate, _loaded_at FROM accounts ORDER BY customer_id';

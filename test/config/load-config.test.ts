@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { loadConfig, parseConfig, resolveJobPlan } from '../../src/config/load-config.js';
 
 const minimal = `
 source:
@@ -41,6 +41,14 @@ describe('jobs.yaml', () => {
     const start = minimal.replace('jobs:', '  history_start: 2019-13-01\njobs:');
     expect(errorOf(() => parseConfig(start, 'my.yaml', {})).message).toBe('my.yaml: source.history_start: is not a real calendar day');
     expect(parseConfig(start.replace('2019-13-01', '2019-03-01'), 'my.yaml', {}).source.history_start).toBe('2019-03-01');
+  });
+
+  it('resolves one job into the plan its runs take, with the environment applied once', () => {
+    const text = minimal.replace('base_url: http://127.0.0.1:8787', 'base_url: http://127.0.0.1:8787\n  timezone: Europe/Athens\n  page_size: 50');
+    const plan = resolveJobPlan(parseConfig(text, 'jobs.yaml', { LOYALTY_LEASE_SECONDS: '15', LOYALTY_TIMEZONE: 'UTC' }), 'nightly');
+    expect(plan).toMatchObject({ name: 'nightly', historyStart: '2000-01-01', timezone: 'UTC', pageSize: 50, sourceConcurrency: 4, leaseSeconds: 15 });
+    expect(plan.job.first_day).toBe('2024-01-01');
+    expect(errorOf(() => resolveJobPlan(parseConfig(minimal, 'my.yaml', {}), 'weekly')).message).toBe("my.yaml: jobs: no job named 'weekly' (jobs: nightly)");
   });
 
   it('the shipped jobs.yaml is valid', () => {

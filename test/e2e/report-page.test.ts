@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandError, ExitCode } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planWindows } from '../../src/plan/windows.js';
@@ -36,7 +36,7 @@ const QUICK = { backoff_base_ms: 5, backoff_max_ms: 20 };
  * Builds the warehouse through the real pipeline: backfills of 1–6 May and 9–12 May (7 and 8 May loaded for accounts alone, as the directory),
  * then 13 May with the source down (every window of that night fails).
  */
-async function buildWarehouse(emulator: Emulator, target: TestDestination): Promise<{ config: DestinationConfig; file: string }> {
+async function buildWarehouse(emulator: Emulator, target: TestDestination): Promise<{ config: DestinationSettings; file: string }> {
   const { config } = await target.fresh();
   const file = emulatorJobs({
     url: emulator.url,
@@ -58,7 +58,7 @@ async function buildWarehouse(emulator: Emulator, target: TestDestination): Prom
   return { config, file };
 }
 
-function readModel(config: DestinationConfig, file: string): Promise<ReportModel> {
+function readModel(config: DestinationSettings, file: string): Promise<ReportModel> {
   const jobConfig = loadConfig(file).jobs.nightly!;
   return withWarehouse(config, (conn) =>
     readReportModel(conn, { job: 'nightly', jobConfig, schema: config.schema, warehouse: config.type, timezone: TZ, through: TO }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, resolveJob } from '../../src/commands/job-session.js';
-import type { StreamName } from '../../src/config/config-schema.js';
+import type { StreamName } from '../../src/plan/job-plan.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
@@ -58,7 +58,7 @@ describe.each(testDestinations)('spans loaded at once into $name', (target) => {
       postings: '    postings:\n      max_span_days: 3\n',
       pageSize: 20,
     });
-    const { config, job, jobConfig } = resolveJob({ config: file });
+    const { config, jobConfig, plan } = resolveJob({ config: file });
     const logger = silentLogger;
     const windows = planRange(jobConfig, START, END);
     const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
@@ -66,8 +66,7 @@ describe.each(testDestinations)('spans loaded at once into $name', (target) => {
     const { destination, peak } = countingSpans(opened);
     try {
       const result = await runJob({
-        config,
-        job,
+        plan,
         command: 'run',
         work: { kind: 'planned', windows: planned },
         concurrency: 4,

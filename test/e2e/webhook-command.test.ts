@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { startEmulator, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
@@ -35,7 +35,7 @@ async function startReceiverCli(args: string[], env: Record<string, string | und
 }
 
 /** Every row of every table of the warehouse, as text. */
-async function everyTable(config: DestinationConfig): Promise<string> {
+async function everyTable(config: DestinationSettings): Promise<string> {
   return withWarehouse(config, async (conn) => {
     const tables = await conn.all<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [config.schema]);
     const out: Record<string, unknown[]> = {};

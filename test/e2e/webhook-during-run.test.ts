@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { eventSpoolOf } from '../../src/config/duckdb-files.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
@@ -32,7 +32,7 @@ async function startReceiver(file: string) {
 }
 
 /** Every stored event's key and how often it is there. */
-async function storedKeys(config: DestinationConfig): Promise<Map<string, number>> {
+async function storedKeys(config: DestinationSettings): Promise<Map<string, number>> {
   return withWarehouse(config, async (conn) => {
     const rows = await conn.all<{ event_key: string; n: number | string }>(`SELECT event_key, COUNT(*) AS n FROM loyalty_events GROUP BY event_key`);
     return new Map(rows.map((r) => [r.event_key, Number(r.n)]));

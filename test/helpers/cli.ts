@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { testTempDir } from './temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -50,7 +50,7 @@ export function emulatorJobs(options: {
   url: string;
   timezone: string;
   firstDay: string;
-  destination?: DestinationConfig;
+  destination?: DestinationSettings;
   streams?: string[];
   windowDays?: number;
   lookbackDays?: number;

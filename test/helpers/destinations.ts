@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { createTestDatabase } from './postgres-server.js';
 import { testTempDir } from './temp-dir.js';
 
@@ -10,7 +10,7 @@ import { testTempDir } from './temp-dir.js';
  */
 export interface TestDestination {
   name: 'duckdb' | 'postgres';
-  fresh(): Promise<{ config: DestinationConfig; warehouse: string }>;
+  fresh(): Promise<{ config: DestinationSettings; warehouse: string }>;
 }
 
 export const duckdbTestDestination: TestDestination = {

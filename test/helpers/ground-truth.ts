@@ -1,9 +1,9 @@
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { readAccounts, readPostings, readSurveyResponses, sortedByJson, withWarehouse } from './warehouse-reader.js';
 
 /** Every stream's tables, read back in the emulator's truth shapes (sorted multisets). */
-export async function warehouseContents(config: DestinationConfig) {
+export async function warehouseContents(config: DestinationSettings) {
   return withWarehouse(config, async (conn) => ({
     accounts: new Map([...(await readAccounts(conn))].sort(([a], [b]) => (a < b ? -1 : 1))),
     surveys: sortedByJson(await readSurveyResponses(conn)),

@@ -1,10 +1,10 @@
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import type { SqlConnection } from '../../src/load/sql-connection.js';
 
 /** Opens the warehouse of `config` for the length of `fn`. */
-export async function withWarehouse<T>(config: DestinationConfig, fn: (conn: SqlConnection, destination: Destination) => Promise<T>): Promise<T> {
+export async function withWarehouse<T>(config: DestinationSettings, fn: (conn: SqlConnection, destination: Destination) => Promise<T>): Promise<T> {
   const destination = await openDestination(config);
   try {
     return await destination.withConnection((conn) => fn(conn, destination));

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { JobConfig } from '../../src/config/config-schema.js';
+import type { JobSettings } from '../../src/plan/job-plan.js';
 import { lastClosedDay } from '../../src/plan/days.js';
 import { planIncrementalWindows, planRange } from '../../src/plan/plan-windows.js';
 import { groupWindows, planWindows } from '../../src/plan/windows.js';
 
-const job = (overrides: Partial<JobConfig> = {}): JobConfig => ({
+const job = (overrides: Partial<JobSettings> = {}): JobSettings => ({
   streams: ['accounts'],
   window_days: 1,
   lookback_days: 2,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobConfig } from '../../src/config/config-schema.js';
+import type { JobSettings } from '../../src/plan/job-plan.js';
 import type { SqlConnection } from '../../src/load/sql-connection.js';
 import { readReportModel } from '../../src/report/read-report-model.js';
 import { renderReportPage } from '../../src/report/render-page.js';
@@ -10,7 +10,7 @@ const FIRST = '2021-01-01';
 const LAST = '2024-12-31';
 const DAYS = 1461;
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'] as const;
-const JOB: JobConfig = {
+const JOB: JobSettings = {
   streams: [...STREAMS],
   window_days: 1,
   lookback_days: 0,

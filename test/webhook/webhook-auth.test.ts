@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { DestinationConfig } from '../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { createLogger } from '../../src/log/logger.js';
 import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
 import { WebhookGateOptionError, type WebhookGateOptions } from '../../src/webhook/webhook-gate.js';
@@ -34,7 +34,7 @@ function call(receiver: WebhookReceiver, path: string, headers: Record<string, s
   });
 }
 
-async function storedEvents(config: DestinationConfig): Promise<number> {
+async function storedEvents(config: DestinationSettings): Promise<number> {
   return withWarehouse(config, async (conn) => Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM loyalty_events`))[0]!.n));
 }
 
@@ -66,9 +66,9 @@ function callWaitingToContinue(receiver: WebhookReceiver, path: string): Promise
 describe.each(testDestinations)('who may call the loyalty webhook receiver, storing into $name', (target) => {
   async function withReceiver(
     gate: Partial<WebhookGateOptions> & Pick<WebhookGateOptions, 'secrets'>,
-    fn: (receiver: WebhookReceiver, config: DestinationConfig) => Promise<void>,
+    fn: (receiver: WebhookReceiver, config: DestinationSettings) => Promise<void>,
     extra: Partial<WebhookReceiverOptions> = {},
-  ): Promise<DestinationConfig> {
+  ): Promise<DestinationSettings> {
     const { config } = await target.fresh();
     const store = new WarehouseEventStore(config, { runId: 'receiver-auth', idleReleaseMs: 20 });
     await store.check(); // the table exists, so "nothing stored" is a count of 0

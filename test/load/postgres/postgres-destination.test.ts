@@ -3,7 +3,7 @@ import { SQL_DIR } from '../../../src/load/migrate.js';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DestinationConfig } from '../../../src/config/config-schema.js';
+import type { DestinationSettings } from '../../../src/plan/job-plan.js';
 import type { Destination } from '../../../src/load/destination.js';
 import { commitWindows } from '../../../src/pipeline/load-span.js';
 import type { Row } from '../../../src/load/table-spec.js';
@@ -72,7 +72,7 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 describe('PostgreSQL destination', () => {
-  let config: Extract<DestinationConfig, { type: 'postgres' }>;
+  let config: Extract<DestinationSettings, { type: 'postgres' }>;
   let destination: Destination;
   beforeEach(async () => {
     config = (await postgresTestDestination.fresh()).config as typeof config;

@@ -1,0 +1,83 @@
+import type { Day } from './days.js';
+
+/** The streams this tool knows how to extract. */
+export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
+export type StreamName = (typeof STREAM_NAMES)[number];
+
+/** Streams that ask the source customer by customer, so they need the customer directory that `accounts` keeps. */
+export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings'];
+
+/** Which customers the loyalty_postings stream asks about in a window. */
+export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
+export type PostingsSelection = (typeof POSTINGS_SELECTIONS)[number];
+
+/**
+ * One job's block of `jobs.yaml`, with its defaults filled. The keys are the file's, so each setting is found
+ * under the name its documentation uses.
+ */
+export interface JobSettings {
+  streams: StreamName[];
+  window_days: number;
+  lookback_days: number;
+  first_day: Day;
+  reject_threshold: number;
+  postings: { customers: PostingsSelection; max_span_days: number };
+}
+
+/** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
+export interface SourceSettings {
+  base_url: string;
+  auth: { header: string; prefix: string; token: string };
+  timezone: string;
+  history_start: Day;
+  page_size: number;
+  concurrency: number;
+  requests_per_second: number;
+  retries: number;
+  timeout_ms: number;
+  backoff_base_ms: number;
+  backoff_max_ms: number;
+}
+
+/** A DuckDB warehouse file, as the `destination` block of `jobs.yaml` states it. */
+export interface DuckdbSettings {
+  type: 'duckdb';
+  path: string;
+  schema: string;
+  memory_limit?: string | undefined;
+  checkpoint_threshold?: string | undefined;
+  threads?: number | undefined;
+  publish_path?: string | false | undefined;
+  event_spool?: string | undefined;
+  busy_timeout_s?: number | undefined;
+}
+
+/** A PostgreSQL warehouse, as the `destination` block of `jobs.yaml` states it. */
+export interface PostgresSettings {
+  type: 'postgres';
+  url: string;
+  schema: string;
+}
+
+export type DestinationSettings = DuckdbSettings | PostgresSettings;
+
+/**
+ * What a run of one job needs, resolved once from `jobs.yaml` and the environment: the job's settings and the
+ * parts of the source's and the run's settings the pipeline uses. Stages take this, never the jobs file.
+ */
+export interface JobPlan {
+  /** The job's name in `jobs.yaml`: the key of its windows, watermarks and runs. */
+  readonly name: string;
+  readonly job: JobSettings;
+  /** The program's first day (`source.history_start`): where the customer directory starts. */
+  readonly historyStart: Day;
+  /** Zone of zone-less source timestamps and of window days (`source.timezone`). */
+  readonly timezone: string;
+  readonly pageSize: number;
+  /** Requests kept in flight to the source (`source.concurrency`). */
+  readonly sourceConcurrency: number;
+  /** The source's rate limit, shared by every worker of the warehouse (`source.requests_per_second`). */
+  readonly requestsPerSecond: number;
+  /** Seconds a run's claims outlive its last lease renewal, should its process die (`LOYALTY_LEASE_SECONDS`). */
+  readonly leaseSeconds: number;
+}
