@@ -1,0 +1,144 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log/logger.js';
+import { redactHookUrl } from './hook-path.js';
+import { InvalidEventError, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import type { EventStore, SaveOutcome } from './loyalty-event-store.js';
+import { type Admission, WebhookGate, type WebhookGateOptions } from './webhook-gate.js';
+
+/** Calls received since the start, by outcome. */
+export interface ReceiverStats {
+  stored: number;
+  duplicates: number;
+  invalid: number;
+  /** Valid events the warehouse could not take (answered 503). */
+  failed: number;
+  /** Calls refused before their body was read: no valid secret, an address not allowed, a wrong path (401/404). */
+  refused: number;
+  /** Calls over the cap of their source address (answered 429). */
+  limited: number;
+}
+
+/** What {@link WebhookCalls} needs of the receiver's options. */
+export interface WebhookCallOptions extends WebhookGateOptions {
+  store: EventStore;
+  /** Zone of zone-less timestamps in event bodies (`source.timezone`). */
+  timezone: string;
+  /** Largest body accepted. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Seconds a sender is told to wait (`Retry-After`) when the warehouse cannot take an event. Default 5. */
+  retryAfterSeconds?: number;
+}
+
+class BodyTooLargeError extends Error {}
+
+/** A call's answer before it is written: status, JSON body and extra headers. */
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The receiver's calls, one at a time: let in or refused by the gate, then the body read, validated and stored.
+ * Each step either hands on what it made or returns the answer that ends the call.
+ */
+export class WebhookCalls {
+  private readonly gate: WebhookGate;
+  private readonly maxBodyBytes: number;
+  private readonly counts: ReceiverStats = { stored: 0, duplicates: 0, invalid: 0, failed: 0, refused: 0, limited: 0 };
+
+  constructor(
+    private readonly options: WebhookCallOptions,
+    private readonly logger: Logger,
+  ) {
+    this.gate = new WebhookGate(options);
+    this.maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
+  }
+
+  stats(): ReceiverStats {
+    return { ...this.counts };
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) return answer(res, { status: 200, body: { status: 'ok' } });
+    const admission = await this.gate.admit(req);
+    if (!admission.admitted) return this.refuse(req, res, admission);
+    if (req.method !== 'POST') return answer(res, { status: 405, body: { error: 'loyalty webhook calls are POSTs' }, headers: { allow: 'POST' } });
+    // A sender that waits for "100 Continue" before its body hears it only now, once it is let in.
+    if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+    const event = await this.readEvent(req, admission.client);
+    answer(res, 'status' in event ? event : await this.store(event));
+  }
+
+  /** Answers a refused request. `connection: close` ends its socket, so a body never read is never drained either. */
+  private refuse(req: IncomingMessage, res: ServerResponse, admission: Extract<Admission, { admitted: false }>): void {
+    const seen = { client: admission.client, method: req.method, path: redactHookUrl(req.url), reason: admission.reason };
+    if (admission.status === 429) {
+      this.counts.limited++;
+      this.logger.debug(seen, 'loyalty webhook call over the cap');
+      const headers = { 'retry-after': String(admission.retryAfterSeconds ?? 1), connection: 'close' };
+      return answer(res, { status: 429, body: { error: 'too many calls' }, headers });
+    }
+    this.counts.refused++;
+    this.logger.warn(seen, 'loyalty webhook call refused');
+    answer(res, { status: admission.status, body: { error: admission.status === 401 ? 'unauthorized' : 'not found' }, headers: { connection: 'close' } });
+  }
+
+  /** The call's event, or the answer for a body too large, not JSON or not a loyalty event. */
+  private async readEvent(req: IncomingMessage, client: string): Promise<LoyaltyEvent | Answer> {
+    let text: string;
+    try {
+      text = await readBody(req, this.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return { status: 413, body: { error: `body over ${this.maxBodyBytes} bytes` }, headers: { connection: 'close' } };
+      throw error;
+    }
+    try {
+      return parseLoyaltyEvent(JSON.parse(text) as unknown, this.options.timezone);
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
+      this.counts.invalid++;
+      this.logger.warn({ err: error, client, path: redactHookUrl(req.url) }, 'loyalty webhook call rejected');
+      return { status: 400, body: { error: error instanceof SyntaxError ? 'body is not JSON' : error.message } };
+    }
+  }
+
+  /** Stores the event; the answer comes once the store committed it, or asks the sender to retry. */
+  private async store(event: LoyaltyEvent): Promise<Answer> {
+    let outcome: SaveOutcome;
+    try {
+      outcome = await this.options.store.save(event);
+    } catch (error) {
+      this.counts.failed++;
+      this.logger.error({ err: error, eventKey: event.event_key }, 'loyalty event could not be stored; the sender is asked to retry');
+      return {
+        status: 503,
+        body: { error: 'the warehouse cannot take the event now' },
+        headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 5) },
+      };
+    }
+    if (outcome === 'stored') this.counts.stored++;
+    else this.counts.duplicates++;
+    this.logger.info({ eventKey: event.event_key, customerId: event.customer_id, trigger: event.event_trigger, outcome }, 'loyalty event received');
+    return { status: 200, body: { status: outcome, eventKey: event.event_key } };
+  }
+}
+
+function answer(res: ServerResponse, { status, body, headers }: Answer): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => (tooLarge ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}
