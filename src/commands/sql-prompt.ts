@@ -1,5 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse-reader.js';
 import { type Output, type OutputFormat, writeResult } from './result-output.js';
 import { splitSql } from './sql-statements.js';
@@ -30,8 +30,6 @@ The session is read-only: a statement that would write is refused.
  * or the analyst leaves.
  */
 export async function runSqlPrompt(reader: WarehouseReader, options: PromptOptions): Promise<void> {
-  const out = options.output;
-  let format = options.format;
   const rl = createInterface({
     input: options.input,
     output: options.output,
@@ -40,56 +38,79 @@ export async function runSqlPrompt(reader: WarehouseReader, options: PromptOptio
     historySize: 1000,
     removeHistoryDuplicates: true,
   });
-  let buffer = '';
-  const prompt = () => {
-    rl.setPrompt(buffer === '' ? 'loyalty> ' : '     ...> ');
-    rl.prompt();
-  };
-  rl.on('SIGINT', () => {
-    if (buffer === '') out.write('\n(.quit to leave)\n');
-    else out.write('^C\n');
-    buffer = '';
-    prompt();
-  });
-  out.write(`${reader.describe()}; statements end with ;  .help for help\n`);
-  prompt();
+  const session = new PromptSession(reader, options, rl);
+  rl.on('SIGINT', () => session.interrupt());
+  options.output.write(`${reader.describe()}; statements end with ;  .help for help\n`);
+  session.prompt();
   try {
     for await (const line of rl) {
-      if (buffer === '' && /^\s*(\.|\\q)/.test(line)) {
-        const [command, argument] = line.trim().split(/\s+/);
-        if (command === '.quit' || command === '.exit' || command === '\\q') break;
-        if (command === '.help') out.write(HELP);
-        else if (command === '.tables') await run(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`);
-        else if (command === '.mode' && (argument === 'table' || argument === 'csv' || argument === 'json')) format = argument;
-        else out.write(`error: unknown command ${line.trim()} (.help lists them)\n`);
-        prompt();
-        continue;
-      }
-      buffer = buffer === '' ? line : `${buffer}\n${line}`;
-      const split = splitSql(buffer);
-      // a blank line or a comment alone is no statement to wait for
-      if (split.statements.length === 0) buffer = '';
-      if (!split.complete) {
-        prompt();
-        continue;
-      }
-      remember(options.historyFile, buffer);
-      buffer = '';
-      for (const statement of split.statements) if (!(await run(statement))) break;
-      prompt();
+      if (!(await session.take(line))) break;
+      session.prompt();
     }
   } finally {
     rl.close();
   }
+}
+
+/** One prompt session: the statement being typed and the output format, line after line. */
+class PromptSession {
+  private format: OutputFormat;
+  private buffer = '';
+
+  constructor(
+    private readonly reader: WarehouseReader,
+    private readonly options: PromptOptions,
+    private readonly rl: Interface,
+  ) {
+    this.format = options.format;
+  }
+
+  prompt(): void {
+    this.rl.setPrompt(this.buffer === '' ? 'loyalty> ' : '     ...> ');
+    this.rl.prompt();
+  }
+
+  /** Ctrl-C: drops the statement being typed, or reminds how to leave. */
+  interrupt(): void {
+    this.options.output.write(this.buffer === '' ? '\n(.quit to leave)\n' : '^C\n');
+    this.buffer = '';
+    this.prompt();
+  }
+
+  /** Takes one line of input; false when the analyst leaves. */
+  async take(line: string): Promise<boolean> {
+    if (this.buffer === '' && /^\s*(\.|\\q)/.test(line)) return this.dotCommand(line.trim());
+    this.buffer = this.buffer === '' ? line : `${this.buffer}\n${line}`;
+    const split = splitSql(this.buffer);
+    // a blank line or a comment alone is no statement to wait for
+    if (split.statements.length === 0) this.buffer = '';
+    if (!split.complete) return true;
+    remember(this.options.historyFile, this.buffer);
+    this.buffer = '';
+    for (const statement of split.statements) if (!(await this.run(statement))) break;
+    return true;
+  }
+
+  private async dotCommand(line: string): Promise<boolean> {
+    const [command, argument] = line.split(/\s+/);
+    const out = this.options.output;
+    if (command === '.quit' || command === '.exit' || command === '\\q') return false;
+    if (command === '.help') out.write(HELP);
+    else if (command === '.tables')
+      await this.run(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`);
+    else if (command === '.mode' && (argument === 'table' || argument === 'csv' || argument === 'json')) this.format = argument;
+    else out.write(`error: unknown command ${line} (.help lists them)\n`);
+    return true;
+  }
 
   /** Runs one statement and prints its result or its error; false when it failed. */
-  async function run(statement: string): Promise<boolean> {
+  private async run(statement: string): Promise<boolean> {
     try {
-      await writeResult(await reader.execute(statement), format, out, { maxRows: options.maxRows });
+      await writeResult(await this.reader.execute(statement), this.format, this.options.output, { maxRows: this.options.maxRows });
       return true;
     } catch (error) {
       if (!(error instanceof ReadOnlyRefusal || error instanceof QueryError)) throw error;
-      out.write(`error: ${error.message}\n`);
+      this.options.output.write(`error: ${error.message}\n`);
       return false;
     }
   }
