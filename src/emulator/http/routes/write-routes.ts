@@ -88,26 +88,110 @@ const PAGE_VIEW: Members = {
  * activity overlay at the emulator's clock; a change of points calls the loyalty webhook.
  */
 export function writeRoutes(context: RouteContext): Route[] {
-  const { data, activity } = context;
+  const writes = new Writes(context);
+  const route = (method: Route['method'], path: string, write: (body: Body, query: URLSearchParams) => void): Route => ({
+    method,
+    path,
+    handle: async (request) => {
+      write(await jsonBody(request), request.query);
+      return json(200, SUCCESS);
+    },
+  });
+  return [
+    route('PUT', '/accounts/update', (body, query) => writes.update(body, query)),
+    route('POST', '/accounts/transactions/submit', (body) => writes.storeSale(body)),
+    route('POST', '/accounts/transactions/rollback', (body) => writes.rollback(body)),
+    route('POST', '/accounts/appointments/submit', (body) => writes.appointment(body)),
+    route('POST', '/ecommactivity/purchase', (body) => writes.onlineSale(body)),
+    route('POST', '/ecommactivity/pageview', (body) => writes.pageView(body)),
+  ];
+}
 
-  /** Customer index named by an identity block (phone first, then e-mail), or -1. */
-  const customerOf = (identity: unknown): number => {
-    if (!isObject(identity)) return -1;
-    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-    return data.findCustomer(text(identity.phone), text(identity.email));
-  };
+/** The write endpoints' effects on the activity overlay, each after its body's checks. */
+class Writes {
+  constructor(private readonly context: RouteContext) {}
 
-  /** A source time (`YYYY-MM-DD HH:MM:SS`) as an instant: local time in the business's zone. */
-  const instantOf = (time: string): number => DateTime.fromFormat(time, 'yyyy-MM-dd HH:mm:ss', { zone: data.options.timezone }).toMillis();
+  private get data() {
+    return this.context.data;
+  }
 
-  const notify = (customer: number, source: string): void => {
-    context.webhooks.notify(loyaltyUpdatedBodyOf(activity.latest(customer), activity.loyaltyOf(customer, context.now()), source));
-  };
+  private get activity() {
+    return this.context.activity;
+  }
 
-  const sale = (body: Body, identity: 'account' | 'customer', channel: SaleChannel) => {
+  /** Modify Account: the customer is named in the query or the body. */
+  update(body: Body, query: URLSearchParams): void {
+    const phone = query.get('phone') || (typeof body.phone === 'string' ? body.phone : '');
+    const email = query.get('email') || (typeof body.email === 'string' ? body.email : '');
+    if (!phone && !email) throw SourceError.atLeastOneRequired('phone, email');
+    checkBody(body, MODIFY);
+    const customer = this.data.findCustomer(phone || null, email || null);
+    if (customer < 0) throw SourceError.dataNotFound();
+    // Identifiers find the customer and never change; one that belongs to someone else is a conflict.
+    const id = this.data.directory.customerId(customer);
+    if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id) throw SourceError.notUnique('accountId');
+    const byEmail = email ? this.data.directory.findByEmail(email) : -1;
+    if (byEmail >= 0 && byEmail !== customer) throw SourceError.notUnique('email');
+    this.activity.modify(customer, profileEdit(body), this.context.now());
+  }
+
+  storeSale(body: Body): void {
+    checkBody(body, transactionMembers('account'));
+    checkTransactionRules(body);
+    this.sale(body, 'account', 'store');
+  }
+
+  onlineSale(body: Body): void {
+    checkBody(body, { ...transactionMembers('customer'), ecommerce: ECOMMERCE });
+    checkTransactionRules(body);
+    this.sale(body, 'customer', 'online');
+  }
+
+  rollback(body: Body): void {
+    checkBody(body, transactionMembers('customer'));
+    checkTransactionRules(body);
+    const { activity } = this;
+    const original = activity.sales.get(body.receipt as string);
+    if (!original) throw SourceError.invalidFields('receipt');
+    if (original.rolledBack) throw SourceError.notUnique('receipt');
+    original.rolledBack = true;
+    if (original.customer >= 0 && original.booked.length > 0) {
+      const history = activity.postingsOf(original.customer);
+      activity.book(original.customer, reversalPostings(history, original.booked, this.instantOf(body.closeTime as string), this.context.now()));
+      this.notify(original.customer, 'ROLLBACK');
+    }
+  }
+
+  appointment(body: Body): void {
+    checkBody(body, APPOINTMENT);
+    const reference = body.referenceNumber as string;
+    const identity = body.account as Body;
+    const customer = this.customerOf(identity);
+    const owner = customer >= 0 ? this.data.directory.customerId(customer) : String(identity.phone || identity.email || '');
+    const now = this.context.now();
+    const { appointments } = this.activity;
+    const existing = appointments.get(reference);
+    if (existing && existing.owner !== owner) throw SourceError.notUnique('referenceNumber');
+    appointments.set(
+      reference,
+      existing
+        ? { ...existing, body, updatedMs: now, updates: existing.updates + 1 }
+        : { referenceNumber: reference, owner, body, createdMs: now, updatedMs: now, updates: 0 },
+    );
+  }
+
+  pageView(body: Body): void {
+    checkBody(body, PAGE_VIEW);
+    const wrongType = (body.items as Body[]).flatMap((item, i) => (item.type === 'Product' || item.type === 'Service' ? [] : [`items[${i}].type`]));
+    if (wrongType.length > 0) throw SourceError.invalidFields(wrongType.join(', '));
+    this.activity.pageViews++;
+  }
+
+  private sale(body: Body, identity: 'account' | 'customer', channel: SaleChannel): void {
+    const { activity, context } = this;
     const receipt = body.receipt as string;
     if (activity.sales.has(receipt)) throw SourceError.notUnique('receipt');
-    const customer = customerOf(body[identity]);
+    const customer = this.customerOf(body[identity]);
     const redeemed = body.redeemed as number;
     // A redemption debits the home wallet, so it is held against that wallet's points as of now.
     if (redeemed > 0 && (customer < 0 || pointsWorth(redeemed) > activity.loyaltyOf(customer, context.now()).wallets[0]!.point)) {
@@ -121,113 +205,33 @@ export function writeRoutes(context: RouteContext): Route[] {
             channel,
             paid: body.paid as number,
             redeemed,
-            txnMs: instantOf(body.closeTime as string),
+            txnMs: this.instantOf(body.closeTime as string),
             postedMs: context.now(),
             deviceName: typeof body.deviceName === 'string' && body.deviceName !== '' ? body.deviceName : null,
           });
     activity.sales.set(receipt, { receipt, channel, customer, booked, rolledBack: false });
     if (booked.length > 0) {
       activity.book(customer, booked);
-      notify(customer, channel === 'store' ? 'POS' : 'ECOMMERCE');
+      this.notify(customer, channel === 'store' ? 'POS' : 'ECOMMERCE');
     }
-    return json(200, SUCCESS);
-  };
+  }
 
-  return [
-    {
-      method: 'PUT',
-      path: '/accounts/update',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        const phone = request.query.get('phone') || (typeof body.phone === 'string' ? body.phone : '');
-        const email = request.query.get('email') || (typeof body.email === 'string' ? body.email : '');
-        if (!phone && !email) throw SourceError.atLeastOneRequired('phone, email');
-        checkBody(body, MODIFY);
-        const customer = data.findCustomer(phone || null, email || null);
-        if (customer < 0) throw SourceError.dataNotFound();
-        // Identifiers find the customer and never change; one that belongs to someone else is a conflict.
-        const id = data.directory.customerId(customer);
-        if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id) throw SourceError.notUnique('accountId');
-        const byEmail = email ? data.directory.findByEmail(email) : -1;
-        if (byEmail >= 0 && byEmail !== customer) throw SourceError.notUnique('email');
-        activity.modify(customer, profileEdit(body), context.now());
-        return json(200, SUCCESS);
-      },
-    },
-    {
-      method: 'POST',
-      path: '/accounts/transactions/submit',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        checkBody(body, transactionMembers('account'));
-        checkTransactionRules(body);
-        return sale(body, 'account', 'store');
-      },
-    },
-    {
-      method: 'POST',
-      path: '/accounts/transactions/rollback',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        checkBody(body, transactionMembers('customer'));
-        checkTransactionRules(body);
-        const original = activity.sales.get(body.receipt as string);
-        if (!original) throw SourceError.invalidFields('receipt');
-        if (original.rolledBack) throw SourceError.notUnique('receipt');
-        original.rolledBack = true;
-        if (original.customer >= 0 && original.booked.length > 0) {
-          const history = activity.postingsOf(original.customer);
-          activity.book(original.customer, reversalPostings(history, original.booked, instantOf(body.closeTime as string), context.now()));
-          notify(original.customer, 'ROLLBACK');
-        }
-        return json(200, SUCCESS);
-      },
-    },
-    {
-      method: 'POST',
-      path: '/accounts/appointments/submit',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        checkBody(body, APPOINTMENT);
-        const reference = body.referenceNumber as string;
-        const identity = body.account as Body;
-        const customer = customerOf(identity);
-        const owner = customer >= 0 ? data.directory.customerId(customer) : String(identity.phone || identity.email || '');
-        const now = context.now();
-        const existing = activity.appointments.get(reference);
-        if (existing && existing.owner !== owner) throw SourceError.notUnique('referenceNumber');
-        activity.appointments.set(
-          reference,
-          existing
-            ? { ...existing, body, updatedMs: now, updates: existing.updates + 1 }
-            : { referenceNumber: reference, owner, body, createdMs: now, updatedMs: now, updates: 0 },
-        );
-        return json(200, SUCCESS);
-      },
-    },
-    {
-      method: 'POST',
-      path: '/ecommactivity/purchase',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        checkBody(body, { ...transactionMembers('customer'), ecommerce: ECOMMERCE });
-        checkTransactionRules(body);
-        return sale(body, 'customer', 'online');
-      },
-    },
-    {
-      method: 'POST',
-      path: '/ecommactivity/pageview',
-      handle: async (request) => {
-        const body = await jsonBody(request);
-        checkBody(body, PAGE_VIEW);
-        const wrongType = (body.items as Body[]).flatMap((item, i) => (item.type === 'Product' || item.type === 'Service' ? [] : [`items[${i}].type`]));
-        if (wrongType.length > 0) throw SourceError.invalidFields(wrongType.join(', '));
-        activity.pageViews++;
-        return json(200, SUCCESS);
-      },
-    },
-  ];
+  /** Customer index named by an identity block (phone first, then e-mail), or -1. */
+  private customerOf(identity: unknown): number {
+    if (!isObject(identity)) return -1;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    return this.data.findCustomer(text(identity.phone), text(identity.email));
+  }
+
+  /** A source time (`YYYY-MM-DD HH:MM:SS`) as an instant: local time in the business's zone. */
+  private instantOf(time: string): number {
+    return DateTime.fromFormat(time, 'yyyy-MM-dd HH:mm:ss', { zone: this.data.options.timezone }).toMillis();
+  }
+
+  private notify(customer: number, source: string): void {
+    const { activity, context } = this;
+    context.webhooks.notify(loyaltyUpdatedBodyOf(activity.latest(customer), activity.loyaltyOf(customer, context.now()), source));
+  }
 }
 
 /** The profile members a modify body sets: present ones only; "" and null clear a member. */
