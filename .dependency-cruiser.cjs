@@ -5,6 +5,13 @@
 module.exports = {
   forbidden: [
     {
+      name: 'no-circles',
+      comment: 'Two files that need each other are one thing in two places: a reader cannot start at either.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
       name: 'stages-take-the-resolved-plan',
       comment: 'jobs.yaml is read once, by the command line: stages take the resolved plan (plan/job-plan.ts), not the config.',
       severity: 'error',

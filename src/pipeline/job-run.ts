@@ -14,8 +14,8 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { skipEmptyStretches } from './empty-stretches.js';
 import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.js';
 import { refreshProfiles } from './refresh-profiles.js';
+import type { JobRunRequest, JobRunResult, JobWork } from './job-run-request.js';
 import type { RunStop } from './run-stop.js';
-import type { JobRunRequest, JobRunResult, JobWork } from './run-job.js';
 import { BackfillQueue, PlannedQueue, type WindowQueue } from './window-queue.js';
 
 /** Longest pause between two claims while the windows left are held by other workers. */

@@ -1,6 +1,6 @@
 import { POINT_VALUE, earnMultiplier } from './loyalty-tiers.js';
 import { loyaltyStanding } from './loyalty-summary.js';
-import type { Posting } from './posting-ledger.js';
+import type { Posting } from './posting.js';
 import { POSTING_TYPE } from './posting-type.js';
 import { roundTo } from './random.js';
 

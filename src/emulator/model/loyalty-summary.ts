@@ -1,7 +1,7 @@
 import { LocalDays } from './local-days.js';
 import { LOYALTY_PROGRAM, type LoyaltyTier, POINT_VALUE, nextTier, tierFor } from './loyalty-tiers.js';
 import { PointsLedger, type WalletKey } from './points-ledger.js';
-import type { Posting } from './posting-ledger.js';
+import type { Posting } from './posting.js';
 import { roundTo } from './random.js';
 import { formatUtcWall } from './zone-clock.js';
 

@@ -1,6 +1,6 @@
 import type { LoyaltyTier } from './loyalty-tiers.js';
 import { LocalDays } from './local-days.js';
-import type { Posting } from './posting-ledger.js';
+import type { Posting } from './posting.js';
 import { POSTING_TYPE } from './posting-type.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { LocalDays } from './local-days.js';
 import { creditExpiresMs } from './point-expiry.js';
-import type { Posting } from './posting-ledger.js';
+import type { Posting } from './posting.js';
 
 /** A wallet: the points a customer holds in one country and currency. */
 export interface WalletKey {

@@ -6,27 +6,9 @@ import { PointsLedger } from './points-ledger.js';
 import { POSTING_TYPE } from './posting-type.js';
 import { type Random, Stream, randomFor, roundTo } from './random.js';
 import { formatPostingTime, isoUtc } from './zone-clock.js';
+import type { Posting } from './posting.js';
 
-/** One loyalty posting, canonical (instants in ms). */
-export interface Posting {
-  postedMs: number;
-  txnMs: number;
-  credit: number;
-  creditValue: number;
-  debit: number;
-  debitValue: number;
-  awardOn: number | null;
-  currency: string;
-  receipt: string;
-  branchName: string;
-  brandName: string;
-  countryIso: string;
-  country: string;
-  tierOrder: number;
-  tierName: string;
-  type: number;
-  postingType: number;
-}
+export type { Posting };
 
 /** A posting as a correct warehouse must hold it. */
 export interface TruthPosting {

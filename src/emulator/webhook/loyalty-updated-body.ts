@@ -3,7 +3,7 @@ import { LocalDays } from '../model/local-days.js';
 import { LOYALTY_TIERS, type LoyaltyTier, POINT_VALUE } from '../model/loyalty-tiers.js';
 import { type LoyaltyState, labelledUtc, loyaltyState, tierLogo } from '../model/loyalty-summary.js';
 import { pointsExpiryDays } from '../model/point-expiry.js';
-import type { Posting } from '../model/posting-ledger.js';
+import type { Posting } from '../model/posting.js';
 import { roundTo } from '../model/random.js';
 import { ZoneClock } from '../model/zone-clock.js';
 

@@ -1,0 +1,54 @@
+import type { Destination } from '../load/destination.js';
+import type { Logger } from '../log/logger.js';
+import type { JobPlan, StreamName } from '../plan/job-plan.js';
+import type { Window } from '../plan/windows.js';
+import type { LoyaltyApi } from '../source/loyalty-api.js';
+import type { Backfill } from '../state/backfills.js';
+import type { WindowCounts } from '../state/ledger.js';
+import type { RunStop } from './run-stop.js';
+
+/** A window that could not be loaded, and why. */
+export interface WindowFailure {
+  stream: StreamName;
+  window: Window;
+  error: string;
+}
+
+export interface JobRunResult {
+  runId: string;
+  /** Windows of the streams asked for that were loaded. */
+  loaded: Array<WindowCounts & { stream: StreamName }>;
+  /** The customer directory made complete before them: accounts windows loaded, and windows found empty. */
+  directory: { loaded: WindowCounts[]; empty: number };
+  failed: WindowFailure[];
+  requests: number;
+}
+
+/**
+ * What a run loads: windows planned by the command (`run`, the demo), or a backfill whose windows are claimed
+ * from the warehouse and shared with any other worker of the same backfill.
+ */
+export type JobWork = { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
+
+export interface JobRunRequest {
+  /** The job, resolved from `jobs.yaml` and the environment. */
+  plan: JobPlan;
+  /** `run` or `backfill …`, as recorded in `_etl_runs`. */
+  command: string;
+  work: JobWork;
+  /** Spans loaded at once, at most (a stream may take fewer: its `lanes`). Streams run in `STREAM_ORDER`; spans of a stream run in parallel. */
+  concurrency: number;
+  api: LoyaltyApi;
+  destination: Destination;
+  logger: Logger;
+  /** The run's id (default: a new UUID). */
+  runId?: string;
+  /** Hold the job's run lock (`run:<job>` in `_etl_locks`) for the whole run: a second one gets JobBusyError. */
+  exclusive?: boolean;
+  /** Refresh `profiles` and `profile_fields` first (default true). */
+  refreshReferenceData?: boolean;
+  /** Called after every span, for progress display. */
+  onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
+  /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
+  stop?: RunStop;
+}
