@@ -17,17 +17,21 @@ interface QuestionRow {
 const MAX_LABEL = 24;
 
 /**
- * The view of one survey: `survey_` + its label in lower snake case (up to 24 characters; none when it has no
- * ASCII letters) + the first 8 characters of its id + `_answers`. The id makes it unique and stable, whatever
+ * The view of one survey: `survey_` + its label in lower snake case (its first words, up to 24 characters; none
+ * when it has no ASCII letters or digits) + the first 8 characters of its id + `_answers`. The id makes it unique and stable, whatever
  * other surveys come; the label makes it readable.
  *
  * @example
  * surveyViewName('3f2a9c1b…', 'How satisfied were you with your visit today?') // 'survey_how_satisfied_were_you_3f2a9c1b_answers'
  */
 export function surveyViewName(surveyId: string, label: string | null): string {
-  const slug = snakeCase(label ?? '')
-    .slice(0, MAX_LABEL)
-    .replace(/_+$/, '');
+  // whole words of the label, as many as fit
+  let slug = '';
+  for (const word of snakeCase(label ?? '').split('_')) {
+    const longer = slug ? `${slug}_${word}` : word;
+    if (longer.length > MAX_LABEL) break;
+    slug = longer;
+  }
   return `survey_${slug ? `${slug}_` : ''}${snakeCase(surveyId).slice(0, 8)}_answers`;
 }
 
