@@ -2,6 +2,7 @@ import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { MergedSpan, SpanLoadRequest } from './destination.js';
 import { qualified, quoteIdent } from './identifiers.js';
+import { refreshDerived } from './derived-objects.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
@@ -43,6 +44,7 @@ export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, 
   })) {
     await conn.run(statement.sql, statement.params);
   }
+  await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
   await conn.run(`DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [

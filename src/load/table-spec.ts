@@ -1,5 +1,5 @@
 /** Column types both warehouses share; each destination maps them to its own type names. */
-export type ColumnType = 'text' | 'date' | 'timestamptz' | 'decimal' | 'integer' | 'boolean' | 'json';
+export type ColumnType = 'text' | 'date' | 'timestamptz' | 'decimal' | 'double' | 'integer' | 'boolean' | 'json';
 
 export interface ColumnSpec {
   name: string;
@@ -43,6 +43,13 @@ export interface PivotSpec {
  */
 export type StagedWith = { table: string; kind: 'copy' } | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string };
 
+/**
+ * What the loader keeps current from a table's rows, in the same transaction, after each merge of it:
+ * - `surveys`: the `surveys` table and a wide view per survey (`load/survey-catalog.ts`);
+ * - `typed-fields`: typed `cf_` columns where `profile_fields` gives a type (`load/typed-fields.ts`).
+ */
+export type DerivedObjects = 'surveys' | 'typed-fields';
+
 /** A warehouse table a stream writes: its key, its data columns and how its rows merge. */
 export interface TableSpec {
   name: string;
@@ -57,6 +64,8 @@ export interface TableSpec {
   stagingOnly?: ColumnSpec[];
   /** The target has no `_window_start`: reference data, not loaded by window. */
   windowless?: boolean;
+  /** What the loader rebuilds from this table after merging it. */
+  derived?: DerivedObjects;
 }
 
 /** A row as the transform hands it to the loader: column name → value already in its final text form. */

@@ -45,7 +45,16 @@ function duckdbJsonObject(column: string): string {
 export const duckdbDialect: WarehouseDialect = {
   name: 'duckdb',
   typeName: (type) =>
-    ({ text: 'VARCHAR', date: 'DATE', timestamptz: 'TIMESTAMPTZ', decimal: 'DECIMAL(18,4)', integer: 'INTEGER', boolean: 'BOOLEAN', json: 'JSON' })[type],
+    ({
+      text: 'VARCHAR',
+      date: 'DATE',
+      timestamptz: 'TIMESTAMPTZ',
+      decimal: 'DECIMAL(18,4)',
+      double: 'DOUBLE',
+      integer: 'INTEGER',
+      boolean: 'BOOLEAN',
+      json: 'JSON',
+    })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: false,
   // a MAP, parsed from the JSON once per row; a missing name reads as NULL
@@ -63,7 +72,16 @@ export const duckdbDialect: WarehouseDialect = {
 export const postgresDialect: WarehouseDialect = {
   name: 'postgres',
   typeName: (type) =>
-    ({ text: 'text', date: 'date', timestamptz: 'timestamptz', decimal: 'numeric(18,4)', integer: 'integer', boolean: 'boolean', json: 'jsonb' })[type],
+    ({
+      text: 'text',
+      date: 'date',
+      timestamptz: 'timestamptz',
+      decimal: 'numeric(18,4)',
+      double: 'double precision',
+      integer: 'integer',
+      boolean: 'boolean',
+      json: 'jsonb',
+    })[type],
   tempTableSuffix: '',
   insertsInKeyOrder: true,
   // staged as jsonb already

@@ -39,6 +39,8 @@ export const accountsTable: TableSpec = {
   key: ['customer_id'],
   merge: { kind: 'latest-wins' },
   pivot: { prefix: 'cf_', child: 'account_custom_fields' },
+  // new values of fields profile_fields types are read as their type (accounts_typed)
+  derived: 'typed-fields',
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'phone', type: 'text' },

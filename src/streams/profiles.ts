@@ -43,6 +43,8 @@ export const profileFieldsTable: TableSpec = {
   key: ['profile_id', 'field_id'],
   merge: { kind: 'replace-all' },
   windowless: true,
+  // a field's type or format may change: its values are read again
+  derived: 'typed-fields',
   columns: [
     { name: 'profile_id', type: 'integer' },
     { name: 'field_id', type: 'integer' },

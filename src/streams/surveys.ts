@@ -47,6 +47,8 @@ export const surveyResponsesTable: TableSpec = {
   key: ['response_id'],
   merge: { kind: 'replace-window' },
   pivot: { prefix: 'q_', child: 'survey_answers' },
+  // q_ columns are named by code across surveys: each survey's own wide view holds its questions alone
+  derived: 'surveys',
   columns: [
     { name: 'response_id', type: 'text' },
     { name: 'survey_id', type: 'text' },
@@ -87,6 +89,8 @@ export const surveyQuestionsTable: TableSpec = {
     { name: 'survey_id', type: 'text' },
     { name: 'question_code', type: 'text' },
     { name: 'question_text', type: 'text' },
+    // the question's place in its survey's `questions` map, from 1: the first one labels the survey
+    { name: 'question_order', type: 'integer' },
   ],
 };
 
@@ -132,10 +136,11 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: staged }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
-      out.survey_questions = Array.from(questions, ([question, code]) => ({
+      out.survey_questions = Array.from(questions, ([question, code], i) => ({
         survey_id: surveyId,
         question_code: cleanKey(code),
         question_text: cleanKey(question),
+        question_order: i + 1,
       }));
     }
     return out;

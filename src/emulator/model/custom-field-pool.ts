@@ -2,7 +2,7 @@ import type { Random } from './random.js';
 import { STORE_NAMES } from './name-pools.js';
 
 /** How a custom field's values look, and how the profile endpoint describes it. */
-export type CustomFieldKind = 'choice' | 'text' | 'flag' | 'date';
+export type CustomFieldKind = 'choice' | 'text' | 'flag' | 'date' | 'number';
 
 /** One business-defined field that may appear as a `customFieldMap` key. */
 export interface CustomFieldDefinition {
@@ -12,6 +12,8 @@ export interface CustomFieldDefinition {
   readonly kind: CustomFieldKind;
   /** Allowed values of a choice field. */
   readonly options?: readonly string[];
+  /** The profile definition's `format`: a luxon date pattern, or a number pattern whose last `.`/`,` is the decimal mark. */
+  readonly format?: string;
 }
 
 const TIERS = ['Bronze', 'Silver', 'Gold', 'Platinum'] as const;
@@ -36,11 +38,26 @@ export const CUSTOM_FIELD_POOL: readonly CustomFieldDefinition[] = [
   { name: `Very long field name ${'z'.repeat(279)}`, label: 'Long name', kind: 'text' },
   { name: 'select', label: 'Reserved word', kind: 'text' },
   { name: '  padded name  ', label: 'Padded name', kind: 'text' },
-  { name: 'anniversary', label: 'Anniversary', kind: 'date' },
+  { name: 'anniversary', label: 'Anniversary', kind: 'date', format: 'yyyy-MM-dd' },
+  { name: 'Last visit', label: 'Last visit', kind: 'date', format: 'dd/MM/yyyy' },
+  { name: 'Monthly budget (€)', label: 'Monthly budget', kind: 'number', format: '#.##0,00' },
 ];
 
 /** The names of {@link CUSTOM_FIELD_POOL}, in pool order. */
 export const CUSTOM_FIELD_NAMES: readonly string[] = CUSTOM_FIELD_POOL.map((field) => field.name);
+
+/**
+ * What people type into a typed field that is no value of its type: the service stores any text, so a warehouse
+ * that types these columns must leave them NULL and say how many there are.
+ */
+const UNPARSEABLE_VALUES: Readonly<Record<'date' | 'number' | 'flag', readonly string[]>> = {
+  date: ['soon', '31/02/2024', '2024-13-01'],
+  number: ['n/a', '12,34,56', 'about 50'],
+  flag: ['maybe'],
+};
+
+/** Share of values of a typed field (date, number, flag) that are {@link UNPARSEABLE_VALUES}; `anniversary` has none. */
+const UNPARSEABLE_SHARE = 0.1;
 
 const TEXT_VALUES = ['yes', 'no', 'Syntagma', "O'Brien's pick", 'καφές', 'say "cheese"', '🍕', 'a, b; c', 'x'.repeat(80)];
 
@@ -50,10 +67,22 @@ export function customFieldValue(field: CustomFieldDefinition, random: Random): 
     case 'choice':
       return random.pick(field.options ?? ['']);
     case 'flag':
+      if (random.chance(UNPARSEABLE_SHARE)) return random.pick(UNPARSEABLE_VALUES.flag);
       return random.chance(0.5) ? 'true' : 'false';
     case 'date':
-      return `20${random.int(10, 23)}-0${random.int(1, 9)}-1${random.int(0, 9)}`;
+      if (field.format === 'yyyy-MM-dd') return `20${random.int(10, 23)}-0${random.int(1, 9)}-1${random.int(0, 9)}`;
+      if (random.chance(UNPARSEABLE_SHARE)) return random.pick(UNPARSEABLE_VALUES.date);
+      return `${random.int(10, 28)}/${String(random.int(1, 12)).padStart(2, '0')}/20${random.int(15, 24)}`;
+    case 'number':
+      if (random.chance(UNPARSEABLE_SHARE)) return random.pick(UNPARSEABLE_VALUES.number);
+      return decimalComma(random.int(0, 250_000) / 100);
     case 'text':
       return random.pick(TEXT_VALUES);
   }
+}
+
+/** `1234.5` as the emulated business writes money: `1.234,50` (dot groups thousands, comma marks decimals). */
+function decimalComma(value: number): string {
+  const [whole, cents] = value.toFixed(2).split('.');
+  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${cents}`;
 }

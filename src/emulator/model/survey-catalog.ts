@@ -47,11 +47,26 @@ export const SURVEYS: readonly SurveyDefinition[] = [
     title: 'Quick NPS',
     questions: [{ text: 'On a scale of 0–10, how likely are you to recommend us?', code: 'NPS', kind: 'nps' }],
   },
+  {
+    // codes a warehouse must keep as data: a prototype's name, quotes and SQL, a 300-character code
+    title: 'Kiosk',
+    questions: [
+      { text: 'Was the kiosk "easy"? (it\'s new)', code: '__proto__', kind: 'yes-no' },
+      { text: 'How long did you wait?', code: 'wait"; DROP VIEW surveys;--', kind: 'rating' },
+      { text: 'Anything about the kiosk?', code: `kiosk ${'k'.repeat(294)}`, kind: 'text' },
+      { text: 'Did the kiosk work?', code: 'Q1', kind: 'yes-no' },
+    ],
+  },
 ];
 
-/** The `questions` member of a survey as served: question text -> code. */
+/** The `questions` member of a survey as served: question text -> code, in the survey's order. */
 export function questionMap(survey: SurveyDefinition): Record<string, string> {
   return Object.fromEntries(survey.questions.map((q) => [q.text, q.code]));
+}
+
+/** An object for names that are data: without a prototype, `__proto__` is a member like any other. */
+export function dataObject<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 const TEXT_ANSWERS = [

@@ -5,7 +5,7 @@ import { LOYALTY_TIERS } from './loyalty-tiers.js';
 import { BRANDS, OPERATORS, STAFF } from './name-pools.js';
 import { type Random, Stream, randomFor } from './random.js';
 import { canonicalText, renderText, renderTimestamp } from './rendering.js';
-import { SURVEYS, answerOf, questionMap } from './survey-catalog.js';
+import { SURVEYS, answerOf, dataObject, questionMap } from './survey-catalog.js';
 import { isoUtc } from './zone-clock.js';
 
 /** One answer record as a correct warehouse must hold it. */
@@ -143,9 +143,9 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
         phone: maybe(random, 0.1, customer.phone),
         email: maybe(random, 0.1, customer.email),
         questions,
-        answers: {},
+        answers: dataObject(),
       };
-      const questAnsMap: Record<string, string> = {};
+      const questAnsMap = dataObject<string>();
       for (const question of survey.questions) {
         if (random.chance(0.15)) continue; // unanswered questions are left out of the map
         const answer = random.chance(0.08) ? random.pick(MISSING_ANSWERS) : answerOf(question.kind, random.next());

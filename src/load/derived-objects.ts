@@ -1,0 +1,24 @@
+import type { SqlConnection } from './sql-connection.js';
+import type { TableSpec } from './table-spec.js';
+import { refreshSurveyCatalog } from './survey-catalog.js';
+import { refreshTypedFields } from './typed-fields.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
+
+/**
+ * Rebuilds what the span's tables declare as derived from them (`TableSpec.derived`), after their merge and in the
+ * same transaction: an analyst never sees `surveys` or a view out of step with the rows.
+ */
+export async function refreshDerived(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  span: { tables: TableSpec[]; runId: string; loadedAt: string },
+): Promise<void> {
+  const stamp = { runId: span.runId, now: span.loadedAt };
+  for (const spec of span.tables) {
+    if (spec.derived === 'surveys') await refreshSurveyCatalog(conn, dialect, schema, spec, stamp);
+    // a pivot's table stages the texts to read; profile_fields only says how to read them
+    if (spec.derived === 'typed-fields')
+      await refreshTypedFields(conn, dialect, schema, spec.pivot ? { accounts: spec, tables: span.tables } : undefined, stamp);
+  }
+}

@@ -1,0 +1,117 @@
+import { DateTime } from 'luxon';
+
+/** The types a custom field's text can be read as. */
+export type FieldKind = 'date' | 'number' | 'boolean';
+
+/** How a custom field's values are read: its kind and the pattern they follow. */
+export interface FieldType {
+  kind: FieldKind;
+  /** A luxon date pattern (`dd/MM/yyyy`), or a number pattern (`#.##0,00`); null: the kind's plain form. */
+  format: string | null;
+}
+
+/**
+ * The spec leaves the `typeId` codes unexplained; these are the service's codes as its emulator serves them
+ * (`src/emulator/README.md`, "Typed custom fields"). A `format` decides before the code does.
+ */
+const KIND_BY_TYPE_ID: ReadonlyMap<number, FieldKind> = new Map([
+  [4, 'date'],
+  [6, 'boolean'],
+  [7, 'number'],
+]);
+
+/** A number pattern: digit placeholders with grouping and decimal marks, nothing else. */
+const NUMBER_PATTERN = /^[#0]+([.,'\u00a0 ][#0]+)*$/;
+/** A date pattern holds a year, month or day token of luxon's. */
+const DATE_TOKENS = /[yMdL]/;
+
+/**
+ * The type of a custom field from its profile definition, or null for a field read as text.
+ *
+ * @example
+ * fieldTypeOf(4, 'dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }
+ * fieldTypeOf(7, null)         // { kind: 'number', format: null }
+ * fieldTypeOf(1, null)         // null
+ */
+export function fieldTypeOf(typeId: number | null, format: string | null): FieldType | null {
+  const pattern = format?.trim() || null;
+  if (pattern && NUMBER_PATTERN.test(pattern)) return { kind: 'number', format: pattern };
+  if (pattern && DATE_TOKENS.test(pattern)) return { kind: 'date', format: pattern };
+  const kind = typeId === null ? undefined : KIND_BY_TYPE_ID.get(typeId);
+  return kind ? { kind, format: null } : null;
+}
+
+/** Values of a boolean field, lower-cased: the words people and systems write for yes and no. */
+const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['false', false],
+  ['yes', true],
+  ['no', false],
+  ['y', true],
+  ['n', false],
+  ['1', true],
+  ['0', false],
+  ['on', true],
+  ['off', false],
+]);
+
+/**
+ * A custom field's text read as its type, in a form both warehouses cast: `YYYY-MM-DD`, a plain decimal
+ * (`-1234.5`) or `true`/`false`. Null when the text is no value of the type.
+ *
+ * @example
+ * parseTypedValue({ kind: 'date', format: 'dd/MM/yyyy' }, '05/03/2024') // '2024-03-05'
+ * parseTypedValue({ kind: 'number', format: '#.##0,00' }, '1.234,50')  // '1234.50'
+ * parseTypedValue({ kind: 'date', format: 'dd/MM/yyyy' }, '31/02/2024') // null
+ */
+export function parseTypedValue(type: FieldType, raw: string): string | null {
+  const text = raw.trim();
+  if (text === '') return null;
+  switch (type.kind) {
+    case 'date': {
+      // English month names: the locale of a pattern's MMM tokens is not given, and the source's own dates are English
+      const day = DateTime.fromFormat(text, type.format ?? 'yyyy-MM-dd', { zone: 'UTC', locale: 'en-US' });
+      return day.isValid && day.year >= 1 && day.year <= 9999 ? day.toISODate() : null;
+    }
+    case 'number':
+      return parseNumber(text, type.format);
+    case 'boolean': {
+      const flag = BOOLEAN_WORDS.get(text.toLowerCase());
+      return flag === undefined ? null : String(flag);
+    }
+  }
+}
+
+/** Most digits a number may have: what a double holds exactly, so the typed column is the written value. */
+const MAX_DIGITS = 15;
+
+/**
+ * A number written with the pattern's marks: the pattern's last `.` or `,` is the decimal mark when its digits
+ * after it are not exactly three `#0`-groups of a grouping (`#,##0` groups; `#.##0,00` and `0,0` mark
+ * decimals); any other mark groups digits. Without a pattern: a plain decimal with a dot.
+ */
+function parseNumber(text: string, format: string | null): string | null {
+  const { decimal, group } = numberMarks(format);
+  const m = /^([+-]?)(.*)$/.exec(text.replace(/[\s\u00a0]/g, ''))!;
+  const [whole, fraction, extra] = m[2]!.split(decimal);
+  if (extra !== undefined || whole === undefined) return null;
+  // groups of three digits after the first group, when grouping marks are used at all
+  const groups = group ? whole.split(group) : [whole];
+  if (groups.length > 1 && (!/^\d{1,3}$/.test(groups[0]!) || groups.slice(1).some((g) => !/^\d{3}$/.test(g)))) return null;
+  const digits = groups.join('');
+  if (!/^\d+$/.test(digits) || (fraction !== undefined && !/^\d+$/.test(fraction))) return null;
+  if (digits.replace(/^0+/, '').length + (fraction?.length ?? 0) > MAX_DIGITS) return null;
+  return `${m[1] === '-' ? '-' : ''}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+function numberMarks(format: string | null): { decimal: string; group: string | null } {
+  if (!format) return { decimal: '.', group: null };
+  const marks = [...format].filter((c) => !'#0'.includes(c));
+  const last = marks.at(-1);
+  if (last === undefined) return { decimal: '.', group: null };
+  const afterLast = format.slice(format.lastIndexOf(last) + 1);
+  const groupsOnly = marks.every((c) => c === last) && afterLast.length === 3 && format.includes('#');
+  if (groupsOnly) return { decimal: last === '.' ? ',' : '.', group: last };
+  const group = marks.find((c) => c !== last) ?? null;
+  return { decimal: last, group };
+}
