@@ -12,15 +12,16 @@ export async function windowsNotDone(conn: SqlConnection, job: string, stream: s
   if (windows.length === 0) return [];
   const rows = await conn.db
     .selectFrom('_etl_windows')
-    .select('window_start')
+    .select(['window_start', 'window_end'])
     .where('job', '=', job)
     .where('stream', '=', stream)
     .where('status', '=', 'done')
     .where('window_start', '>=', windows[0]!.start)
     .where('window_start', '<=', windows.at(-1)!.start)
     .execute();
-  const done = new Set(rows.map((r) => String(r.window_start)));
-  return windows.filter((w) => !done.has(w.start));
+  // a window done only up to an earlier, shorter end is not done for the days after it
+  const doneThrough = new Map(rows.map((r) => [String(r.window_start), String(r.window_end)]));
+  return windows.filter((w) => (doneThrough.get(w.start) ?? '') < w.end);
 }
 
 /**

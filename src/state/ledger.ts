@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/sql-connection.js';
@@ -129,7 +130,12 @@ export async function recordWindowFailed(
   );
 }
 
-/** Gives windows that have no row yet a `pending` one, so they can be claimed; existing rows stay as they are. */
+/**
+ * Gives windows that have no row yet a `pending` one, so they can be claimed. An existing row stays as it is,
+ * unless the window asked for now ends later: a window cut short at the end of an earlier range (a backfill
+ * `--to` inside it, a run through yesterday) takes the longer end and, if it was done, is pending again, since
+ * its last days were never read.
+ */
 export async function ensureWindowRows(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
   for (let i = 0; i < windows.length; i += 500) {
     const rows = windows.slice(i, i + 500).map((w) => ({
@@ -152,7 +158,15 @@ export async function ensureWindowRows(conn: SqlConnection, job: string, stream:
     await conn.db
       .insertInto('_etl_windows')
       .values(rows)
-      .onConflict((oc) => oc.columns(['job', 'stream', 'window_start']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['job', 'stream', 'window_start'])
+          .doUpdateSet({
+            window_end: sql.ref('excluded.window_end'),
+            status: sql`CASE WHEN ${sql.ref('_etl_windows.status')} = 'done' THEN 'pending' ELSE ${sql.ref('_etl_windows.status')} END`,
+          })
+          .where(sql.ref('_etl_windows.window_end'), '<', sql.ref('excluded.window_end')),
+      )
       .execute();
   }
 }
