@@ -16,11 +16,14 @@ const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an I
 export const DEFAULT_HISTORY_START = '2000-01-01';
 
 /** The streams this tool knows how to extract. */
-export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
+export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'] as const;
 export type StreamName = (typeof STREAM_NAMES)[number];
 
 /** Streams that ask the source customer by customer, so they need the customer directory that `accounts` keeps. */
-export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings'];
+export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings', 'loyalty_status', 'vouchers'];
+
+/** Nights within which the state streams (loyalty_status, vouchers) ask every customer at least once. */
+export const DEFAULT_SWEEP_DAYS = 7;
 
 /** Which customers the loyalty_postings stream asks about in a window. */
 export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
@@ -105,6 +108,11 @@ const jobSchema = z
     lookback_days: z.int().min(0).max(366).default(2),
     first_day: isoDay,
     reject_threshold: z.number().min(0).max(1).default(0.05),
+    /**
+     * The state streams ask the customers with a sign of change in the night's windows, plus a rolling sweep
+     * that asks every customer at least once in this many nights (README: "Which customers the state streams ask").
+     */
+    sweep_days: z.int().min(1).max(366).default(DEFAULT_SWEEP_DAYS),
     postings: z
       .object({
         customers: z.enum(POSTINGS_SELECTIONS).default('all'),
@@ -115,7 +123,7 @@ const jobSchema = z
   })
   .strict()
   .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {
-    message: 'loyalty_postings asks the customers of the accounts stream: list accounts too',
+    message: 'loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     path: ['streams'],
   });
 

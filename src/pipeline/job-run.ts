@@ -213,7 +213,7 @@ export class JobRun {
       jobConfig,
       logger: this.log,
     };
-    const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
+    const customers = stream.customerRule?.(jobConfig);
     const settings: SpanSettings = {
       job: request.job,
       runId,

@@ -33,7 +33,7 @@ describe('jobs.yaml', () => {
   it('refuses postings without the accounts that list their customers, and a history_start that is no day', () => {
     const postingsOnly = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [loyalty_postings]');
     expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe(
-      'my.yaml: jobs.nightly.streams: loyalty_postings asks the customers of the accounts stream: list accounts too',
+      'my.yaml: jobs.nightly.streams: loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     );
     expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(
       ['surveys'],
