@@ -68,10 +68,25 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
 
       const status = await runCli(['status', '--config', file]);
       expect(status.code, status.stderr).toBe(0);
-      expect(status.stdout).toMatch(/loyalty_status\s.*customers asked/);
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^loyalty_status: \\d+ customers asked by the last run; ${CUSTOMERS} of ${CUSTOMERS} customers observed within the last ${SWEEP_DAYS} day\\(s\\); oldest observation `,
+          'm',
+        ),
+      );
       const verify = await runCli(['verify', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'loyalty_status']);
       expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-      expect(verify.stdout).toMatch(new RegExp(`loyalty_status: ${CUSTOMERS} of ${CUSTOMERS} customers observed within the last ${SWEEP_DAYS} day\\(s\\)`));
+      expect(verify.stdout).toMatch(
+        new RegExp(`^loyalty_status: ${CUSTOMERS} of ${CUSTOMERS} customers observed within the last ${SWEEP_DAYS} day\\(s\\)`, 'm'),
+      );
+      expect(verify.stdout).toMatch(/^loyalty_status: loyalty_status \d+ rows, loyalty_wallets \d+ rows, loyalty_balance_details \d+ rows/m);
+      expect(verify.stdout).toMatch(/cannot be proven here/);
+      // a customer whose observation is lost is one the sweep period no longer covers: verify names it
+      const lost = held.state.status[0]!.customer_id as string;
+      await withWarehouse(config, (conn) => conn.run(`DELETE FROM _etl_customer_observations WHERE customer_id = $1 AND stream = 'vouchers'`, [lost]));
+      const gap = await runCli(['verify', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'vouchers']);
+      expect(gap.code, gap.stdout + gap.stderr).toBe(4);
+      expect(gap.stderr).toMatch(new RegExp(`vouchers: 1 customer\\(s\\) not observed within the last ${SWEEP_DAYS} day\\(s\\); first: ${lost}`));
     },
     SLOW,
   );
