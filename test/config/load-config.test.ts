@@ -24,7 +24,12 @@ describe('jobs.yaml', () => {
   it('fills defaults', () => {
     const config = parseConfig(minimal, 'jobs.yaml', {});
     expect(config.destination).toEqual({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' });
-    expect(config.jobs.nightly).toMatchObject({ window_days: 1, lookback_days: 2, streams: ['accounts', 'surveys', 'loyalty_postings'] });
+    expect(config.jobs.nightly).toMatchObject({
+      window_days: 1,
+      lookback_days: 2,
+      sweep_days: 7,
+      streams: ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'],
+    });
     expect(config.source.page_size).toBe(500);
     // the customer directory is swept from a day early enough for any program
     expect(config.source.history_start).toBe('2000-01-01');
