@@ -3,7 +3,7 @@ import type { SqlConnection } from '../load/sql-connection.js';
 
 /** The analyst query the demo shows — average recommendation score by loyalty tier — and the streams it needs. */
 export const DEMO_QUERY: { streams: StreamName[]; sql: string } = {
-  streams: ['accounts', 'surveys', 'loyalty_postings'],
+  streams: ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'],
   sql: `WITH current_tier AS (            -- each customer's tier on their latest posting
   SELECT customer_id, tier_name
     FROM (SELECT customer_id, tier_name,
@@ -21,6 +21,27 @@ SELECT t.tier_name AS loyalty_tier,
  ORDER BY avg_nps DESC`,
 };
 
+/**
+ * The finance query the demo shows on the loyalty state: the points liability (wallet points and their value) per
+ * currency, and the points that expire in the 30 days from `today` (what is left of the balance details' expiries
+ * due by then; summed over a customer's wallets, they have no currency of their own). The demo's source lives on a
+ * fixed clock, so its day is written in; on a live warehouse it is `CURRENT_DATE`.
+ */
+export function financeQuery(today: string): string {
+  return `WITH today AS (SELECT CAST('${today}' AS DATE) AS day)   -- on a live warehouse: CURRENT_DATE
+SELECT 'liability' AS measure, currency,
+       COUNT(DISTINCT customer_id) AS customers, SUM(points) AS points, SUM(value) AS value
+  FROM loyalty_wallets
+ GROUP BY currency
+UNION ALL
+SELECT 'expiring in 30 days', NULL,
+       COUNT(DISTINCT d.customer_id), SUM(d.points_gained - d.points_redeemed - d.points_expired), NULL
+  FROM loyalty_balance_details d, today
+ WHERE d.expires_at > CAST(today.day AS TIMESTAMPTZ)
+   AND d.expires_at <= CAST(today.day + 30 AS TIMESTAMPTZ)
+ ORDER BY measure, currency`;
+}
+
 const TABLES = [
   'accounts',
   'account_custom_fields',
@@ -28,6 +49,10 @@ const TABLES = [
   'survey_answers',
   'survey_questions',
   'loyalty_postings',
+  'loyalty_status',
+  'loyalty_wallets',
+  'loyalty_balance_details',
+  'vouchers',
   'profile_fields',
   '_etl_windows',
   '_etl_rejects',

@@ -7,7 +7,7 @@ import { interruptibleRun } from './interruption.js';
 import { commandLogger, createApi } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { summarizeRun, failOnFailedWindows } from './run-summary.js';
-import { DEMO_QUERY, demoTableCounts } from './demo-queries.js';
+import { DEMO_QUERY, demoTableCounts, financeQuery } from './demo-queries.js';
 import { writeReport } from '../report/write-report.js';
 import type { Command } from 'commander';
 
@@ -18,12 +18,19 @@ const DEMO_PUBLISHED = './warehouse.published.duckdb';
 const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
 
 /**
+ * The emulator's clock: the morning after the demo's history, so the loyalty state (points expiring at month ends,
+ * vouchers) is the same on every demo run rather than years of expiries later.
+ */
+const DEMO_CLOCK = Date.parse('2025-04-01T09:00:00+03:00');
+const DEMO_TODAY = '2025-04-01';
+
+/**
  * `npm start`: serves the emulator, runs the `demo` job into ./warehouse.duckdb (only what is new on a second
  * run), then prints what the warehouse holds and one analyst query with its result.
  */
 export async function demoCommand(): Promise<void> {
   const out = (line = '') => process.stdout.write(`${line}\n`);
-  const emulator = await startEmulator({ ...DEMO, port: 0 });
+  const emulator = await startEmulator({ ...DEMO, port: 0, clock: () => DEMO_CLOCK });
   try {
     const config = demoConfig(emulator.url);
     out(`emulator serving ${DEMO.accounts} customers, ${DEMO.startDate}..${DEMO.endDate}, at ${emulator.url}`);
@@ -55,6 +62,11 @@ export async function demoCommand(): Promise<void> {
         const rows = await conn.all<Record<string, unknown>>(DEMO_QUERY.sql);
         out();
         out(formatRows(rows));
+        out();
+        const finance = financeQuery(DEMO_TODAY);
+        out(`finance query:\n${finance}`);
+        out();
+        out(formatRows(await conn.all<Record<string, unknown>>(finance)));
       });
       const page = await writeReport(destination, { path: 'report.html', job: 'demo', jobConfig: job, timezone: DEMO.timezone, through: DEMO.endDate });
       out();

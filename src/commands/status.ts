@@ -1,7 +1,9 @@
 import { addDays, lastClosedDay } from '../plan/days.js';
 import { windowStartOf } from '../plan/plan-windows.js';
 import { readDirectoryStatus } from '../state/directory.js';
+import { coverageLine, stateCoverage } from '../state/state-coverage.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
+import { STATE_STREAMS } from './verify-state.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
 import type { Command } from 'commander';
@@ -20,7 +22,10 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
       destination.withConnection(async (conn): Promise<JobStatus> => {
         const status = await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone));
         if (!jobConfig.streams.includes('accounts')) return status;
-        return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)) };
+        const customerState = [];
+        for (const stream of STATE_STREAMS.filter((s) => jobConfig.streams.includes(s)))
+          customerState.push(await stateCoverage(conn, stream, jobConfig.sweep_days, new Date()));
+        return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)), customerState };
       }),
     { create: false },
   );
@@ -56,6 +61,7 @@ export function formatStatus(status: JobStatus): string {
     if (loaded && addDays(directory.completeThrough, 1) < status.lastClosedDay)
       lines.push(`  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`);
   }
+  if (status.customerState?.length) lines.push('', ...status.customerState.map(coverageLine));
   const lock = status.runLock;
   lines.push(
     '',

@@ -12,6 +12,7 @@ import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
 import { checkDirectory, type DirectoryCheck } from './verify-directory.js';
+import { checkStateStream, STATE_STREAMS, stateCheckLines, type StateCheck } from './verify-state.js';
 import type { Command } from 'commander';
 import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
 
@@ -59,10 +60,23 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
         { create: false },
       )
     : undefined;
-  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory };
+  const state: StateCheck[] = [];
+  for (const stream of streams.filter((s) => STATE_STREAMS.includes(s)))
+    state.push(await usingDestination(config, (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date()), { create: false }));
+  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory, state };
   const { gaps } = report;
   if (options.json) {
-    const json = { job, from: options.from, to: options.to, streams, windowsChecked: report.checks.length, gaps, directory, duplicateKeys: duplicates };
+    const json = {
+      job,
+      from: options.from,
+      to: options.to,
+      streams,
+      windowsChecked: report.checks.length,
+      gaps,
+      directory,
+      customerState: state,
+      duplicateKeys: duplicates,
+    };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else process.stdout.write(`${reportLines(report, { job, from: options.from, to: options.to, windows: windows.length, streams }).join('\n')}\n`);
   if (duplicates.length > 0) {
@@ -81,6 +95,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     );
   }
   if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
+  for (const c of state) if (c.gap) problems.push(`${c.coverage.stream}: ${c.gap}`);
   if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
 }
 
@@ -90,6 +105,8 @@ interface VerifyReport {
   gaps: WindowCheck[];
   duplicates: DuplicateKeys[];
   directory: DirectoryCheck | undefined;
+  /** The state streams' coverage of the customer directory. */
+  state: StateCheck[];
 }
 
 /**
@@ -131,7 +148,7 @@ async function checkWindows(
 
 /** The human form of the report: the gaps, the keys held twice, the directory, and one line that sums it up. */
 function reportLines(report: VerifyReport, scope: { job: string; from: string; to: string; windows: number; streams: StreamName[] }): string[] {
-  const { gaps, duplicates, directory } = report;
+  const { gaps, duplicates, directory, state } = report;
   const out: string[] = [];
   if (gaps.length > 0) {
     const rows = gaps.map((g) => [g.stream, g.window, g.expected ?? '-', g.basis === 'source' ? 'source' : 'last load', g.held, g.rejected, g.gap!]);
@@ -146,6 +163,7 @@ function reportLines(report: VerifyReport, scope: { job: string; from: string; t
       '',
     );
   if (directory) out.push(...directoryLines(directory), '');
+  for (const c of state) out.push(...stateCheckLines(c), '');
   const streams = `${scope.streams.length} stream(s) (${scope.streams.join(', ')})`;
   out.push(
     `verified ${scope.windows} window(s) × ${streams} of job ${scope.job}, ${scope.from}..${scope.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`,

@@ -16,6 +16,9 @@ const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an I
  */
 export const DEFAULT_HISTORY_START = '2000-01-01';
 
+/** Nights within which the state streams (loyalty_status, vouchers) ask every customer at least once. */
+export const DEFAULT_SWEEP_DAYS = 7;
+
 const sourceSchema = z
   .object({
     base_url: z.url({ message: 'must be an http(s) URL' }),
@@ -95,6 +98,11 @@ const jobSchema = z
     lookback_days: z.int().min(0).max(366).default(2),
     first_day: isoDay,
     reject_threshold: z.number().min(0).max(1).default(0.05),
+    /**
+     * The state streams ask the customers with a sign of change in the night's windows, plus a rolling sweep
+     * that asks every customer at least once in this many nights (README: "Which customers the state streams ask").
+     */
+    sweep_days: z.int().min(1).max(366).default(DEFAULT_SWEEP_DAYS),
     postings: z
       .object({
         customers: z.enum(POSTINGS_SELECTIONS).default('all'),
@@ -105,7 +113,7 @@ const jobSchema = z
   })
   .strict()
   .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {
-    message: 'loyalty_postings asks the customers of the accounts stream: list accounts too',
+    message: 'loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     path: ['streams'],
   });
 

@@ -1,3 +1,4 @@
+import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
@@ -107,7 +108,7 @@ export function mergeStatements(ctx: MergeContext): Statement[] {
         params: [ctx.spanStart, ctx.spanEnd],
       });
     }
-    out.push(...upsertStatements(spec, ctx));
+    out.push(...beforeUpsert(spec, ctx), ...upsertStatements(spec, ctx), ...afterUpsert(spec, ctx));
   }
   for (const parent of parents) out.push({ sql: `DROP TABLE ${winners(parent)}`, params: [] });
   return out;

@@ -15,13 +15,21 @@ export interface ColumnSpec {
  * - `children`: rows owned by a `latest-wins` parent, staged as its entries; for every parent row the window wins, the old
  *   children are deleted and the staged ones inserted (so a removed custom field disappears).
  * - `replace-all`: the table holds exactly what was staged (reference data listed whole, such as profiles).
+ * - `customer-state`: a customer's state as the service reports it today. For every customer the span asked (the
+ *   staged rows of `askedIn` whose `outcome` is not `unaskable`), the table's rows of that `customer_id` are
+ *   replaced by the staged ones: a wallet or an expiry no longer reported is removed.
+ * - `customer-listing`: a list per customer whose items are kept when they leave it. Staged rows are upserted,
+ *   keeping the `firstSeen` column of the row they replace; rows of a customer asked (as above) that the span did
+ *   not stage get `gone` set to the instant of that customer's observation, once.
  */
 export type MergeRule =
   | { kind: 'latest-wins' }
   | { kind: 'upsert' }
   | { kind: 'replace-window' }
   | { kind: 'replace-all' }
-  | { kind: 'children'; parent: string; parentKey: string[] };
+  | { kind: 'children'; parent: string; parentKey: string[] }
+  | { kind: 'customer-state'; askedIn: string }
+  | { kind: 'customer-listing'; askedIn: string; firstSeen: string; lastSeen: string; gone: string };
 
 /**
  * One column per distinct name of the child's entries, named `prefix + sanitized name`, text-typed. The child is

@@ -215,7 +215,7 @@ export class JobRun {
       jobConfig,
       logger: this.log,
     };
-    const customers = PER_CUSTOMER_STREAMS.includes(name) ? jobConfig.postings.customers : undefined;
+    const customers = stream.customerRule?.(jobConfig);
     const settings: SpanSettings = {
       job: this.job,
       runId,

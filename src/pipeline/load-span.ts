@@ -3,7 +3,8 @@ import type { Row } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
-import { selectCustomers, type CustomerSelection, type CustomerSelectionKind } from '../state/customer-selection.js';
+import type { CustomerRule } from '../plan/customer-rule.js';
+import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
@@ -20,8 +21,8 @@ export interface SpanSettings {
   claimedBy?: string;
   /** The backfill the span is loaded for. */
   backfillId?: string;
-  /** For a per-customer stream: which customers it asks (`jobs.<job>.postings.customers`). */
-  customers?: CustomerSelectionKind;
+  /** For a per-customer stream: which customers it asks (the stream's `customerRule`). */
+  customers?: CustomerRule;
 }
 
 /**

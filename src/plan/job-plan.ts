@@ -1,11 +1,11 @@
 import type { Day } from './days.js';
 
 /** The streams this tool knows how to extract. */
-export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings'] as const;
+export const STREAM_NAMES = ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'] as const;
 export type StreamName = (typeof STREAM_NAMES)[number];
 
 /** Streams that ask the source customer by customer, so they need the customer directory that `accounts` keeps. */
-export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings'];
+export const PER_CUSTOMER_STREAMS: readonly StreamName[] = ['loyalty_postings', 'loyalty_status', 'vouchers'];
 
 /** Which customers the loyalty_postings stream asks about in a window. */
 export const POSTINGS_SELECTIONS = ['all', 'changed', 'webhook'] as const;
@@ -21,6 +21,8 @@ export interface JobSettings {
   lookback_days: number;
   first_day: Day;
   reject_threshold: number;
+  /** Nights within which the state streams ask every customer at least once. */
+  sweep_days: number;
   postings: { customers: PostingsSelection; max_span_days: number };
 }
 

@@ -22,6 +22,11 @@ export interface CustomerIdentity {
   email: string | null;
 }
 
+/** How a per-customer endpoint finds the customer: by phone, or by e-mail when there is no phone. */
+function identity(customer: CustomerIdentity): Record<string, string> {
+  return customer.phone ? { phone: customer.phone } : { email: customer.email ?? '' };
+}
+
 /**
  * The source's read endpoints that the pipeline uses, each returning a validated envelope. A response of
  * the wrong shape, or a page other than the one asked for, is a {@link FatalSourceError} whose message
@@ -68,14 +73,32 @@ export class LoyaltyApi {
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
   postingsPage(customer: CustomerIdentity, page: number, size: number): Promise<SourcePage> {
-    const who: Record<string, string> = customer.phone ? { phone: customer.phone } : { email: customer.email ?? '' };
     return this.pageOf(
       '/accounts/loyalty/postings',
-      { ...who, pageNumber: page, pageSize: size },
+      { ...identity(customer), pageNumber: page, pageSize: size },
       page,
       size,
       `postings of ${customer.customerId} page ${page}`,
     );
+  }
+
+  /**
+   * `GET /accounts?includeLoyalty=true` for one customer: the answer's `loyalty` member (raw; the stream validates
+   * it). 1005 surfaces as DataNotFoundError.
+   */
+  async loyaltyOf(customer: CustomerIdentity): Promise<unknown> {
+    const label = `loyalty of ${customer.customerId}`;
+    const body = await this.http.get('/accounts', { ...identity(customer), includeLoyalty: 'true' }, label, this.counter);
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FatalSourceError(`${label}: expected a JSON object`, label);
+    return (body as { loyalty?: unknown }).loyalty;
+  }
+
+  /** `GET /accounts/vouchers/get` for one customer: the vouchers listed (raw). */
+  async vouchersOf(customer: CustomerIdentity): Promise<unknown[]> {
+    const label = `vouchers of ${customer.customerId}`;
+    const body = await this.http.get('/accounts/vouchers/get', identity(customer), label, this.counter);
+    if (!Array.isArray(body)) throw new FatalSourceError(`${label}: expected a JSON array`, label);
+    return body;
   }
 
   /** `GET /accounts/profiles/`: the list of profiles. */

@@ -1,6 +1,8 @@
 import type { SqlConnection } from '../load/sql-connection.js';
+import type { CustomerRule } from '../plan/customer-rule.js';
 import type { Window } from '../plan/windows.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
+import { signsAndSweepCustomers } from './sweep-selection.js';
 
 /** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
 const PAGE = 5000;
@@ -18,14 +20,14 @@ export interface SelectedCustomer {
 /** Which customers a per-customer stream asks for a span (`jobs.<job>.postings.customers`). */
 export type CustomerSelectionKind = 'all' | 'changed' | 'webhook';
 
-/** The customers a span asks, and, for `webhook`, the events they come from. */
+/** The customers a span asks, and, for `webhook` and `signs-and-sweep`, the events they come from. */
 export interface CustomerSelection {
-  kind: CustomerSelectionKind;
+  kind: CustomerRule['kind'];
   customers: AsyncIterable<SelectedCustomer>;
   /**
-   * For `webhook`: the events numbered in (`after`, `through`] the selection covers. The span's commit moves the
-   * stream's bookmark to `through` (`advanceEventBookmark`); `after` is undefined on the job's first span, which
-   * asks every customer so history starts complete.
+   * For `webhook` and `signs-and-sweep`: the events numbered in (`after`, `through`] the selection covers. The span's
+   * commit moves the stream's bookmark to `through` (`advanceEventBookmark`); for `webhook`, `after` is undefined on
+   * the job's first span, which asks every customer so history starts complete.
    */
   events?: { after: number | undefined; through: number };
 }
@@ -36,15 +38,20 @@ export interface CustomerSelection {
  * - `all`: every customer in `accounts` (the whole directory);
  * - `changed`: customers whose account was seen in one of the span's windows (`_etl_account_windows`) —
  *   cheaper, and misses postings of customers whose profile did not change in the window;
- * - `webhook`: the customers named by loyalty webhook events received since the stream's bookmark.
+ * - `webhook`: the customers named by loyalty webhook events received since the stream's bookmark;
+ * - `signs-and-sweep`: see {@link signsAndSweepCustomers}.
  */
 export async function selectCustomers(
   read: WarehouseRead,
   job: string,
   stream: string,
-  kind: CustomerSelectionKind,
+  rule: CustomerRule | CustomerSelectionKind,
   span: Window[],
+  now: Date = new Date(),
 ): Promise<CustomerSelection> {
+  if (typeof rule === 'string') rule = { kind: rule };
+  if (rule.kind === 'signs-and-sweep') return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now);
+  const { kind } = rule;
   if (kind !== 'webhook') return { kind, customers: accountCustomers(read, kind, span) };
   const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
   const customers = after === undefined ? accountCustomers(read, 'all', span) : eventCustomers(read, after, through);

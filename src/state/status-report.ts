@@ -4,6 +4,7 @@ import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
 import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
+import type { StateCoverage } from './state-coverage.js';
 import { backfillWindowCounts } from './window-claims.js';
 
 /** The state of one stream of a job. */
@@ -71,6 +72,8 @@ export interface JobStatus {
   webhookEvents: WebhookEventsStatus | null;
   /** For a job with accounts: how much of the customer directory is loaded. */
   directory?: DirectoryStatus;
+  /** For a job with state streams: how far their observations cover the customer directory. */
+  customerState?: StateCoverage[];
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */

@@ -3,6 +3,13 @@ import { quoteIdent } from '../load/identifiers.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';
 
+/** The streams of what the service knows about each customer today: snapshots, not records of a window. */
+type StateStream = 'loyalty_status' | 'vouchers';
+
+function isStateStream(stream: StreamName): stream is StateStream {
+  return stream === 'loyalty_status' || stream === 'vouchers';
+}
+
 /** What the warehouse holds of one window of a stream, and what its last load recorded. */
 export interface WarehouseWindow {
   /** Records of the window in the warehouse now, counted at the source's level (see {@link warehouseWindows}). */
@@ -22,9 +29,10 @@ export interface WarehouseWindow {
  *   only each customer's latest version) that are still in `accounts`;
  * - surveys: answer records (`survey_responses`; the source's `totalCount` counts elements of 1–4 answers,
  *   so the source side counts answers too);
- * - loyalty_postings: rows of `loyalty_postings`.
+ * - loyalty_postings: rows of `loyalty_postings`;
+ * - the state streams: none — a customer's rows move to the window of their latest observation (see `checkWindow`).
  */
-function heldSql(conn: SqlConnection, stream: StreamName): string {
+function heldSql(conn: SqlConnection, stream: Exclude<StreamName, StateStream>): string {
   const s = conn.schemaSql;
   switch (stream) {
     case 'accounts':
@@ -49,7 +57,8 @@ export async function warehouseWindows(conn: SqlConnection, job: string, stream:
     if (!w) out.set(d, (w = { held: 0, rejected: 0, status: null, rowsLoaded: null }));
     return w;
   };
-  for (const r of await conn.all<{ d: string; n: number | string }>(heldSql(conn, stream), [from, to])) entry(r.d).held = Number(r.n);
+  if (!isStateStream(stream))
+    for (const r of await conn.all<{ d: string; n: number | string }>(heldSql(conn, stream), [from, to])) entry(r.d).held = Number(r.n);
   const rejects = await conn.all<{ d: string; n: number | string }>(
     `SELECT CAST(window_start AS VARCHAR) AS d, COUNT(*) AS n FROM ${conn.schemaSql}._etl_rejects
       WHERE job = $1 AND stream = $2 AND window_start >= CAST($3 AS DATE) AND window_start <= CAST($4 AS DATE) GROUP BY window_start`,
@@ -104,10 +113,16 @@ export interface WindowCheck {
  * Compares one window. Accounts and surveys are compared with the source's count: every record it serves must
  * be in the warehouse or in the rejects. Postings have no per-window count in the source, so they are compared
  * with what the window's last load recorded (catching rows lost or removed since), and a window never loaded is
- * a gap; whether the source has postings the load never saw is beyond what counts can prove.
+ * a gap; whether the source has postings the load never saw is beyond what counts can prove. The state streams
+ * hold a snapshot, which later observations replace: a window proves only that it was loaded (its coverage of
+ * the customers is checked apart, see `stateCoverage`).
  */
 export function checkWindow(stream: StreamName, window: Day, warehouse: WarehouseWindow | undefined, sourceCount: number | null): WindowCheck {
   const w = warehouse ?? { held: 0, rejected: 0, status: null, rowsLoaded: null };
+  if (isStateStream(stream)) {
+    const gap = w.rowsLoaded === null ? 'never loaded' : null;
+    return { stream, window, expected: w.rowsLoaded, basis: 'load', held: w.rowsLoaded ?? 0, rejected: w.rejected, gap };
+  }
   if (stream === 'loyalty_postings') {
     if (w.rowsLoaded === null) return { stream, window, expected: null, basis: 'load', held: w.held, rejected: w.rejected, gap: 'never loaded' };
     return { stream, window, expected: w.rowsLoaded, basis: 'load', held: w.held, rejected: w.rejected, gap: difference(w.rowsLoaded, w.held) };

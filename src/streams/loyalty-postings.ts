@@ -123,6 +123,7 @@ const POSTINGS_LANES = 2;
 export const loyaltyPostingsStream: StreamDefinition = {
   name: 'loyalty_postings',
   tables: [loyaltyPostingsTable],
+  customerRule: (job) => ({ kind: job.postings.customers }),
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   /**
    * A span asks `source.concurrency` customers at once, so one lane keeps the requests flowing; a second one

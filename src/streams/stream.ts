@@ -1,6 +1,7 @@
 import type { JobSettings, StreamName } from '../plan/job-plan.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
+import type { CustomerRule } from '../plan/customer-rule.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
@@ -55,6 +56,8 @@ export type NormalizedRecord = Record<string, Row[]>;
 export interface StreamDefinition {
   readonly name: StreamName;
   readonly tables: TableSpec[];
+  /** For a per-customer stream: which customers a span asks (the pipeline selects them before the span opens). */
+  customerRule?(job: JobSettings): CustomerRule;
   /** Most windows one span may hold: 1 for listings filtered by window; more where one fetch serves many. */
   maxWindowsPerSpan(job: JobSettings): number;
   /**

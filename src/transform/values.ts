@@ -77,6 +77,18 @@ export function cleanInteger(value: unknown, field = ''): number | null {
   return n;
 }
 
+/** A Boolean for a BOOLEAN column, as `true`/`false` text: JSON true/false, or that text (missing values are NULL). */
+export function cleanBoolean(value: unknown, field = ''): 'true' | 'false' | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'string') {
+    const t = value.trim().toLowerCase();
+    if (t === '' || t === 'null') return null;
+    if (t === 'true' || t === 'false') return t;
+  }
+  throw new RecordError(field, `expected true or false, got ${JSON.stringify(value)?.slice(0, 40)}`);
+}
+
 function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : typeof value;

@@ -24,7 +24,12 @@ describe('jobs.yaml', () => {
   it('fills defaults', () => {
     const config = parseConfig(minimal, 'jobs.yaml', {});
     expect(config.destination).toEqual({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' });
-    expect(config.jobs.nightly).toMatchObject({ window_days: 1, lookback_days: 2, streams: ['accounts', 'surveys', 'loyalty_postings'] });
+    expect(config.jobs.nightly).toMatchObject({
+      window_days: 1,
+      lookback_days: 2,
+      sweep_days: 7,
+      streams: ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'],
+    });
     expect(config.source.page_size).toBe(500);
     // the customer directory is swept from a day early enough for any program
     expect(config.source.history_start).toBe('2000-01-01');
@@ -33,7 +38,7 @@ describe('jobs.yaml', () => {
   it('refuses postings without the accounts that list their customers, and a history_start that is no day', () => {
     const postingsOnly = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [loyalty_postings]');
     expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe(
-      'my.yaml: jobs.nightly.streams: loyalty_postings asks the customers of the accounts stream: list accounts too',
+      'my.yaml: jobs.nightly.streams: loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     );
     expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(
       ['surveys'],

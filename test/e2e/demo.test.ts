@@ -9,6 +9,11 @@ describe('the demo', () => {
     expect(first.code, first.stderr.slice(-800)).toBe(0);
     expect(first.stdout).toMatch(/^accounts: \d+ window\(s\), \d+ records read/m);
     expect(first.stdout).toMatch(/^ {2}accounts +3000 rows$/m);
+    // the loyalty state of every customer, and the finance query on it: liability per currency, points expiring soon
+    expect(first.stdout).toMatch(/^ {2}loyalty_status +3000 rows$/m);
+    expect(first.stdout).toMatch(/^finance query:$/m);
+    expect(first.stdout).toMatch(/^liability +EUR +\d+ +\d+\.\d+ +\d+\.\d+/m);
+    expect(first.stdout).toMatch(/^expiring in 30 days +NULL +\d+ +\d+\.\d+ +NULL/m);
     // the emulated program starts on the demo's first day: no directory before it to sweep
     expect(first.stdout).not.toMatch(/customer directory/);
     // it points at a SQL prompt the project installs, on the copy it published for analysts

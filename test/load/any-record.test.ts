@@ -166,6 +166,7 @@ describe.each(testDestinations)('any record, into $name', (target) => {
       lookback_days: 0,
       first_day: WINDOW.start,
       reject_threshold: 1,
+      sweep_days: 7,
       postings: { customers: 'all' as const, max_span_days: 1 },
     };
     let run = 0;

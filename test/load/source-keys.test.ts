@@ -46,6 +46,7 @@ describe.each(testDestinations)('source keys named like object internals, into $
       lookback_days: 0,
       first_day: WINDOW.start,
       reject_threshold: 1,
+      sweep_days: 7,
       postings: { customers: 'all' as const, max_span_days: 1 },
     };
     ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'keys', jobConfig, logger: silentLogger };

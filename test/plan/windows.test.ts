@@ -10,6 +10,7 @@ const job = (overrides: Partial<JobSettings> = {}): JobSettings => ({
   lookback_days: 2,
   first_day: '2024-01-01',
   reject_threshold: 0.1,
+  sweep_days: 7,
   postings: { customers: 'all', max_span_days: 31 },
   ...overrides,
 });

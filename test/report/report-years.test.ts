@@ -16,6 +16,7 @@ const JOB: JobSettings = {
   lookback_days: 0,
   first_day: FIRST,
   reject_threshold: 0.05,
+  sweep_days: 7,
   postings: { customers: 'all', max_span_days: 31 },
 };
 /** Days (counted from the first) the ledger below leaves out, and those it records as failed. */

@@ -1,0 +1,78 @@
+import type { Window } from '../plan/windows.js';
+import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './customer-selection.js';
+import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
+
+const DAY_MS = 86_400_000;
+/** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
+const PAGE = 5000;
+
+/**
+ * The customers a state stream (loyalty_status, vouchers) asks for `span`, streamed in key order, each once:
+ *
+ * - **signs of change** in the span: an account the export listed in one of its windows (`_etl_account_windows`),
+ *   a posting dated in it (`loyalty_postings`, loaded earlier in the same run), or a loyalty webhook event
+ *   received since the stream's event bookmark;
+ * - **the sweep**: the `ceil(customers / sweepDays)` customers whose last observation by this stream
+ *   (`_etl_customer_observations`) is oldest, never-observed ones first, ties by `customer_id`;
+ * - **catch-up**: every customer last observed more than `sweepDays − ½` days ago.
+ *
+ * Oldest-first rather than a hash bucket per night, because it needs no calendar: whatever nights were skipped
+ * or failed, each night takes the customers that waited longest, and the catch-up takes every customer that
+ * waited a whole period. So every customer is asked at least once in any `sweepDays` consecutive nights: a
+ * customer not taken on a night had at least a night's quota of customers older than itself, who are all
+ * observed that night and so become younger; customers added later come with an account change (a sign), are
+ * observed on their first night and never get in front. The quota grows with the directory, so the sweep keeps
+ * its period as the program grows.
+ */
+export async function signsAndSweepCustomers(
+  read: WarehouseRead,
+  job: string,
+  stream: string,
+  sweepDays: number,
+  span: Window[],
+  now: Date,
+): Promise<CustomerSelection> {
+  const { after, through, total } = await read(async (conn) => {
+    const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`);
+    return { after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn), total: Number(row?.n ?? 0) };
+  });
+  const quota = Math.ceil(total / sweepDays);
+  const staleBefore = new Date(now.getTime() - (sweepDays - 0.5) * DAY_MS).toISOString();
+  const range = { start: span[0]!.start, end: span.at(-1)!.end };
+  return { kind: 'signs-and-sweep', customers: selected(read, stream, quota, staleBefore, range, after, through), events: { after, through } };
+}
+
+async function* selected(
+  read: WarehouseRead,
+  stream: string,
+  quota: number,
+  staleBefore: string,
+  range: { start: string; end: string },
+  eventsAfter: number,
+  eventsThrough: number,
+): AsyncGenerator<SelectedCustomer> {
+  let last = '';
+  for (;;) {
+    const rows = await read((conn) => {
+      const s = conn.schemaSql;
+      const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
+      // The sweep's quota is found again for every page: observations do not change while a span selects (they
+      // move only in its commit), so each page sees the same quota.
+      return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+        `WITH due AS (SELECT a.customer_id FROM ${s}.accounts a ${observed} ORDER BY o.observed_at NULLS FIRST, a.customer_id LIMIT ${quota})
+         SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed}
+          WHERE a.customer_id > $2 AND (
+                a.customer_id IN (SELECT customer_id FROM due)
+             OR o.observed_at < CAST($3 AS TIMESTAMPTZ)
+             OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+             OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+             OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))
+          ORDER BY a.customer_id LIMIT ${PAGE}`,
+        [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough],
+      );
+    });
+    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+    if (rows.length < PAGE) return;
+    last = rows.at(-1)!.customer_id;
+  }
+}

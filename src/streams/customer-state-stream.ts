@@ -1,0 +1,118 @@
+import { pMapIterable } from 'p-map';
+import { z } from 'zod';
+import type { StreamName } from '../plan/job-plan.js';
+import type { CustomerReject } from '../extract/askable-customer.js';
+import { readCustomerState, type CustomerStateRecord } from '../extract/customer-state.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
+import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
+import { RecordError } from '../transform/record-error.js';
+import { parseSourceTimestamp } from '../transform/timestamps.js';
+import type { ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { zodProblem } from './zod-problem.js';
+
+/**
+ * When each customer was last asked by each state stream, and what the service answered: `answered`, `not_found`
+ * (`1005`: no data) or `unaskable` (no phone nor e-mail, or `1010`). The sweep asks the customers observed longest
+ * ago first; `status` and `verify` read how stale the oldest observation is.
+ */
+export const customerObservationsTable: TableSpec = {
+  name: '_etl_customer_observations',
+  key: ['stream', 'customer_id'],
+  merge: { kind: 'upsert' },
+  windowless: true,
+  columns: [
+    { name: 'stream', type: 'text' },
+    { name: 'customer_id', type: 'text' },
+    { name: 'observed_at', type: 'timestamptz' },
+    { name: 'outcome', type: 'text' },
+  ],
+};
+
+/** Customers' records staged per batch. */
+const BATCH = 500;
+
+const recordSchema = z.discriminatedUnion('outcome', [
+  z.object({ customerId: z.string().min(1), observedAt: z.string(), outcome: z.literal('answered'), answer: z.unknown() }),
+  z.object({ customerId: z.string().min(1), observedAt: z.string(), outcome: z.enum(['not_found', 'unaskable']) }),
+]);
+
+/** What a state stream declares: its name, its tables (the main one first), how to ask, how to turn an answer into rows. */
+export interface CustomerStateDeclaration {
+  name: StreamName;
+  /** The stream's tables, main table first; the observations table is added after them. */
+  tables: TableSpec[];
+  /** What the call is, in messages: `loyalty`, `vouchers`. */
+  what: string;
+  ask(api: LoyaltyApi, customer: CustomerIdentity): Promise<unknown>;
+  /**
+   * The rows of one answered customer, per table; a bad answer throws a RecordError, and the customer's whole
+   * answer is rejected (its rows in the warehouse stay as they were: nothing is replaced from half an answer).
+   */
+  rows(customerId: string, answer: unknown, observedAt: string, timezone: string): NormalizedRecord;
+}
+
+/**
+ * A stream of what the service knows about each customer today (loyalty status, vouchers): per-customer fan-out
+ * like the postings', on the customers the pipeline selected (signs of change plus the sweep), `source.concurrency`
+ * at a time. A span asks each selected customer once and files every row under its last window: the night the
+ * state was observed. Each customer's answer is one record, normalized to its rows and an observation.
+ */
+export function customerStateStream(declaration: CustomerStateDeclaration): StreamDefinition {
+  const { name, what } = declaration;
+  return {
+    name,
+    tables: [...declaration.tables, customerObservationsTable],
+    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days }),
+    // a night's windows (its look-back too) are one span: the state is asked once, whatever their number
+    maxWindowsPerSpan: (job) => Math.max(1, Math.floor(366 / job.window_days)),
+    // one span keeps `source.concurrency` requests in flight by itself
+    lanes: () => 1,
+    async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
+      if (!ctx.customers) throw new Error(`${name}: no customers were selected for the span`);
+      const windowStart = span.at(-1)!.start;
+      const reads = pMapIterable(
+        ctx.customers,
+        (customer) => readCustomerState(customer, `${what} of ${customer.customerId}`, () => declaration.ask(ctx.api, customer)),
+        { concurrency: ctx.concurrency },
+      );
+      let records: CustomerStateRecord[] = [];
+      let rejects: CustomerReject[] = [];
+      const counts = { asked: 0, notFound: 0, rejected: 0 };
+      for await (const read of reads) {
+        counts.asked++;
+        if (read.record.outcome === 'not_found') counts.notFound++;
+        if (read.rejected) {
+          counts.rejected++;
+          rejects.push(read.rejected);
+          ctx.logger.warn({ stream: name, customerId: read.record.customerId, reason: read.rejected.error }, 'customer cannot be asked; rejected');
+        }
+        records.push(read.record);
+        if (records.length >= BATCH) {
+          yield { windowStart, records, restart: false, rejects };
+          [records, rejects] = [[], []];
+        }
+      }
+      yield { windowStart, records, restart: false, rejects };
+      ctx.logger.info(
+        {
+          stream: name,
+          window: `${span[0]!.start}..${span.at(-1)!.end}`,
+          customersAsked: counts.asked,
+          customersNotFound: counts.notFound,
+          customersRejected: counts.rejected,
+          requests: ctx.api.counter.requests,
+        },
+        `${what} read`,
+      );
+    },
+    normalizer: (ctx) => (raw) => {
+      const parsed = recordSchema.safeParse(raw);
+      if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
+      const record = parsed.data;
+      const observedAt = parseSourceTimestamp(record.observedAt, 'UTC', 'observedAt');
+      const observation: Row = { stream: name, customer_id: record.customerId, observed_at: observedAt, outcome: record.outcome };
+      const rows = record.outcome === 'answered' ? declaration.rows(record.customerId, record.answer, observedAt, ctx.timezone) : {};
+      return { ...rows, [customerObservationsTable.name]: [observation] };
+    },
+  };
+}
