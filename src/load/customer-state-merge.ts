@@ -1,5 +1,5 @@
 import { qualified, quoteIdent as q } from './identifiers.js';
-import type { Statement } from './merge-statements.js';
+import type { Statement } from './sql-connection.js';
 import { stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';

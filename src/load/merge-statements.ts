@@ -1,16 +1,11 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import type { PivotColumn } from './pivot-columns.js';
+import type { Statement } from './sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
-
-/** An SQL statement with its `$n` parameters. */
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
 
 class Params {
   readonly values: unknown[] = [];
@@ -175,3 +170,5 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
     },
   ];
 }
+
+export type { Statement };

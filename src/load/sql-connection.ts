@@ -67,3 +67,9 @@ export interface SqlConnection {
   /** Runs `fn` in one transaction on this connection: commit when it resolves, roll back when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
+
+/** An SQL statement with its `$n` parameters. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}

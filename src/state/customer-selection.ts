@@ -1,36 +1,13 @@
-import type { SqlConnection } from '../load/sql-connection.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
 import type { Window } from '../plan/windows.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
+import type { CustomerSelection, CustomerSelectionKind, SelectedCustomer, WarehouseRead } from './selected-customers.js';
 import { signsAndSweepCustomers } from './sweep-selection.js';
 
 /** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
 const PAGE = 5000;
 
-/** Runs a read on a connection of its own (`Destination.withConnection`). */
-export type WarehouseRead = <T>(fn: (conn: SqlConnection) => Promise<T>) => Promise<T>;
-
-/** A customer as the source is asked about: by phone, or by e-mail when there is no phone. */
-export interface SelectedCustomer {
-  customerId: string;
-  phone: string | null;
-  email: string | null;
-}
-
-/** Which customers a per-customer stream asks for a span (`jobs.<job>.postings.customers`). */
-export type CustomerSelectionKind = 'all' | 'changed' | 'webhook';
-
-/** The customers a span asks, and, for `webhook` and `signs-and-sweep`, the events they come from. */
-export interface CustomerSelection {
-  kind: CustomerRule['kind'];
-  customers: AsyncIterable<SelectedCustomer>;
-  /**
-   * For `webhook` and `signs-and-sweep`: the events numbered in (`after`, `through`] the selection covers. The span's
-   * commit moves the stream's bookmark to `through` (`advanceEventBookmark`); for `webhook`, `after` is undefined on
-   * the job's first span, which asks every customer so history starts complete.
-   */
-  events?: { after: number | undefined; through: number };
-}
+export type { CustomerSelection, CustomerSelectionKind, SelectedCustomer, WarehouseRead } from './selected-customers.js';
 
 /**
  * The customers a per-customer stream asks for `span`, streamed from the warehouse in key order; it reads and

@@ -1,5 +1,5 @@
 import type { Window } from '../plan/windows.js';
-import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './customer-selection.js';
+import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './selected-customers.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
 
 const DAY_MS = 86_400_000;
