@@ -2,6 +2,7 @@ import type { JobConfig } from '../config/config-schema.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
+import type { HistoryStatus } from './history-status.js';
 import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import { backfillWindowCounts } from './window-claims.js';
@@ -71,6 +72,8 @@ export interface JobStatus {
   webhookEvents: WebhookEventsStatus | null;
   /** For a job with accounts: how much of the customer directory is loaded. */
   directory?: DirectoryStatus;
+  /** The history tables of the job's streams: versions and the observations they come from. */
+  history?: HistoryStatus[];
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */
