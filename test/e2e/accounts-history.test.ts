@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -107,6 +109,29 @@ describe.each(testDestinations)('accounts history from the emulator into $name',
     const workers = target.name === 'postgres' ? [startCli(args), startCli(args)] : [startCli(args)];
     for (const r of await Promise.all(workers.map((w) => w.done))) expect(r.code, r.stderr.slice(-500)).toBe(0);
     expect(await withWarehouse(config, readHistory)).toEqual(truth);
+  });
+
+  it("the README's survey example gives each answer the city and loyaltyTier its customer had that day", { timeout: 180_000 }, async () => {
+    const { config } = await target.fresh();
+    const file = jobs(config, { streams: ['accounts', 'surveys'] });
+    const result = await runCli(['run', '--config', file, '--until', LAST]);
+    expect(result.code, result.stderr.slice(-500)).toBe(0);
+    const example = /```sql\n(SELECT r\.response_id[\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))![1]!;
+    const joined = await withWarehouse(config, (conn) =>
+      conn.all<{ customer_id: string; at: number | string; city: string | null; loyalty_tier: string | null }>(
+        `SELECT customer_id, EXTRACT(EPOCH FROM answered_at) AS at, city, loyalty_tier FROM (${example}) x`,
+      ),
+    );
+    const expected = [...emulator.truth.surveyResponses(START, LAST)].map((answer) => {
+      const day = DateTime.fromISO(answer.answered_at).setZone(TZ).toISODate()!;
+      const version = truth.find((v) => v.customer_id === answer.customer_id && v.valid_from <= day && (v.valid_to === null || day < v.valid_to))!;
+      return [answer.customer_id, Date.parse(answer.answered_at) / 1000, version.city, version.custom_fields.loyaltyTier ?? null];
+    });
+    const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
+    expect(expected.length).toBeGreaterThan(20);
+    // some answers were given while an earlier version held: the latest accounts row would have misled
+    expect(expected.some(([id, , city]) => truth.some((v) => v.customer_id === id && v.is_current && v.city !== city))).toBe(true);
+    expect(sorted(joined.map((r) => [r.customer_id, Number(r.at), r.city, r.loyalty_tier]))).toEqual(sorted(expected));
   });
 
   it('with the history turned off, accounts load and no version is kept', { timeout: 180_000 }, async () => {
