@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS _etl_accounts_observations (
   PRIMARY KEY (customer_id, _window_start)
 );
 
+-- Every commit reads and replaces the observations of its windows: by day, not by customer.
+CREATE INDEX IF NOT EXISTS _etl_accounts_observations_window ON _etl_accounts_observations (_window_start);
+
 CREATE TABLE IF NOT EXISTS accounts_history (
   customer_id text NOT NULL,
   phone text,
