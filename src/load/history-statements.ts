@@ -70,13 +70,15 @@ function observe(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): St
   const data = spec.columns.map((c) => c.name);
   const content = data.filter((c) => c !== history.observedAt);
   const partition = [...spec.key, history.observedAt].map(q).join(', ');
+  // a record staged without its object has none: the same content as an empty one
+  const objectValues = objects.map((o) => `COALESCE(s.${q(o.staged)}, CAST('{}' AS ${ctx.dialect.typeName('json')}))`);
   const hash = ctx.dialect.contentHash(
     content.map((c) => `s.${q(c)}`),
-    objects.map((o) => `s.${q(o.staged)}`),
+    objectValues,
   );
   const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
   const columns = [...data, ...objects.map((o) => o.column), '_window_start', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...data.map((c) => `s.${q(c)}`), ...objects.map((o) => `s.${q(o.staged)}`), 's."_window_start"', hash, '$1', 'CAST($2 AS TIMESTAMPTZ)'];
+  const values = [...data.map((c) => `s.${q(c)}`), ...objectValues, 's."_window_start"', hash, '$1', 'CAST($2 AS TIMESTAMPTZ)'];
   return {
     sql: `INSERT INTO ${qualified(ctx.schema, history.observations)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${latest} WHERE s."_latest" = 1`,
     params: [ctx.runId, ctx.loadedAt],
