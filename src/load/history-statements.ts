@@ -38,9 +38,9 @@ export function historyStatements(spec: TableSpec & { history: HistorySpec }, ct
   const inSpan = `${q('_window_start')} BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`;
   const span = [ctx.spanStart, ctx.spanEnd];
   const out: Statement[] = [{ sql: `DROP TABLE IF EXISTS ${keys}`, params: [] }];
-  // a window's listing is its whole truth: a key it no longer lists loses its observation, and its versions change too
   // created empty, then filled: PostgreSQL takes no parameters in CREATE TABLE AS
   out.push({ sql: `CREATE TEMP TABLE ${keys} AS SELECT ${key} FROM ${staged} s WHERE 1 = 0`, params: [] });
+  // a window's listing is its whole truth: a key it no longer lists loses its observation, and its versions change too
   out.push(
     byWindow
       ? { sql: `INSERT INTO ${keys} SELECT ${key} FROM ${staged} s UNION SELECT ${key} FROM ${observations} WHERE ${inSpan}`, params: span }
