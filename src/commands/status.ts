@@ -1,7 +1,10 @@
 import { addDays, lastClosedDay } from '../plan/days.js';
 import { windowStartOf } from '../plan/plan-windows.js';
+import type { JobSettings } from '../plan/job-plan.js';
 import { readDirectoryStatus } from '../state/directory.js';
 import { coverageLine, stateCoverage } from '../state/state-coverage.js';
+import { readHistoryStatus } from '../state/history-status.js';
+import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
@@ -20,7 +23,10 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
     config,
     (destination) =>
       destination.withConnection(async (conn): Promise<JobStatus> => {
-        const status = await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone));
+        const status = {
+          ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
+          history: await readHistoryStatus(conn, historiesOf(jobConfig)),
+        };
         if (!jobConfig.streams.includes('accounts')) return status;
         const customerState = [];
         for (const stream of STATE_STREAMS.filter((s) => jobConfig.streams.includes(s)))
@@ -30,6 +36,16 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
     { create: false },
   );
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
+}
+
+/** The history tables the job's streams declare, and whether the job keeps them. */
+function historiesOf(jobConfig: JobSettings): Array<{ stream: string; table: string; observations: string; kept: boolean }> {
+  const off: Partial<Record<string, boolean>> = jobConfig.history ?? {};
+  return jobConfig.streams.flatMap((stream) =>
+    streamDefinition(stream).tables.flatMap((t) =>
+      t.history ? [{ stream, table: t.history.table, observations: t.history.observations, kept: off[stream] !== false }] : [],
+    ),
+  );
 }
 
 /** The human form of `status`. */
@@ -62,6 +78,15 @@ export function formatStatus(status: JobStatus): string {
       lines.push(`  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`);
   }
   if (status.customerState?.length) lines.push('', ...status.customerState.map(coverageLine));
+  if (status.history && status.history.length > 0) {
+    lines.push('', 'history (versions grow with changes, not with nights)');
+    lines.push(
+      table(
+        ['table', 'versions', 'current', 'observations', 'kept'],
+        status.history.map((h) => [h.table, h.versions, h.current, h.observations, h.kept ? 'yes' : 'no (jobs.<name>.history)']),
+      ),
+    );
+  }
   const lock = status.runLock;
   lines.push(
     '',

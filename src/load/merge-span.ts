@@ -1,6 +1,7 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { MergedSpan, SpanLoadRequest } from './destination.js';
+import { historyStatements } from './history-statements.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { refreshDerived } from './derived-objects.js';
 import { mergeStatements } from './merge-statements.js';
@@ -43,6 +44,14 @@ export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, 
     spanEnd: span.windows.at(-1)!.end,
   })) {
     await conn.run(statement.sql, statement.params);
+  }
+  // after the merges, in the same transaction: what the span observed, and the versions of the keys it touched
+  const spanStart = span.windows[0]!.start;
+  const spanEnd = span.windows.at(-1)!.end;
+  for (const spec of span.tables) {
+    if (!spec.history) continue;
+    const ctx = { dialect, schema, tables: span.tables, spanStart, spanEnd, runId: span.runId, loadedAt: span.loadedAt };
+    for (const statement of historyStatements({ ...spec, history: spec.history }, ctx)) await conn.run(statement.sql, statement.params);
   }
   await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);

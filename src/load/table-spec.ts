@@ -58,6 +58,40 @@ export type StagedWith = { table: string; kind: 'copy' } | { table: string; kind
  */
 export type DerivedObjects = 'surveys' | 'typed-fields';
 
+/**
+ * Versions of a table's rows kept beside it (`<table>_history`), rebuilt from observations so that they never depend
+ * on the order spans are loaded in. Each commit records what the span observed — one row per key and observation
+ * time, with a hash of its content — in `observations`, then rebuilds the versions of every key the span touched
+ * from all of that key's observations: a version starts at an observation whose content differs from the one
+ * before it and ends where the next version starts (`valid_from` inclusive, `valid_to` exclusive, NULL while
+ * current). Loading the same observations in any order, in parallel or again gives the same versions.
+ *
+ * Both tables are created by a migration (`sql/<dialect>/`): see docs/warehouse.md, "History", for their columns.
+ *
+ * @example
+ * // a per-customer state table whose rows carry the instant they were read
+ * history: { table: 'loyalty_status_history', observations: '_etl_loyalty_status_observations', observedAt: 'observed_at' }
+ */
+export interface HistorySpec {
+  /** The versions table: the tracked table's data columns, `objects`, `valid_from`, `valid_to`, `is_current`, `content_hash`. */
+  table: string;
+  /** The observations table: the data columns, `objects`, `_window_start`, `content_hash`, keyed by the key and `observedAt`. */
+  observations: string;
+  /**
+   * When a row was observed, and so the type of `valid_from`/`valid_to`:
+   * - `_window_start`: the window that served it (a DATE). The window's listing is the whole truth of the window, so
+   *   a re-load of it replaces every observation of the window (an export filtered by change day, such as accounts).
+   * - a data column (a TIMESTAMPTZ such as `observed_at`): each load is an observation of its own; a re-load adds
+   *   one unless the same instant was observed already. The column is not part of the content.
+   */
+  observedAt: string;
+  /**
+   * Staging-only JSON object columns (`{name: text | null}`) that are part of the content, kept in the history
+   * under a name of their own (accounts: its custom fields, `_custom_fields` → `custom_fields`).
+   */
+  objects?: ReadonlyArray<{ staged: string; column: string }>;
+}
+
 /** A warehouse table a stream writes: its key, its data columns and how its rows merge. */
 export interface TableSpec {
   name: string;
@@ -74,6 +108,8 @@ export interface TableSpec {
   windowless?: boolean;
   /** What the loader rebuilds from this table after merging it. */
   derived?: DerivedObjects;
+  /** Versions of the rows are kept as well (see {@link HistorySpec}); a job may turn it off (`jobs.<name>.history`). */
+  history?: HistorySpec;
 }
 
 /** A row as the transform hands it to the loader: column name → value already in its final text form. */

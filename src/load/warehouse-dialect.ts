@@ -36,6 +36,13 @@ export interface WarehouseDialect {
    * them; PostgreSQL runs `NOT EXISTS` as a hash anti join, and hashes `NOT IN` only while it fits `work_mem`.
    */
   notAmong(value: string, list: string): string;
+  /**
+   * An MD5 hex digest of `values` (expressions of any shared column type, read as text) and `objects` (JSON objects of
+   * text values as staged, or jsonb), the same for the same content whatever order an object's members came in:
+   * the content hash that versions of a history compare (`history-statements.ts`). The sessions' time zone is UTC, so
+   * a timestamp reads as the same text every time.
+   */
+  contentHash(values: string[], objects: string[]): string;
 }
 
 function duckdbJsonObject(column: string): string {
@@ -67,6 +74,9 @@ export const duckdbDialect: WarehouseDialect = {
     `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
   jsonObjectNames: (source, column, name) => `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `${value} NOT IN ${list}`,
+  // a JSON text keeps its members' order: the sorted entries of its map are what is compared
+  contentHash: (values, objects) =>
+    `md5(CAST(json_array(${[...values.map((v) => `CAST(${v} AS VARCHAR)`), ...objects.map((o) => `to_json(list_sort(map_entries(${duckdbJsonObject(o)})))`)].join(', ')}) AS VARCHAR))`,
 };
 
 export const postgresDialect: WarehouseDialect = {
@@ -93,4 +103,6 @@ export const postgresDialect: WarehouseDialect = {
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
   jsonObjectNames: (source, column, name) => `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,
+  // jsonb orders an object's members itself
+  contentHash: (values, objects) => `md5(CAST(jsonb_build_array(${[...values.map((v) => `CAST(${v} AS text)`), ...objects].join(', ')}) AS text))`,
 };

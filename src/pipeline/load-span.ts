@@ -1,5 +1,5 @@
 import type { Destination, SpanLoad } from '../load/destination.js';
-import type { Row } from '../load/table-spec.js';
+import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
@@ -73,7 +73,7 @@ export async function loadSpan(
     ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span)
     : undefined;
   if (selection) ctx = { ...ctx, customers: selection.customers };
-  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: stream.tables });
+  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: tablesOf(stream, ctx) });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {
     job: settings.job,
@@ -114,6 +114,13 @@ export async function loadSpan(
     if (!(error instanceof SpanPartlyLoadedError)) await load.abort();
     throw error;
   }
+}
+
+/** The stream's tables, without the history of those whose job turned it off (`jobs.<name>.history.<stream>: false`). */
+function tablesOf(stream: StreamDefinition, ctx: StreamContext): TableSpec[] {
+  const history: Partial<Record<string, boolean>> = ctx.jobConfig.history ?? {};
+  if (history[stream.name] !== false) return stream.tables;
+  return stream.tables.map(({ history: _, ...spec }) => spec);
 }
 
 /** What a span staged, per window start; `stoppedBy` is what stopped its reading before the end, if anything did. */

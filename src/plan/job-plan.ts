@@ -23,6 +23,8 @@ export interface JobSettings {
   reject_threshold: number;
   /** Nights within which the state streams ask every customer at least once. */
   sweep_days: number;
+  /** Streams whose history is turned off (`false`); a stream not named keeps its history. */
+  history?: { accounts?: boolean | undefined } | undefined;
   postings: { customers: PostingsSelection; max_span_days: number };
 }
 

@@ -2,6 +2,7 @@ import type { JobSettings } from '../plan/job-plan.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
+import type { HistoryStatus } from './history-status.js';
 import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import type { StateCoverage } from './state-coverage.js';
@@ -74,6 +75,8 @@ export interface JobStatus {
   directory?: DirectoryStatus;
   /** For a job with state streams: how far their observations cover the customer directory. */
   customerState?: StateCoverage[];
+  /** The history tables of the job's streams: versions and the observations they come from. */
+  history?: HistoryStatus[];
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */

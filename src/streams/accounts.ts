@@ -60,6 +60,13 @@ export const accountsTable: TableSpec = {
   ],
   // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
   stagingOnly: [{ name: CUSTOM_FIELDS, type: 'json' }],
+  // a version per change the export served: the window that first served it starts it
+  history: {
+    table: 'accounts_history',
+    observations: '_etl_accounts_observations',
+    observedAt: '_window_start',
+    objects: [{ staged: CUSTOM_FIELDS, column: 'custom_fields' }],
+  },
 };
 
 export const accountCustomFieldsTable: TableSpec = {

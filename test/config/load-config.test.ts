@@ -56,6 +56,17 @@ describe('jobs.yaml', () => {
     expect(errorOf(() => resolveJobPlan(parseConfig(minimal, 'my.yaml', {}), 'weekly')).message).toBe("my.yaml: jobs: no job named 'weekly' (jobs: nightly)");
   });
 
+  it('turns the history of a stream off, and refuses a stream that keeps none', () => {
+    const off = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    history:\n      accounts: false');
+    expect(parseConfig(off, 'my.yaml', {}).jobs.nightly!.history).toEqual({ accounts: false });
+    expect(errorOf(() => parseConfig(off.replace('accounts: false', 'surveys: false'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: jobs\.nightly\.history: unknown key 'surveys'/,
+    );
+    expect(errorOf(() => parseConfig(off.replace('accounts: false', 'accounts: nope'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: jobs\.nightly\.history\.accounts: /,
+    );
+  });
+
   it('the shipped jobs.yaml is valid', () => {
     const config = loadConfig('jobs.yaml', {});
     expect(Object.keys(config.jobs)).toContain('nightly');

@@ -1,0 +1,113 @@
+import { qualified, quoteIdent } from './identifiers.js';
+import type { Statement } from './merge-statements.js';
+import { stagedRows } from './staging.js';
+import type { HistorySpec, TableSpec } from './table-spec.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
+
+const q = quoteIdent;
+
+/** What the history statements of a span need; the span's windows are consecutive. */
+export interface HistoryContext {
+  dialect: WarehouseDialect;
+  schema: string;
+  /** Every table of the stream, those staged with another's rows included. */
+  tables: TableSpec[];
+  spanStart: string;
+  spanEnd: string;
+  runId: string;
+  loadedAt: string;
+}
+
+/** The temp table of the keys whose versions a commit rebuilds. */
+function touchedKeys(spec: TableSpec): string {
+  return q(`_hist_${spec.name}`);
+}
+
+/**
+ * Statements that record what a span observed of `spec` (which declares a history) and rebuild the versions of the
+ * keys it touched, inside the span's transaction and after its merges. Versions are a function of the observations
+ * alone — never of what the history held before — so the order windows arrive in cannot change them.
+ */
+export function historyStatements(spec: TableSpec & { history: HistorySpec }, ctx: HistoryContext): Statement[] {
+  const history = spec.history;
+  const observations = qualified(ctx.schema, history.observations);
+  const byWindow = history.observedAt === '_window_start';
+  const keys = touchedKeys(spec);
+  const key = spec.key.map(q).join(', ');
+  const staged = stagedRows(ctx.dialect, spec, ctx.tables);
+  const inSpan = `${q('_window_start')} BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`;
+  const span = [ctx.spanStart, ctx.spanEnd];
+  const out: Statement[] = [{ sql: `DROP TABLE IF EXISTS ${keys}`, params: [] }];
+  // created empty, then filled: PostgreSQL takes no parameters in CREATE TABLE AS
+  out.push({ sql: `CREATE TEMP TABLE ${keys} AS SELECT ${key} FROM ${staged} s WHERE 1 = 0`, params: [] });
+  // a window's listing is its whole truth: a key it no longer lists loses its observation, and its versions change too
+  out.push(
+    byWindow
+      ? { sql: `INSERT INTO ${keys} SELECT ${key} FROM ${staged} s UNION SELECT ${key} FROM ${observations} WHERE ${inSpan}`, params: span }
+      : { sql: `INSERT INTO ${keys} SELECT DISTINCT ${key} FROM ${staged} s`, params: [] },
+  );
+  out.push(
+    byWindow
+      ? { sql: `DELETE FROM ${observations} WHERE ${inSpan}`, params: span }
+      : {
+          sql: `DELETE FROM ${observations} WHERE EXISTS (SELECT 1 FROM ${staged} s WHERE ${[...spec.key, history.observedAt].map((k) => `s.${q(k)} = ${observations}.${q(k)}`).join(' AND ')})`,
+          params: [],
+        },
+  );
+  out.push(observe(spec, history, ctx));
+  out.push({
+    sql: `DELETE FROM ${qualified(ctx.schema, history.table)} WHERE EXISTS (SELECT 1 FROM ${keys} k WHERE ${match(spec.key, 'k', qualified(ctx.schema, history.table))})`,
+    params: [],
+  });
+  out.push(rebuild(spec, history, ctx));
+  out.push({ sql: `DROP TABLE ${keys}`, params: [] });
+  return out;
+}
+
+/** One observation per key and observation time (a record staged twice: its last occurrence), with its content hash. */
+function observe(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): Statement {
+  const objects = history.objects ?? [];
+  const data = spec.columns.map((c) => c.name);
+  const content = data.filter((c) => c !== history.observedAt);
+  const partition = [...spec.key, history.observedAt].map(q).join(', ');
+  // a record staged without its object has none: the same content as an empty one
+  const objectValues = objects.map((o) => `COALESCE(s.${q(o.staged)}, CAST('{}' AS ${ctx.dialect.typeName('json')}))`);
+  const hash = ctx.dialect.contentHash(
+    content.map((c) => `s.${q(c)}`),
+    objectValues,
+  );
+  const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
+  const columns = [...data, ...objects.map((o) => o.column), '_window_start', 'content_hash', '_run_id', '_loaded_at'];
+  const values = [...data.map((c) => `s.${q(c)}`), ...objectValues, 's."_window_start"', hash, '$1', 'CAST($2 AS TIMESTAMPTZ)'];
+  return {
+    sql: `INSERT INTO ${qualified(ctx.schema, history.observations)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${latest} WHERE s."_latest" = 1`,
+    params: [ctx.runId, ctx.loadedAt],
+  };
+}
+
+/**
+ * The versions of the touched keys from their observations, in observation order: an observation whose hash differs
+ * from the one before it starts a version, which ends where the next version starts. A version keeps the run and load
+ * time of the observation that started it.
+ */
+function rebuild(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): Statement {
+  const objects = (history.objects ?? []).map((o) => o.column);
+  const content = [...spec.columns.map((c) => c.name).filter((c) => c !== history.observedAt), ...objects];
+  const key = spec.key.map((k) => `o.${q(k)}`).join(', ');
+  const at = q(history.observedAt);
+  const observations = `${qualified(ctx.schema, history.observations)} o`;
+  const changes =
+    `SELECT o.*, LAG(o."content_hash") OVER (PARTITION BY ${key} ORDER BY o.${at}) AS "_previous" FROM ${observations} ` +
+    `WHERE EXISTS (SELECT 1 FROM ${touchedKeys(spec)} k WHERE ${match(spec.key, 'k', 'o')})`;
+  const versions = `SELECT o.*, LEAD(o.${at}) OVER (PARTITION BY ${key} ORDER BY o.${at}) AS "_next" FROM (${changes}) o WHERE o."_previous" IS NULL OR o."_previous" <> o."content_hash"`;
+  const columns = [...content, 'valid_from', 'valid_to', 'is_current', 'content_hash', '_run_id', '_loaded_at'];
+  const values = [...content.map((c) => `v.${q(c)}`), `v.${at}`, 'v."_next"', 'v."_next" IS NULL', 'v."content_hash"', 'v."_run_id"', 'v."_loaded_at"'];
+  return {
+    sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM (${versions}) v`,
+    params: [],
+  };
+}
+
+function match(key: string[], a: string, b: string): string {
+  return key.map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(' AND ');
+}
