@@ -1,5 +1,4 @@
 import type { StreamName } from '../config/config-schema.js';
-import type { SqlConnection } from '../load/sql-connection.js';
 
 /** The analyst query the demo shows — average recommendation score by loyalty tier — and the streams it needs. */
 export const DEMO_QUERY: { streams: StreamName[]; sql: string } = {
@@ -20,25 +19,3 @@ SELECT t.tier_name AS loyalty_tier,
  GROUP BY t.tier_name
  ORDER BY avg_nps DESC`,
 };
-
-const TABLES = [
-  'accounts',
-  'account_custom_fields',
-  'survey_responses',
-  'survey_answers',
-  'survey_questions',
-  'loyalty_postings',
-  'profile_fields',
-  '_etl_windows',
-  '_etl_rejects',
-];
-
-/** Row counts of the warehouse tables the demo loaded. */
-export async function demoTableCounts(conn: SqlConnection): Promise<Array<{ table: string; rows: number }>> {
-  const out: Array<{ table: string; rows: number }> = [];
-  for (const table of TABLES) {
-    const [row] = await conn.all<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${table}`);
-    out.push({ table, rows: Number(row?.n ?? 0) });
-  }
-  return out;
-}
