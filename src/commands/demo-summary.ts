@@ -1,13 +1,6 @@
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
-
-/** Thousands grouped the same way whatever the machine's locale, so the summary reads the same everywhere. */
-const grouped = new Intl.NumberFormat('en-US');
-
-/** `n` with its thousands grouped, e.g. `5,314`. */
-export function count(n: number): string {
-  return grouped.format(n);
-}
+import { count } from './counts.js';
 
 /** What each demo table holds, in words: a count never stands without what it counts. */
 const TABLES: ReadonlyArray<{ table: string; counts: string }> = [

@@ -8,7 +8,8 @@ import { commandLogger, createApi } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY } from './demo-queries.js';
-import { count, describeDemoRun, describeDemoTables } from './demo-summary.js';
+import { count } from './counts.js';
+import { describeDemoRun, describeDemoTables } from './demo-summary.js';
 import { writeReport } from '../report/write-report.js';
 import type { Command } from 'commander';
 

@@ -28,6 +28,8 @@ export interface JobRunResult {
   loaded: Array<WindowCounts & { stream: StreamName }>;
   /** The customer directory made complete before them: accounts windows loaded, and windows found empty. */
   directory: { loaded: WindowCounts[]; empty: number };
+  /** Windows of the streams asked for that the source reported empty, recorded done without reading each. */
+  empty: Map<StreamName, number>;
   failed: WindowFailure[];
   requests: number;
 }
@@ -75,7 +77,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const runId = request.runId ?? randomUUID();
   const leaseSeconds = request.leaseSeconds ?? config.leaseSeconds;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
-  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
+  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, empty: new Map(), failed: [], requests: 0 };
   const stop = request.stop ?? new RunStop();
   const startedAt = new Date().toISOString();
   const lock = request.exclusive ? `run:${request.job}` : undefined;
