@@ -192,13 +192,18 @@ export class JobRun {
     });
     if (stretches.empty === 0) return windows;
     this.result.empty.set(name, (this.result.empty.get(name) ?? 0) + stretches.empty);
+    const toLoadStarts = new Set(stretches.toLoad.map((w) => w.start));
+    const empty = missing.filter((w) => !toLoadStarts.has(w.start));
+    request.onSpanDone?.(
+      name,
+      empty.map((window) => ({ window, extracted: 0, loaded: 0, rejected: 0, requests: 0 })),
+    );
     this.log.info(
       { stream: name, windows: windows.length, empty: stretches.empty, requests: stretches.requests },
       'windows the source reports empty recorded done',
     );
-    const toLoad = new Set(stretches.toLoad.map((w) => w.start));
-    const missingStarts = new Set(missing.map((w) => w.start));
-    return windows.filter((w) => !missingStarts.has(w.start) || toLoad.has(w.start));
+    const emptyStarts = new Set(empty.map((w) => w.start));
+    return windows.filter((w) => !emptyStarts.has(w.start));
   }
 
   /** The day through which the customer directory is complete, and why windows after it cannot load. */

@@ -59,7 +59,7 @@ export interface JobRunRequest {
   leaseSeconds?: number;
   /** Refresh `profiles` and `profile_fields` first (default true). */
   refreshReferenceData?: boolean;
-  /** Called after every span, for progress display. */
+  /** Called after every span, and after a stretch of windows the source reports empty, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;
