@@ -61,11 +61,14 @@ export async function usingDestination<T>(
 }
 
 /** How this process writes its logs: chosen once by the command line (`--log-format`, or whether stderr is a terminal). */
-let logStyle: { format: LogFormat; colour: boolean } = { format: 'json', colour: false };
+let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.WritableStream } = { format: 'json', colour: false };
 
-/** Sets how {@link commandLogger} writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`). */
-export function useLogFormat(format: LogFormat, colour: boolean): void {
-  logStyle = { format, colour };
+/**
+ * Sets how {@link commandLogger} writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`),
+ * to stderr or, for a program running commands in its own process (the test suite), to `destination`.
+ */
+export function useLogFormat(format: LogFormat, colour: boolean, destination?: NodeJS.WritableStream): void {
+  logStyle = { format, colour, ...(destination ? { destination } : {}) };
 }
 
 /** The format the command line chose; a command draws a progress display only where its logs are human lines. */
