@@ -186,11 +186,18 @@ export class JobRun {
       windows: missing,
       count: (range) => stream.countRange!(api, range),
       destination: request.destination,
-    }).finally(() => {
-      letGo();
-      this.result.requests += api.counter.requests;
-    });
-    if (stretches.empty === 0) return windows;
+    })
+      .catch((error: unknown) => {
+        // counting only saves requests: when the source cannot count, every window is read as planned (a window
+        // recorded empty before the failure is read again, harmlessly), and a run being stopped stops there
+        if (!this.stop.absorbs(error)) this.log.warn({ stream: name, err: error }, 'could not count the windows never loaded; reading each of them');
+        return undefined;
+      })
+      .finally(() => {
+        letGo();
+        this.result.requests += api.counter.requests;
+      });
+    if (!stretches || stretches.empty === 0) return windows;
     this.result.empty.set(name, (this.result.empty.get(name) ?? 0) + stretches.empty);
     const toLoadStarts = new Set(stretches.toLoad.map((w) => w.start));
     const empty = missing.filter((w) => !toLoadStarts.has(w.start));
