@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
@@ -17,6 +18,7 @@ import { registerSql } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
+import { useLogFormat } from '../commands/job-session.js';
 import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
@@ -26,8 +28,11 @@ import { CommandError, ExitCode } from './exit-codes.js';
 export function buildProgram(): Command {
   const program = new Command('loyalty-etl')
     .description('Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .option('--log-format <format>', 'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (command) => chooseLogFormat(command.opts<{ logFormat?: string }>().logFormat));
   for (const register of [
     registerRun,
     registerBackfill,
@@ -58,6 +63,23 @@ export async function main(argv: string[]): Promise<number> {
     if (code === ExitCode.internal && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
+}
+
+/** The version in package.json, read where the compiled code sits (`dist/` beside it). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * Human log lines for a person at a terminal, JSON lines for everything else (a scheduler, a pipe, a file), unless
+ * `--log-format` says which; colour only on a terminal, and never with `NO_COLOR` (https://no-color.org).
+ */
+function chooseLogFormat(flag: string | undefined): void {
+  if (flag !== undefined && flag !== 'json' && flag !== 'pretty')
+    throw new CommandError(`--log-format: '${flag}' is no log format (use json or pretty)`, ExitCode.usage);
+  const terminal = process.stderr.isTTY === true;
+  const format = flag ?? (terminal ? 'pretty' : 'json');
+  useLogFormat(format, format === 'pretty' && terminal && !process.env.NO_COLOR);
 }
 
 /** Levels `LOYALTY_LOG_LEVEL` may name (pino's). */

@@ -10,7 +10,7 @@ import { runJob } from '../pipeline/run-job.js';
 import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts, type BackfillWindowCounts } from '../state/window-claims.js';
-import { createProgress } from './backfill-progress.js';
+import { createProgress, showsProgressBar } from './progress-display.js';
 import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
@@ -40,8 +40,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const concurrency = options.concurrency === undefined ? plan.sourceConcurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new CommandError(`--concurrency: ${options.concurrency} is not a whole number from 1 to 64`, ExitCode.usage);
-  // On a terminal the bar is the display; JSON lines below warnings would only scroll it away.
-  const onTerminal = process.stderr.isTTY === true;
+  // On a terminal the bar is the display; log lines below warnings would only scroll it away.
+  const onTerminal = showsProgressBar();
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger) };
   const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
@@ -124,7 +124,7 @@ async function runBackfill(
  * may share the backfill (`recount`) — what they finished too, re-read every few seconds.
  */
 function followProgress(before: BackfillWindowCounts, recount: (() => Promise<BackfillWindowCounts>) | undefined, logger: Logger) {
-  const progress = createProgress({ total: before.total, done: before.done, stream: process.stderr, logger });
+  const progress = createProgress({ label: 'backfill', total: before.total, done: before.done, stream: process.stderr, bar: showsProgressBar(), logger });
   let done = before.done;
   let records = 0;
   let syncedAt = Date.now();

@@ -1,5 +1,4 @@
 import type { StreamName } from '../plan/job-plan.js';
-import type { SqlConnection } from '../load/sql-connection.js';
 
 /** The analyst query the demo shows — average recommendation score by loyalty tier — and the streams it needs. */
 export const DEMO_QUERY: { streams: StreamName[]; sql: string } = {
@@ -40,30 +39,4 @@ SELECT 'expiring in 30 days', NULL,
  WHERE d.expires_at > CAST(today.day AS TIMESTAMPTZ)
    AND d.expires_at <= CAST(today.day + 30 AS TIMESTAMPTZ)
  ORDER BY measure, currency`;
-}
-
-const TABLES = [
-  'accounts',
-  'account_custom_fields',
-  'survey_responses',
-  'survey_answers',
-  'survey_questions',
-  'loyalty_postings',
-  'loyalty_status',
-  'loyalty_wallets',
-  'loyalty_balance_details',
-  'vouchers',
-  'profile_fields',
-  '_etl_windows',
-  '_etl_rejects',
-];
-
-/** Row counts of the warehouse tables the demo loaded. */
-export async function demoTableCounts(conn: SqlConnection): Promise<Array<{ table: string; rows: number }>> {
-  const out: Array<{ table: string; rows: number }> = [];
-  for (const table of TABLES) {
-    const [row] = await conn.all<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${table}`);
-    out.push({ table, rows: Number(row?.n ?? 0) });
-  }
-  return out;
 }

@@ -3,7 +3,7 @@ import type { JobPlan, JobSettings } from '../plan/job-plan.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/open-destination.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type LogFormat, type Logger } from '../log/logger.js';
 import { registerSecret } from '../log/redact.js';
 import { HttpClient } from '../source/http-client.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
@@ -59,6 +59,23 @@ export async function usingDestination<T>(
   }
 }
 
+/** How this process writes its logs: chosen once by the command line (`--log-format`, or whether stderr is a terminal). */
+let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.WritableStream } = { format: 'json', colour: false };
+
+/**
+ * Sets how {@link commandLogger} writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`),
+ * to stderr or, for a program running commands in its own process (the test suite), to `destination`.
+ */
+export function useLogFormat(format: LogFormat, colour: boolean, destination?: NodeJS.WritableStream): void {
+  logStyle = { format, colour, ...(destination ? { destination } : {}) };
+}
+
+/** The format the command line chose; a command draws a progress display only where its logs are human lines. */
+export function logFormat(): LogFormat {
+  return logStyle.format;
+}
+
+/** The logger of a command, on stderr, in the format the command line chose. */
 export function commandLogger(options: { level?: string } = {}): Logger {
-  return createLogger(options);
+  return createLogger({ ...options, ...logStyle });
 }

@@ -1,30 +1,41 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import { formatWindow } from '../plan/windows.js';
+import { count, plural } from './counts.js';
 
-/** One line per stream of what a run loaded, for stdout. */
+/** What a record of each stream is, for the summary: an accounts record is a version of a customer, not a customer. */
+const RECORDS_OF: ReadonlyMap<string, string> = new Map([
+  ['accounts', 'account versions'],
+  ['surveys', 'survey responses'],
+  ['loyalty_postings', 'postings'],
+]);
+
+/** One line per stream of what a run loaded, for stdout; every count says what it counts. */
 export function summarizeRun(result: JobRunResult): string {
-  const byStream = new Map<string, { windows: number; loaded: number; rejected: number; extracted: number }>();
+  const byStream = new Map<string, { windows: number; loaded: number; rejected: number; extracted: number; empty: number }>();
+  const of = (stream: string) => byStream.get(stream) ?? byStream.set(stream, { windows: 0, loaded: 0, rejected: 0, extracted: 0, empty: 0 }).get(stream)!;
   for (const c of result.loaded) {
-    const s = byStream.get(c.stream) ?? { windows: 0, loaded: 0, rejected: 0, extracted: 0 };
+    const s = of(c.stream);
     s.windows++;
     s.loaded += c.loaded;
     s.rejected += c.rejected;
     s.extracted += c.extracted;
-    byStream.set(c.stream, s);
   }
-  const lines = [...byStream].map(
-    ([stream, s]) => `${stream}: ${s.windows} window(s), ${s.extracted} records read, ${s.loaded} loaded, ${s.rejected} rejected`,
-  );
+  for (const [stream, empty] of result.empty) of(stream).empty += empty;
+  const lines = [...byStream].map(([stream, s]) => {
+    const records = RECORDS_OF.get(stream) ?? 'records';
+    const read = `${stream}: ${plural(s.windows, 'window')} read, ${count(s.extracted)} ${records} read, ${count(s.loaded)} loaded, ${count(s.rejected)} rejected`;
+    return s.empty > 0 ? `${read}; ${plural(s.empty, 'window')} the source reports empty, recorded without reading them` : read;
+  });
   const directory = result.directory;
   if (directory.loaded.length > 0 || directory.empty > 0) {
     const read = directory.loaded.reduce((n, c) => n + c.extracted, 0);
     lines.unshift(
-      `customer directory: ${directory.loaded.length} accounts window(s) read (${read} records), ${directory.empty} found empty without reading them`,
+      `customer directory before the job's first day: ${plural(directory.loaded.length, 'accounts window')} read (${count(read)} account versions), ${plural(directory.empty, 'window')} the source reports empty, recorded without reading them`,
     );
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
-  lines.push(`${result.requests} source requests, run ${result.runId}`);
+  lines.push(`${count(result.requests)} source requests, run ${result.runId}`);
   return lines.join('\n');
 }
 

@@ -11,6 +11,7 @@ import { reportAfter } from '../report/write-report.js';
 import { reportTarget } from './report.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
+import { createProgress, showsProgressBar } from './progress-display.js';
 
 export interface RunOptions extends CommonOptions {
   /** Last day to load instead of the last closed day in the source's zone (re-running up to a given night). */
@@ -31,10 +32,16 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const through = options.until ?? lastClosedDay(config.source.timezone);
   const report =
     options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
-  const logger = commandLogger();
+  // On a terminal a progress bar is the display; log lines below warnings would only scroll it away.
+  const bar = showsProgressBar();
+  const logger = commandLogger(bar && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const api = createApi(config, logger);
   const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
+    const total = [...windows.values()].reduce((n, w) => n + w.length, 0);
+    const progress = bar ? createProgress({ label: 'run', total, done: 0, stream: process.stderr, bar, logger }) : undefined;
+    let done = 0;
+    let records = 0;
     return reportAfter(report, destination, logger, () =>
       runJob({
         plan,
@@ -46,7 +53,12 @@ export async function runCommand(options: RunOptions): Promise<void> {
         destination,
         logger,
         stop: interruptibleRun(),
-      }),
+        onSpanDone: (_stream, counts) => {
+          done += counts.length;
+          records += counts.reduce((n, c) => n + c.extracted, 0);
+          progress?.update(done, records);
+        },
+      }).finally(() => progress?.stop()),
     );
   });
   process.stdout.write(`${summarizeRun(session.value)}\n${describeSession(session)}`);

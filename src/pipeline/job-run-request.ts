@@ -20,6 +20,8 @@ export interface JobRunResult {
   loaded: Array<WindowCounts & { stream: StreamName }>;
   /** The customer directory made complete before them: accounts windows loaded, and windows found empty. */
   directory: { loaded: WindowCounts[]; empty: number };
+  /** Windows of the streams asked for that the source reported empty, recorded done without reading each. */
+  empty: Map<StreamName, number>;
   failed: WindowFailure[];
   requests: number;
 }
@@ -47,7 +49,7 @@ export interface JobRunRequest {
   exclusive?: boolean;
   /** Refresh `profiles` and `profile_fields` first (default true). */
   refreshReferenceData?: boolean;
-  /** Called after every span, for progress display. */
+  /** Called after every span, and after a stretch of windows the source reports empty, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;

@@ -6,7 +6,7 @@ import { redact } from '../log/redact.js';
 import { addDays, type Day } from '../plan/days.js';
 import { planRange, windowStartOf } from '../plan/plan-windows.js';
 import { formatWindow, groupWindows, type Window } from '../plan/windows.js';
-import { directoryCompleteThrough, windowsNotDone } from '../state/directory.js';
+import { directoryCompleteThrough, firstListedDay, windowsNotDone } from '../state/directory.js';
 import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import { reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
@@ -136,12 +136,83 @@ export class JobRun {
       const limits = { maxDays: this.spanDays(stream), maxWindows: stream.maxWindowsPerSpan(jobConfig), spans: this.lanesOf(stream) };
       return BackfillQueue.open(ctx, work.backfill, limits, unknown);
     }
-    let windows = planned!;
+    let windows = await this.withoutEmptyStretches(name, stream, planned!);
     if (unknown) {
       for (const window of windows.filter((w) => w.end > unknown.after)) this.result.failed.push({ stream: name, window, error: unknown.error });
       windows = windows.filter((w) => w.end <= unknown.after);
     }
-    return new PlannedQueue(ctx, groupWindows(windows, this.spanDays(stream)));
+    const spans = unknown ? await this.customerSpans(windows, stream) : groupWindows(windows, this.spanDays(stream));
+    return new PlannedQueue(ctx, spans);
+  }
+
+  /**
+   * Spans of a per-customer stream: the windows before any customer was listed form spans of their own (they ask
+   * nobody the export listed), so the spans that ask customers start where the first of them appears. A first run
+   * from an early `first_day` then asks each customer once per span of the program's real history, not once more
+   * for a span that merely reaches into it.
+   */
+  private async customerSpans(windows: Window[], stream: StreamDefinition): Promise<Window[][]> {
+    const first = await this.request.destination.withConnection((conn) => firstListedDay(conn));
+    const maxDays = this.spanDays(stream);
+    if (first === undefined) return groupWindows(windows, maxDays);
+    return [
+      ...groupWindows(
+        windows.filter((w) => w.end < first),
+        maxDays,
+      ),
+      ...groupWindows(
+        windows.filter((w) => w.end >= first),
+        maxDays,
+      ),
+    ];
+  }
+
+  /**
+   * The planned windows of a stream less the never-loaded stretches the source reports empty, which are recorded
+   * done with a few counting requests instead of one request per window (a first run from an early `first_day`).
+   * Windows loaded before (the look-back) are read again as planned; a stream whose listing cannot be counted
+   * by range keeps them all.
+   */
+  private async withoutEmptyStretches(name: StreamName, stream: StreamDefinition, windows: Window[]): Promise<Window[]> {
+    const { request, runId } = this;
+    if (!stream.countRange) return windows;
+    const missing = await request.destination.withConnection((conn) => windowsNotDone(conn, this.job, name, windows));
+    if (missing.length === 0) return windows;
+    const api = request.api.scoped();
+    const letGo = this.stop.callsOff(api);
+    const stretches = await skipEmptyStretches({
+      job: this.job,
+      stream: name,
+      runId,
+      firstDay: this.jobConfig.first_day,
+      windows: missing,
+      count: (range) => stream.countRange!(api, range),
+      destination: request.destination,
+    })
+      .catch((error: unknown) => {
+        // counting only saves requests: when the source cannot count, every window is read as planned (a window
+        // recorded empty before the failure is read again, harmlessly), and a run being stopped stops there
+        if (!this.stop.absorbs(error)) this.log.warn({ stream: name, err: error }, 'could not count the windows never loaded; reading each of them');
+        return undefined;
+      })
+      .finally(() => {
+        letGo();
+        this.result.requests += api.counter.requests;
+      });
+    if (!stretches || stretches.empty === 0) return windows;
+    this.result.empty.set(name, (this.result.empty.get(name) ?? 0) + stretches.empty);
+    const toLoadStarts = new Set(stretches.toLoad.map((w) => w.start));
+    const empty = missing.filter((w) => !toLoadStarts.has(w.start));
+    request.onSpanDone?.(
+      name,
+      empty.map((window) => ({ window, extracted: 0, loaded: 0, rejected: 0, requests: 0 })),
+    );
+    this.log.info(
+      { stream: name, windows: windows.length, empty: stretches.empty, requests: stretches.requests },
+      'windows the source reports empty recorded done',
+    );
+    const emptyStarts = new Set(empty.map((w) => w.start));
+    return windows.filter((w) => !emptyStarts.has(w.start));
   }
 
   /** The day through which the customer directory is complete, and why windows after it cannot load. */

@@ -25,7 +25,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const runId = request.runId ?? randomUUID();
   const { leaseSeconds } = plan;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
-  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, failed: [], requests: 0 };
+  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, empty: new Map(), failed: [], requests: 0 };
   const stop = request.stop ?? new RunStop();
   const startedAt = new Date().toISOString();
   const lock = request.exclusive ? `run:${plan.name}` : undefined;

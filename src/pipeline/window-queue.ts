@@ -120,9 +120,10 @@ export class BackfillQueue implements WindowQueue {
       const span = this.claimed.shift();
       if (span) return span;
       const counts = await destination.withConnection((conn) =>
-        backfillWindowCounts(conn, { job, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.backfill.to, streams: [stream] }),
+        backfillWindowCounts(conn, { job, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.backfill.to, streams: [stream], runId }),
       );
-      return counts.open === 0 ? undefined : 'wait';
+      // the windows left in this run's other lanes are theirs to finish: only another worker's are worth waiting for
+      return counts.open === counts.heldByRun ? undefined : 'wait';
     });
   }
 }

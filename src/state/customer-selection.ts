@@ -12,7 +12,9 @@ export type { CustomerSelection, CustomerSelectionKind, SelectedCustomer, Wareho
 /**
  * The customers a per-customer stream asks for `span`, streamed from the warehouse in key order; it reads and
  * never writes:
- * - `all`: every customer in `accounts` (the whole directory);
+ * - `all`: every customer in `accounts` (the whole directory) the export listed by the span's last day: a
+ *   customer the export first listed after it was created after it, so has no posting in the span (a customer
+ *   no export window listed is asked all the same);
  * - `changed`: customers whose account was seen in one of the span's windows (`_etl_account_windows`) —
  *   cheaper, and misses postings of customers whose profile did not change in the window;
  * - `webhook`: the customers named by loyalty webhook events received since the stream's bookmark;
@@ -36,14 +38,16 @@ export async function selectCustomers(
 }
 
 async function* accountCustomers(read: WarehouseRead, kind: 'all' | 'changed', span: Window[]): AsyncGenerator<SelectedCustomer> {
-  const range = kind === 'changed' ? [span[0]!.start, span.at(-1)!.end] : [];
+  const range = kind === 'changed' ? [span[0]!.start, span.at(-1)!.end] : [span.at(-1)!.end];
   let after = '';
   for (;;) {
     const rows = await read((conn) => {
+      const listed = `SELECT 1 FROM ${conn.schemaSql}._etl_account_windows w WHERE w.customer_id = a.customer_id`;
       const changed =
         kind === 'changed'
-          ? `AND EXISTS (SELECT 1 FROM ${conn.schemaSql}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE))`
-          : '';
+          ? `AND EXISTS (${listed} AND w._window_start BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE))`
+          : // a first run from an early first_day asks nobody for the months before the program's customers existed
+            `AND (EXISTS (${listed} AND w._window_start <= CAST($2 AS DATE)) OR NOT EXISTS (${listed}))`;
       return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
         `SELECT a.customer_id, a.phone, a.email FROM ${conn.schemaSql}.accounts a WHERE a.customer_id > $1 ${changed} ORDER BY a.customer_id LIMIT ${PAGE}`,
         [after, ...range],

@@ -64,6 +64,12 @@ function rejectKey(payload: string): string {
   }
 }
 
+/** The first day of the first accounts window that listed any customer: no customer is known before it. */
+export async function firstListedDay(conn: SqlConnection): Promise<Day | undefined> {
+  const [row] = await conn.all<{ d: string | null }>(`SELECT CAST(MIN(_window_start) AS VARCHAR) AS d FROM ${conn.schemaSql}._etl_account_windows`);
+  return row?.d ?? undefined;
+}
+
 /** Counts the customers the warehouse holds for the accounts windows starting in `[from, to]`, rejects included. */
 export async function directoryHeld(conn: SqlConnection, job: string, from: Day, to: Day): Promise<DirectoryHeld> {
   const s = conn.schemaSql;

@@ -125,27 +125,30 @@ export interface BackfillWindowCounts {
   open: number;
   /** Held by a live worker right now. */
   held: number;
+  /** Of those, held by the run named in the scope (its own lanes); 0 without one. */
+  heldByRun: number;
 }
 
 /** Counts a backfill's windows by state. */
 export async function backfillWindowCounts(
   conn: SqlConnection,
-  scope: { job: string; backfillId: string; from: Day; to: Day; streams: string[] },
+  scope: { job: string; backfillId: string; from: Day; to: Day; streams: string[]; runId?: string },
 ): Promise<BackfillWindowCounts> {
-  const streams = scope.streams.map((_, i) => `$${i + 5}`).join(', ');
+  const streams = scope.streams.map((_, i) => `$${i + 6}`).join(', ');
   const [row] = await conn.all<Record<keyof BackfillWindowCounts, number | string | null>>(
     `SELECT COUNT(*) AS total,
             SUM(CASE WHEN backfill_id = $2 AND claimed_by IS NULL AND error IS NULL AND status = 'done' THEN 1 ELSE 0 END) AS done,
             SUM(CASE WHEN backfill_id = $2 AND claimed_by IS NULL AND error IS NOT NULL THEN 1 ELSE 0 END) AS failed,
-            SUM(CASE WHEN claimed_by IS NOT NULL AND ${liveRunSql(conn, 'claimed_by')} THEN 1 ELSE 0 END) AS held
+            SUM(CASE WHEN claimed_by IS NOT NULL AND ${liveRunSql(conn, 'claimed_by')} THEN 1 ELSE 0 END) AS held,
+            SUM(CASE WHEN claimed_by = $5 THEN 1 ELSE 0 END) AS "heldByRun"
        FROM ${conn.schemaSql}._etl_windows
       WHERE job = $1 AND window_start >= CAST($3 AS DATE) AND window_start <= CAST($4 AS DATE) AND stream IN (${streams})`,
-    [scope.job, scope.backfillId, scope.from, scope.to, ...scope.streams],
+    [scope.job, scope.backfillId, scope.from, scope.to, scope.runId ?? '', ...scope.streams],
   );
   const total = Number(row?.total ?? 0);
   const done = Number(row?.done ?? 0);
   const failed = Number(row?.failed ?? 0);
-  return { total, done, failed, open: total - done - failed, held: Number(row?.held ?? 0) };
+  return { total, done, failed, open: total - done - failed, held: Number(row?.held ?? 0), heldByRun: Number(row?.heldByRun ?? 0) };
 }
 
 /**

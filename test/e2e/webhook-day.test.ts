@@ -160,7 +160,7 @@ describe.each(testDestinations)('a day of activity, the loyalty webhook and the 
         `SELECT SUM(requests) AS n FROM _etl_windows WHERE stream = 'loyalty_postings' AND run_id = (SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1)`,
       );
       expect(Number(windows!.n)).toBe(requests);
-      const reported = Number(/(\d+) source requests/.exec(printed)?.[1]);
+      const reported = Number(/([\d,]+) source requests/.exec(printed)?.[1]?.replaceAll(',', ''));
       expect(reported).toBeGreaterThanOrEqual(requests);
       expect(reported).toBeLessThanOrEqual(emulator.stats.requests());
 

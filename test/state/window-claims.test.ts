@@ -84,7 +84,7 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     const counts = await a.withConnection((conn) =>
       backfillWindowCounts(conn, { job: 'j', backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams: ['accounts'] }),
     );
-    expect(counts).toEqual({ total: 30, done: 0, failed: 0, open: 30, held: 30 });
+    expect(counts).toEqual({ total: 30, done: 0, failed: 0, open: 30, held: 30, heldByRun: 0 });
   });
 
   it('frees the windows of a dead run, and refuses the commit of a worker whose windows were taken over', async () => {

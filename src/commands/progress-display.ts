@@ -1,0 +1,110 @@
+import cliProgress from 'cli-progress';
+import type { Logger } from '../log/logger.js';
+import { count } from './counts.js';
+import { logFormat } from './job-session.js';
+
+/** How a run or a backfill shows how far it has come. */
+export interface ProgressDisplay {
+  /** Windows finished (by any worker, for a shared backfill) and records this worker has read so far. */
+  update(windowsDone: number, records: number): void;
+  /** Draws or logs the last state and lets go of the terminal. */
+  stop(): void;
+}
+
+export interface ProgressOptions {
+  /** What is under way: `run`, `backfill`; it names the bar and the progress log lines. */
+  label: string;
+  /** Windows of the work, and those already done when this worker started (a resume, other workers). */
+  total: number;
+  done: number;
+  /** Where a bar is drawn: stderr. */
+  stream: NodeJS.WritableStream;
+  /** A bar (a person at a terminal reads human logs), or JSON progress lines through `logger` every few seconds. */
+  bar: boolean;
+  logger: Logger;
+  /** Least time between two progress log lines (default 5 s). */
+  logEveryMs?: number;
+  now?: () => number;
+}
+
+/** A bar is drawn where a person reads the logs: stderr is a terminal and the logs are human lines. */
+export function showsProgressBar(stream: { isTTY?: boolean } = process.stderr): boolean {
+  return stream.isTTY === true && logFormat() === 'pretty';
+}
+
+/** Windows per second and seconds left, from what this worker has done since it started; no rate before a window is. */
+export function pace(startedAt: number, now: number, startDone: number, done: number, total: number): { rate: number; etaSeconds: number | null } {
+  const seconds = (now - startedAt) / 1000;
+  const rate = seconds > 0 ? (done - startDone) / seconds : 0;
+  return { rate, etaSeconds: rate > 0 ? Math.round((total - done) / rate) : null };
+}
+
+/** `42s`, `3m 05s`, `2h 10m`: the time left, or `estimating` while there is no rate to tell it from. */
+export function formatEta(seconds: number | null): string {
+  if (seconds === null) return 'estimating';
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/**
+ * A progress bar on a terminal — windows, records, rate and time left, which says `estimating` until a window is
+ * done — or, for a scheduler or a pipe, a `<label> progress` JSON log line every few seconds with the same numbers.
+ *
+ * @example
+ * const progress = createProgress({ label: 'backfill', total: 730, done: 0, stream: process.stderr, bar: true, logger });
+ * progress.update(12, 4_000);
+ * progress.stop();
+ */
+export function createProgress(options: ProgressOptions): ProgressDisplay {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const startDone = options.done;
+  let done = options.done;
+  let records = 0;
+  const numbers = () => {
+    const { rate, etaSeconds } = pace(startedAt, now(), startDone, done, options.total);
+    return { records: count(records), rate: rate.toFixed(1), left: formatEta(etaSeconds) };
+  };
+  if (options.bar) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream: options.stream,
+        format: `${options.label} [{bar}] {value}/{total} windows | {records} records | {rate} windows/s | ETA {left}`,
+        hideCursor: true,
+        fps: 5,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(options.total, done, numbers());
+    return {
+      update(windowsDone, recordsRead) {
+        done = windowsDone;
+        records = recordsRead;
+        bar.update(done, numbers());
+      },
+      stop() {
+        bar.update(done, numbers());
+        bar.stop();
+      },
+    };
+  }
+  const every = options.logEveryMs ?? 5000;
+  let lastLog = startedAt;
+  const log = () => {
+    lastLog = now();
+    const { rate, etaSeconds } = pace(startedAt, lastLog, startDone, done, options.total);
+    options.logger.info(
+      { windowsDone: done, windowsTotal: options.total, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds },
+      `${options.label} progress`,
+    );
+  };
+  return {
+    update(windowsDone, recordsRead) {
+      done = windowsDone;
+      records = recordsRead;
+      if (now() - lastLog >= every) log();
+    },
+    stop: log,
+  };
+}
