@@ -26,7 +26,7 @@ describe('the demo', () => {
     expect(first.stdout).toMatch(/^loading it into \.\/demo\.duckdb /m);
     expect(first.stdout).toMatch(/^ {2}accounts +5,314 account versions in 13 weekly windows$/m);
     expect(first.stdout).toMatch(counted('3,000', 'customers'));
-    expect(first.stdout).toMatch(counted('39', 'windows loaded'));
+    expect(first.stdout).toMatch(counted('65', 'windows loaded'));
     // the loyalty state of every customer, and the finance query on it: liability per currency, points expiring soon
     expect(first.stdout).toMatch(counted('3,000', 'customer loyalty states'));
     expect(first.stdout).toMatch(/^finance query:$/m);
