@@ -91,6 +91,19 @@ export interface WebhookEventsStatus {
 
 /** Reads what `status` shows from the ledger tables. */
 export async function readJobStatus(conn: SqlConnection, job: string, jobConfig: JobSettings, lastClosed: Day, runLimit = 5): Promise<JobStatus> {
+  return {
+    job,
+    lastClosedDay: lastClosed,
+    streams: await readStreams(conn, job, jobConfig.streams, lastClosed),
+    runLock: await readRunLock(conn, job),
+    backfills: await readBackfills(conn, job),
+    webhookEvents: jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook' ? await readWebhookEvents(conn, job) : null,
+    runs: await readRuns(conn, job, runLimit),
+  };
+}
+
+/** Per stream: its watermark and lag, and its windows, rows, rejects and requests by window status. */
+async function readStreams(conn: SqlConnection, job: string, names: readonly string[], lastClosed: Day): Promise<StreamStatus[]> {
   const marks = await conn.db.selectFrom('_etl_watermarks').select(['stream', 'complete_through']).where('job', '=', job).execute();
   const windows = await conn.all<{ stream: string; status: string; n: string | number; rows: string | number; requests: string | number }>(
     `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,
@@ -100,7 +113,7 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     `SELECT stream, COUNT(*) AS n FROM ${q(conn)}._etl_rejects WHERE job = $1 GROUP BY stream`,
     [job],
   );
-  const streams = jobConfig.streams.map((stream): StreamStatus => {
+  return names.map((stream): StreamStatus => {
     const mark = marks.find((m) => m.stream === stream)?.complete_through ?? null;
     const mine = windows.filter((w) => w.stream === stream);
     const done = mine.find((w) => w.status === 'done');
@@ -116,6 +129,10 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
       requests: mine.reduce((sum, w) => sum + Number(w.requests), 0),
     };
   });
+}
+
+/** The job's last `limit` runs, newest first, with what each loaded. */
+async function readRuns(conn: SqlConnection, job: string, limit: number): Promise<JobStatus['runs']> {
   const runs = await conn.all<{
     run_id: string;
     command: string;
@@ -137,33 +154,25 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
             (SELECT COALESCE(SUM(rows_rejected), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rejected
-       FROM ${q(conn)}._etl_runs r WHERE r.job = $1 ORDER BY r.started_at DESC LIMIT ${Math.trunc(runLimit)}`,
+       FROM ${q(conn)}._etl_runs r WHERE r.job = $1 ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
     [job],
   );
-  return {
-    job,
-    lastClosedDay: lastClosed,
-    streams,
-    runLock: await readRunLock(conn, job),
-    backfills: await readBackfills(conn, job),
-    webhookEvents: jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook' ? await readWebhookEvents(conn, job) : null,
-    runs: runs.map((r) => ({
-      runId: r.run_id,
-      command: r.command,
-      status: r.status,
-      host: r.host,
-      pid: r.pid === null ? null : Number(r.pid),
-      backfillId: r.backfill_id,
-      startedAt: r.started_at,
-      finishedAt: r.finished_at,
-      durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
-      requests: r.requests === null ? null : Number(r.requests),
-      windows: Number(r.windows),
-      rowsLoaded: Number(r.rows),
-      rowsRejected: Number(r.rejected),
-      error: r.error,
-    })),
-  };
+  return runs.map((r) => ({
+    runId: r.run_id,
+    command: r.command,
+    status: r.status,
+    host: r.host,
+    pid: r.pid === null ? null : Number(r.pid),
+    backfillId: r.backfill_id,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
+    requests: r.requests === null ? null : Number(r.requests),
+    windows: Number(r.windows),
+    rowsLoaded: Number(r.rows),
+    rowsRejected: Number(r.rejected),
+    error: r.error,
+  }));
 }
 
 async function readRunLock(conn: SqlConnection, job: string): Promise<JobStatus['runLock']> {

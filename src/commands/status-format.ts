@@ -1,0 +1,111 @@
+import { addDays } from '../plan/days.js';
+import { coverageLine } from '../state/state-coverage.js';
+import type { JobStatus } from '../state/status-report.js';
+import { table } from './table.js';
+
+/** The human form of `status`: a header, then each section that has something to say, a blank line between. */
+export function formatStatus(status: JobStatus): string {
+  const sections = [streams, directory, customerState, history, lockAndEvents, backfills, runs].map((section) => section(status));
+  const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`];
+  for (const section of sections) if (section.length > 0) lines.push('', ...section);
+  return `${lines.join('\n')}\n`;
+}
+
+function streams(status: JobStatus): string[] {
+  return [
+    table(
+      ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'requests'],
+      status.streams.map((s) => [
+        s.stream,
+        s.completeThrough ?? '-',
+        s.lagDays ?? '-',
+        s.windowsDone,
+        s.windowsFailed,
+        s.windowsPending,
+        s.rowsLoaded,
+        s.rejects,
+        s.requests,
+      ]),
+    ),
+  ];
+}
+
+function directory({ directory, lastClosedDay }: JobStatus): string[] {
+  if (!directory) return [];
+  const loaded = directory.completeThrough >= directory.from;
+  const lines = [
+    `customer directory: ${directory.customers} customers in accounts; ${loaded ? `every accounts window from ${directory.from} through ${directory.completeThrough} is done` : `not loaded yet (from ${directory.from}): the next run sweeps it`}`,
+  ];
+  if (loaded && addDays(directory.completeThrough, 1) < lastClosedDay)
+    lines.push(`  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`);
+  return lines;
+}
+
+function customerState(status: JobStatus): string[] {
+  return (status.customerState ?? []).map(coverageLine);
+}
+
+function history(status: JobStatus): string[] {
+  if (!status.history?.length) return [];
+  return [
+    'history (versions grow with changes, not with nights)',
+    table(
+      ['table', 'versions', 'current', 'observations', 'kept'],
+      status.history.map((h) => [h.table, h.versions, h.current, h.observations, h.kept ? 'yes' : 'no (jobs.<name>.history)']),
+    ),
+  ];
+}
+
+function lockAndEvents({ runLock: lock, webhookEvents: events }: JobStatus): string[] {
+  const lines = [
+    lock
+      ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
+      : 'run lock: free',
+  ];
+  if (events) {
+    lines.push(
+      `webhook events: ${events.stored} stored${events.lastReceivedAt ? `, last received ${events.lastReceivedAt.slice(0, 19)}` : ''}; ${events.backlog} not yet asked about by loyalty_postings (bookmark at event ${events.bookmark})`,
+    );
+  }
+  return lines;
+}
+
+function backfills(status: JobStatus): string[] {
+  if (status.backfills.length === 0) return [];
+  return [
+    'backfills',
+    table(
+      ['backfill', 'range', 'streams', 'status', 'windows done', 'failed', 'workers', 'started'],
+      status.backfills.map((b) => [
+        b.backfillId,
+        `${b.from}..${b.to}`,
+        b.streams.join(','),
+        b.status,
+        `${b.windowsDone}/${b.windowsTotal}`,
+        b.windowsFailed,
+        b.liveWorkers,
+        b.startedAt.slice(0, 19),
+      ]),
+    ),
+  ];
+}
+
+function runs(status: JobStatus): string[] {
+  return [
+    'last runs',
+    table(
+      ['started', 'command', 'status', 'seconds', 'windows', 'rows', 'rejected', 'requests', 'error'],
+      status.runs.map((r) => [
+        r.startedAt.slice(0, 19),
+        r.command,
+        r.status,
+        r.durationSeconds ?? '-',
+        r.windows,
+        r.rowsLoaded,
+        r.rowsRejected,
+        r.requests ?? '-',
+        (r.error ?? '').slice(0, 80),
+      ]),
+    ),
+  ];
+}
