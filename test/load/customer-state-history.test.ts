@@ -219,3 +219,38 @@ describe.each(testDestinations)('history of the loyalty state per customer, into
     );
   }, 120_000);
 });
+
+describe.each(testDestinations)('a warehouse that held the loyalty state before its history, into $name', (target) => {
+  it('starts each history with the current rows as of the last ask; the same state asked again is no change', async () => {
+    const { config } = await target.fresh();
+    const before = await openDestination(config);
+    try {
+      for (const night of nights(ASKS)) await loadNight(before, night);
+      // as a warehouse of the release before the history: its tables, and no record of the history's migration
+      await before.withConnection(async (conn) => {
+        await conn.run(target.name === 'duckdb' ? 'DROP MACRO TABLE loyalty_status_as_of' : 'DROP FUNCTION loyalty_status_as_of(timestamptz)');
+        for (const table of ['loyalty_status', 'loyalty_wallets', 'loyalty_balance_details', 'vouchers']) {
+          await conn.run(`DROP TABLE ${table}_history`);
+          await conn.run(`DROP TABLE _etl_${table}_observations`);
+        }
+        await conn.run('DROP TABLE _etl_loyalty_status_asked');
+        await conn.run('DROP TABLE _etl_vouchers_asked');
+        await conn.run('DELETE FROM _etl_migrations WHERE version = $1', ['009_loyalty_state_history']);
+      });
+    } finally {
+      await before.close();
+    }
+    const upgraded = await openDestination(config);
+    try {
+      const current = inOrderWallets(ASKS)
+        .filter((v) => v.is_current)
+        .map((v) => ({ ...v, valid_from: ASKS.filter((a) => a.customer === v.customer_id).at(-1)!.at }));
+      expect(await walletHistory(upgraded)).toEqual(current);
+      const again = ASKS.filter((a) => a.customer === 'C1').at(-1)!;
+      await loadNight(upgraded, [{ ...again, at: at('06') }]);
+      expect(await walletHistory(upgraded)).toEqual(current);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});
