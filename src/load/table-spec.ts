@@ -69,8 +69,9 @@ export type DerivedObjects = 'surveys' | 'typed-fields';
  * Both tables are created by a migration (`sql/<dialect>/`): see docs/warehouse.md, "History", for their columns.
  *
  * @example
- * // a per-customer state table whose rows carry the instant they were read
- * history: { table: 'loyalty_status_history', observations: '_etl_loyalty_status_observations', observedAt: 'observed_at' }
+ * // a table whose rows carry the instant they were read, each row versioned by its own key
+ * history: { table: 'tier_state_history', observations: '_etl_tier_state_observations', observedAt: 'observed_at' }
+ * // the per-customer state declares a scope as well (streams/loyalty-status.ts, streams/vouchers.ts)
  */
 export interface HistorySpec {
   /** The versions table: the tracked table's data columns, `objects`, `valid_from`, `valid_to`, `is_current`, `content_hash`. */
