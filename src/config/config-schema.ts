@@ -111,11 +111,12 @@ const jobSchema = z
       .strict()
       .default({ customers: 'all', max_span_days: 31 }),
     /**
-     * Streams whose versions are kept (`accounts_history`): each is on unless set to false here (a stream not named,
+     * Streams whose versions are kept (`accounts_history`, `loyalty_status_history` and its wallets' and expiries',
+     * `vouchers_history`): each is on unless set to false here (a stream not named,
      * or no `history` key, keeps its history). Off, a span records no observations and rebuilds no versions; changes
      * served meanwhile are missing from the history for good.
      */
-    history: z.object({ accounts: z.boolean().optional() }).strict().optional(),
+    history: z.object({ accounts: z.boolean().optional(), loyalty_status: z.boolean().optional(), vouchers: z.boolean().optional() }).strict().optional(),
   })
   .strict()
   .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {

@@ -1,22 +1,11 @@
 import { qualified, quoteIdent } from './identifiers.js';
 import type { Statement } from './merge-statements.js';
 import { stagedRows } from './staging.js';
+import { keptColumns, type HistoryContext } from './history-context.js';
+import { scopedHistoryStatements } from './scoped-history-statements.js';
 import type { HistorySpec, TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
 
 const q = quoteIdent;
-
-/** What the history statements of a span need; the span's windows are consecutive. */
-export interface HistoryContext {
-  dialect: WarehouseDialect;
-  schema: string;
-  /** Every table of the stream, those staged with another's rows included. */
-  tables: TableSpec[];
-  spanStart: string;
-  spanEnd: string;
-  runId: string;
-  loadedAt: string;
-}
 
 /** The temp table of the keys whose versions a commit rebuilds. */
 function touchedKeys(spec: TableSpec): string {
@@ -30,6 +19,7 @@ function touchedKeys(spec: TableSpec): string {
  */
 export function historyStatements(spec: TableSpec & { history: HistorySpec }, ctx: HistoryContext): Statement[] {
   const history = spec.history;
+  if (history.scope) return scopedHistoryStatements({ ...spec, history: { ...history, scope: history.scope } }, ctx);
   const observations = qualified(ctx.schema, history.observations);
   const byWindow = history.observedAt === '_window_start';
   const keys = touchedKeys(spec);
@@ -65,9 +55,9 @@ export function historyStatements(spec: TableSpec & { history: HistorySpec }, ct
 }
 
 /** One observation per key and observation time (a record staged twice: its last occurrence), with its content hash. */
-function observe(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): Statement {
+function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpec, ctx: HistoryContext): Statement {
   const objects = history.objects ?? [];
-  const data = spec.columns.map((c) => c.name);
+  const data = keptColumns(spec);
   const content = data.filter((c) => c !== history.observedAt);
   const partition = [...spec.key, history.observedAt].map(q).join(', ');
   // a record staged without its object has none: the same content as an empty one
@@ -90,9 +80,9 @@ function observe(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): St
  * from the one before it starts a version, which ends where the next version starts. A version keeps the run and load
  * time of the observation that started it.
  */
-function rebuild(spec: TableSpec, history: HistorySpec, ctx: HistoryContext): Statement {
+function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpec, ctx: HistoryContext): Statement {
   const objects = (history.objects ?? []).map((o) => o.column);
-  const content = [...spec.columns.map((c) => c.name).filter((c) => c !== history.observedAt), ...objects];
+  const content = [...keptColumns(spec).filter((c) => c !== history.observedAt), ...objects];
   const key = spec.key.map((k) => `o.${q(k)}`).join(', ');
   const at = q(history.observedAt);
   const observations = `${qualified(ctx.schema, history.observations)} o`;

@@ -69,8 +69,9 @@ export type DerivedObjects = 'surveys' | 'typed-fields';
  * Both tables are created by a migration (`sql/<dialect>/`): see docs/warehouse.md, "History", for their columns.
  *
  * @example
- * // a per-customer state table whose rows carry the instant they were read
- * history: { table: 'loyalty_status_history', observations: '_etl_loyalty_status_observations', observedAt: 'observed_at' }
+ * // a table whose rows carry the instant they were read, each row versioned by its own key
+ * history: { table: 'tier_state_history', observations: '_etl_tier_state_observations', observedAt: 'observed_at' }
+ * // the per-customer state declares a scope as well (streams/loyalty-status.ts, streams/vouchers.ts)
  */
 export interface HistorySpec {
   /** The versions table: the tracked table's data columns, `objects`, `valid_from`, `valid_to`, `is_current`, `content_hash`. */
@@ -90,6 +91,30 @@ export interface HistorySpec {
    * under a name of their own (accounts: its custom fields, `_custom_fields` → `custom_fields`).
    */
   objects?: ReadonlyArray<{ staged: string; column: string }>;
+  /** Data columns the loader derives (vouchers' `first_seen_at`, `gone_at`): neither content nor kept in the history. */
+  exclude?: readonly string[];
+  /** One observation covers every key of its scope (see {@link HistoryScope}); without it, a key is versioned alone. */
+  scope?: HistoryScope;
+}
+
+/**
+ * A history whose observations are per scope (a customer): one observation of a scope at an instant holds ALL of the
+ * scope's keys, so a key the observation lacks ended at that instant, and opens a new version if it comes back. The
+ * versions of every scope a span observed are rebuilt from all of the scope's observations, where each observation
+ * is the set of keys present then — an observation of no rows included (a customer answered `1005`, or with an
+ * empty list), which ends every version of the scope.
+ */
+export interface HistoryScope {
+  /** The key columns naming the scope (`customer_id`). */
+  columns: string[];
+  /**
+   * A staged table of the same stream listing the scopes the span observed: the scope columns, the history's
+   * `observedAt` and `outcome`. A row whose `outcome` is `unaskable` observed nothing. A row's observation time is
+   * its scope's here, so a table whose rows carry no instant can declare one.
+   */
+  observedIn: string;
+  /** Every observation of a scope ever loaded (the scope columns, `observedAt`, `_run_id`, `_loaded_at`); the histories of one stream share it. */
+  observations: string;
 }
 
 /** A warehouse table a stream writes: its key, its data columns and how its rows merge. */

@@ -24,7 +24,7 @@ export interface JobSettings {
   /** Nights within which the state streams ask every customer at least once. */
   sweep_days: number;
   /** Streams whose history is turned off (`false`); a stream not named keeps its history. */
-  history?: { accounts?: boolean | undefined } | undefined;
+  history?: { accounts?: boolean | undefined; loyalty_status?: boolean | undefined; vouchers?: boolean | undefined } | undefined;
   postings: { customers: PostingsSelection; max_span_days: number };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TableSpec } from '../load/table-spec.js';
+import type { HistorySpec, TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
@@ -26,8 +26,20 @@ const loyaltySchema = z.looseObject({
 /** Rows of the customers asked replace theirs: a customer's state is what the service said last. */
 const replaceAsked = { kind: 'customer-state', askedIn: customerObservationsTable.name } as const;
 
+/**
+ * A customer's answer holds all of its status, wallets and expiries: a wallet or an expiry it no longer lists ended
+ * when the customer was asked. The three histories share the log of when each customer was asked.
+ */
+const customerScope = { columns: ['customer_id'], observedIn: customerObservationsTable.name, observations: '_etl_loyalty_status_asked' };
+
+/** A version per change observed: the instant the customer was asked starts it (`observed_at`). */
+function historyOf(table: string): HistorySpec {
+  return { table: `${table}_history`, observations: `_etl_${table}_observations`, observedAt: 'observed_at', scope: customerScope };
+}
+
 export const loyaltyStatusTable: TableSpec = {
   name: 'loyalty_status',
+  history: historyOf('loyalty_status'),
   key: ['customer_id'],
   merge: replaceAsked,
   columns: [
@@ -49,6 +61,7 @@ export const loyaltyStatusTable: TableSpec = {
 
 export const loyaltyWalletsTable: TableSpec = {
   name: 'loyalty_wallets',
+  history: historyOf('loyalty_wallets'),
   key: ['customer_id', 'country_iso', 'currency'],
   merge: replaceAsked,
   columns: [
@@ -65,6 +78,7 @@ export const loyaltyWalletsTable: TableSpec = {
 
 export const loyaltyBalanceDetailsTable: TableSpec = {
   name: 'loyalty_balance_details',
+  history: historyOf('loyalty_balance_details'),
   key: ['customer_id', 'expires_at'],
   merge: replaceAsked,
   columns: [

@@ -48,6 +48,14 @@ export const vouchersTable: TableSpec = {
     { name: 'last_seen_at', type: 'timestamptz' },
     { name: 'gone_at', type: 'timestamptz' },
   ],
+  // a version holds the voucher as served; when it was first, last and no longer seen is what the versions say
+  history: {
+    table: 'vouchers_history',
+    observations: '_etl_vouchers_observations',
+    observedAt: 'observed_at',
+    exclude: ['first_seen_at', 'last_seen_at', 'gone_at'],
+    scope: { columns: ['customer_id'], observedIn: customerObservationsTable.name, observations: '_etl_vouchers_asked' },
+  },
 };
 
 /**

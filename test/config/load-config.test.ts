@@ -59,6 +59,8 @@ describe('jobs.yaml', () => {
   it('turns the history of a stream off, and refuses a stream that keeps none', () => {
     const off = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    history:\n      accounts: false');
     expect(parseConfig(off, 'my.yaml', {}).jobs.nightly!.history).toEqual({ accounts: false });
+    const state = off.replace('accounts: false', 'loyalty_status: false\n      vouchers: false');
+    expect(parseConfig(state, 'my.yaml', {}).jobs.nightly!.history).toEqual({ loyalty_status: false, vouchers: false });
     expect(errorOf(() => parseConfig(off.replace('accounts: false', 'surveys: false'), 'my.yaml', {})).message).toMatch(
       /^my\.yaml: jobs\.nightly\.history: unknown key 'surveys'/,
     );

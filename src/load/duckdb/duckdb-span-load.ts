@@ -120,7 +120,9 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
       await this.pool.withoutTrim(() => this.closeAppenders());
       await this.stageDuplicates();
       // a history's tables lose rows at every commit too: its versions are rebuilt, a re-loaded window's observations replaced
-      const histories = this.request.tables.flatMap((t) => (t.history ? [t.history.table, t.history.observations] : []));
+      const histories = this.request.tables.flatMap((t) =>
+        t.history ? [t.history.table, t.history.observations, ...(t.history.scope ? [t.history.scope.observations] : [])] : [],
+      );
       const written = [...this.request.tables.map((t) => t.name), ...histories, REJECTS_TABLE];
       const span = { ...this.request, windows, loadedAt: new Date().toISOString(), keys: this.keys.states() };
       return await this.commitLock.run(async () => {

@@ -1,0 +1,256 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Destination } from '../../src/load/destination.js';
+import { openDestination } from '../../src/load/open-destination.js';
+import type { Row } from '../../src/load/table-spec.js';
+import { commitWindows } from '../../src/pipeline/load-span.js';
+import { loyaltyStatusStream } from '../../src/streams/loyalty-status.js';
+import { testDestinations } from '../helpers/destinations.js';
+
+/** One ask of a customer's loyalty: its wallets (`GR/EUR` → points) and tier, or `null` for a `1005` answer. */
+interface Ask {
+  customer: string;
+  at: string;
+  state: { tier: string; wallets: Record<string, string> } | null;
+}
+
+interface WalletVersion {
+  customer_id: string;
+  wallet: string;
+  points: number;
+  valid_from: string;
+  valid_to: string | null;
+  is_current: boolean;
+}
+
+const STATUS_NULLS = [
+  'program_name',
+  'program_logo',
+  'tier_order',
+  'tier_logo',
+  'tier_expires_at',
+  'tier_benefits',
+  'points_expiring',
+  'points_expiring_on',
+  'to_next_tier',
+  'cumulative_credit',
+];
+
+/** The rows the loyalty status stream stages for the asks, per table. */
+function staged(asks: readonly Ask[]): Map<string, Row[]> {
+  const out = new Map<string, Row[]>([
+    ['loyalty_status', []],
+    ['loyalty_wallets', []],
+    ['loyalty_balance_details', []],
+    ['_etl_customer_observations', []],
+  ]);
+  for (const ask of asks) {
+    out
+      .get('_etl_customer_observations')!
+      .push({ stream: 'loyalty_status', customer_id: ask.customer, observed_at: ask.at, outcome: ask.state ? 'answered' : 'not_found' });
+    if (!ask.state) continue;
+    const status: Row = { customer_id: ask.customer, tier_name: ask.state.tier, observed_at: ask.at };
+    for (const c of STATUS_NULLS) status[c] = null;
+    out.get('loyalty_status')!.push(status);
+    for (const [wallet, points] of Object.entries(ask.state.wallets)) {
+      const [iso, currency] = wallet.split('/');
+      out.get('loyalty_wallets')!.push({
+        customer_id: ask.customer,
+        country_iso: iso!,
+        country_name: null,
+        currency: currency!,
+        points,
+        value: null,
+        redeemable_points: null,
+        redeemable_value: null,
+      });
+    }
+  }
+  return out;
+}
+
+/** Loads the asks as one night of the stream (one span of one window, the night of the first ask). */
+async function loadNight(destination: Destination, asks: readonly Ask[], runId = `run-${asks.map((a) => a.at).join()}`): Promise<void> {
+  const day = asks[0]!.at.slice(0, 10);
+  const window = { start: day, end: day };
+  const load = await destination.openSpan({ job: 'j', stream: 'loyalty_status', runId, windows: [window], tables: loyaltyStatusStream.tables });
+  for (const [table, rows] of staged(asks)) {
+    await load.append(
+      table,
+      rows.map((row, i) => ({ seq: i + 1, windowStart: day, row })),
+    );
+  }
+  await commitWindows(load, { job: 'j', stream: 'loyalty_status', runId, firstDay: '2024-01-01' }, [window], new Map([[day, asks.length]]), 1);
+}
+
+async function walletHistory(destination: Destination): Promise<WalletVersion[]> {
+  const rows = await destination.withConnection((conn) =>
+    conn.all<{ customer_id: string; wallet: string; points: string; from_s: number | string; to_s: number | string | null; is_current: boolean }>(
+      `SELECT customer_id, country_iso || '/' || currency AS wallet, CAST(points AS VARCHAR) AS points, EXTRACT(EPOCH FROM valid_from) AS from_s,
+              EXTRACT(EPOCH FROM valid_to) AS to_s, is_current FROM loyalty_wallets_history ORDER BY customer_id, wallet, valid_from`,
+    ),
+  );
+  const iso = (s: number | string) => new Date(Number(s) * 1000).toISOString();
+  return rows.map((r) => ({
+    customer_id: r.customer_id,
+    wallet: r.wallet,
+    points: Number(r.points),
+    valid_from: iso(r.from_s),
+    valid_to: r.to_s === null ? null : iso(r.to_s),
+    is_current: r.is_current,
+  }));
+}
+
+/** The wallet versions loading every ask once, in time order, gives: each wallet followed along its customer's asks. */
+function inOrderWallets(asks: readonly Ask[]): WalletVersion[] {
+  const out: WalletVersion[] = [];
+  const customers = [...new Set(asks.map((a) => a.customer))].sort();
+  for (const customer of customers) {
+    const mine = asks.filter((a) => a.customer === customer).sort((a, b) => a.at.localeCompare(b.at));
+    const wallets = [...new Set(mine.flatMap((a) => Object.keys(a.state?.wallets ?? {})))].sort();
+    for (const wallet of wallets) {
+      let open: WalletVersion | undefined;
+      for (const ask of mine) {
+        const points = ask.state?.wallets[wallet];
+        if (open && (points === undefined || Number(points) !== open.points)) {
+          open.valid_to = ask.at;
+          open.is_current = false;
+          open = undefined;
+        }
+        if (points !== undefined && !open) {
+          open = { customer_id: customer, wallet, points: Number(points), valid_from: ask.at, valid_to: null, is_current: true };
+          out.push(open);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const at = (day: string) => `2024-05-${day}T08:00:00.000Z`;
+
+/** C1 loses its AE wallet on the 3rd and gets it back on the 5th; C2 answers 1005 on the 4th; C3 never changes. */
+const ASKS: Ask[] = [
+  { customer: 'C1', at: at('01'), state: { tier: 'Silver', wallets: { 'GR/EUR': '10', 'AE/AED': '5' } } },
+  { customer: 'C2', at: at('01'), state: { tier: 'Gold', wallets: { 'GR/EUR': '70' } } },
+  { customer: 'C3', at: at('01'), state: { tier: 'Silver', wallets: { 'CY/EUR': '1' } } },
+  { customer: 'C1', at: at('02'), state: { tier: 'Silver', wallets: { 'GR/EUR': '10', 'AE/AED': '5' } } },
+  { customer: 'C1', at: at('03'), state: { tier: 'Silver', wallets: { 'GR/EUR': '12' } } },
+  { customer: 'C3', at: at('03'), state: { tier: 'Silver', wallets: { 'CY/EUR': '1' } } },
+  { customer: 'C2', at: at('04'), state: null },
+  { customer: 'C1', at: at('05'), state: { tier: 'Gold', wallets: { 'GR/EUR': '12', 'AE/AED': '5' } } },
+];
+
+/** The asks grouped by night, as the stream loads them. */
+function nights(asks: readonly Ask[]): Ask[][] {
+  const byDay = new Map<string, Ask[]>();
+  for (const ask of asks) byDay.set(ask.at.slice(0, 10), [...(byDay.get(ask.at.slice(0, 10)) ?? []), ask]);
+  return [...byDay.values()];
+}
+
+describe.each(testDestinations)('history of the loyalty state per customer, into $name', (target) => {
+  let destination: Destination;
+  beforeEach(async () => {
+    destination = await openDestination((await target.fresh()).config);
+  });
+  afterEach(async () => destination.close());
+
+  it('a wallet gone ends its version at the ask that missed it, and opens a new one when it is back; a 1005 ends them all', async () => {
+    for (const night of nights(ASKS)) await loadNight(destination, night);
+    const history = await walletHistory(destination);
+    expect(history.filter((v) => v.customer_id === 'C1')).toEqual([
+      { customer_id: 'C1', wallet: 'AE/AED', points: 5, valid_from: at('01'), valid_to: at('03'), is_current: false },
+      { customer_id: 'C1', wallet: 'AE/AED', points: 5, valid_from: at('05'), valid_to: null, is_current: true },
+      { customer_id: 'C1', wallet: 'GR/EUR', points: 10, valid_from: at('01'), valid_to: at('03'), is_current: false },
+      { customer_id: 'C1', wallet: 'GR/EUR', points: 12, valid_from: at('03'), valid_to: null, is_current: true },
+    ]);
+    expect(history.filter((v) => v.customer_id !== 'C1')).toEqual([
+      { customer_id: 'C2', wallet: 'GR/EUR', points: 70, valid_from: at('01'), valid_to: at('04'), is_current: false },
+      { customer_id: 'C3', wallet: 'CY/EUR', points: 1, valid_from: at('01'), valid_to: null, is_current: true },
+    ]);
+    const status = await destination.withConnection((conn) =>
+      conn.all<{ customer_id: string; tier_name: string; is_current: boolean }>(
+        `SELECT customer_id, tier_name, is_current FROM loyalty_status_history ORDER BY customer_id, valid_from`,
+      ),
+    );
+    expect(status).toEqual([
+      { customer_id: 'C1', tier_name: 'Silver', is_current: false },
+      { customer_id: 'C1', tier_name: 'Gold', is_current: true },
+      { customer_id: 'C2', tier_name: 'Gold', is_current: false },
+      { customer_id: 'C3', tier_name: 'Silver', is_current: true },
+    ]);
+  });
+
+  it('the nights in reverse order give the same versions, and a night loaded again changes nothing', async () => {
+    for (const night of nights(ASKS).reverse()) await loadNight(destination, night);
+    expect(await walletHistory(destination)).toEqual(inOrderWallets(ASKS));
+    const before = await destination.withConnection((conn) => conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`));
+    await loadNight(destination, nights(ASKS)[2]!, 'run-again');
+    expect(await walletHistory(destination)).toEqual(inOrderWallets(ASKS));
+    expect(await destination.withConnection((conn) => conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`))).toEqual(before);
+  });
+
+  it('asks loaded in any order give the versions of loading them in time order', async () => {
+    const customer = fc.constantFrom('C1', 'C2');
+    const state = fc.option(
+      fc.record({ tier: fc.constantFrom('Silver', 'Gold'), wallets: fc.dictionary(fc.constantFrom('GR/EUR', 'AE/AED', 'CY/EUR'), fc.constantFrom('1', '2')) }),
+      { freq: 4 },
+    );
+    const asks = fc.uniqueArray(fc.record({ customer, day: fc.integer({ min: 1, max: 9 }), state }), {
+      minLength: 1,
+      maxLength: 7,
+      selector: (a) => `${a.customer}${a.day}`,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        asks.chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }))),
+        async ([list, order]) => {
+          const fresh = await openDestination((await target.fresh()).config);
+          try {
+            const toAsk = (a: (typeof list)[number]): Ask => ({ customer: a.customer, at: at(`0${a.day}`), state: a.state });
+            for (const a of order) await loadNight(fresh, [toAsk(a)]);
+            expect(await walletHistory(fresh)).toEqual(inOrderWallets(list.map(toAsk)));
+          } finally {
+            await fresh.close();
+          }
+        },
+      ),
+      { numRuns: 4 },
+    );
+  }, 120_000);
+});
+
+describe.each(testDestinations)('a warehouse that held the loyalty state before its history, into $name', (target) => {
+  it('starts each history with the current rows as of the last ask; the same state asked again is no change', async () => {
+    const { config } = await target.fresh();
+    const before = await openDestination(config);
+    try {
+      for (const night of nights(ASKS)) await loadNight(before, night);
+      // as a warehouse of the release before the history: its tables, and no record of the history's migration
+      await before.withConnection(async (conn) => {
+        await conn.run(target.name === 'duckdb' ? 'DROP MACRO TABLE loyalty_status_as_of' : 'DROP FUNCTION loyalty_status_as_of(timestamptz)');
+        for (const table of ['loyalty_status', 'loyalty_wallets', 'loyalty_balance_details', 'vouchers']) {
+          await conn.run(`DROP TABLE ${table}_history`);
+          await conn.run(`DROP TABLE _etl_${table}_observations`);
+        }
+        await conn.run('DROP TABLE _etl_loyalty_status_asked');
+        await conn.run('DROP TABLE _etl_vouchers_asked');
+        await conn.run('DELETE FROM _etl_migrations WHERE version = $1', ['009_loyalty_state_history']);
+      });
+    } finally {
+      await before.close();
+    }
+    const upgraded = await openDestination(config);
+    try {
+      const current = inOrderWallets(ASKS)
+        .filter((v) => v.is_current)
+        .map((v) => ({ ...v, valid_from: ASKS.filter((a) => a.customer === v.customer_id).at(-1)!.at }));
+      expect(await walletHistory(upgraded)).toEqual(current);
+      const again = ASKS.filter((a) => a.customer === 'C1').at(-1)!;
+      await loadNight(upgraded, [{ ...again, at: at('06') }]);
+      expect(await walletHistory(upgraded)).toEqual(current);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});
