@@ -1,11 +1,11 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
 import { qualified, quoteIdent } from './identifiers.js';
+import type { HistoryContext } from './history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
 import type { Statement } from './sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
 
 class Params {
   readonly values: unknown[] = [];
@@ -57,16 +57,8 @@ function winners(spec: TableSpec): string {
   return q(`_win_${spec.name}`);
 }
 
-export interface MergeContext {
-  dialect: WarehouseDialect;
-  schema: string;
-  /** Every table of the stream, those staged with another's rows included. */
-  tables: TableSpec[];
-  /** First and last day of the span, for `replace-window` tables. */
-  spanStart: string;
-  spanEnd: string;
-  runId: string;
-  loadedAt: string;
+/** A span's merge: what its history needs (the first and last day serve `replace-window` tables too), and more. */
+export interface MergeContext extends HistoryContext {
   /** Pivot columns of each table that has a pivot, as returned by ensurePivotColumns. */
   pivots: Map<string, PivotColumn[]>;
   /** What the span knows of the keys it staged, by table name. */
