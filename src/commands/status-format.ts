@@ -56,7 +56,7 @@ function history(status: JobStatus): string[] {
   ];
 }
 
-function lockAndEvents({ runLock: lock, webhookEvents: events }: JobStatus): string[] {
+function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled }: JobStatus): string[] {
   const lines = [
     lock
       ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
@@ -67,6 +67,8 @@ function lockAndEvents({ runLock: lock, webhookEvents: events }: JobStatus): str
       `webhook events: ${events.stored} stored${events.lastReceivedAt ? `, last received ${events.lastReceivedAt.slice(0, 19)}` : ''}; ${events.backlog} not yet asked about by loyalty_postings (bookmark at event ${events.bookmark})`,
     );
   }
+  if (spooled)
+    lines.push(`webhook spool: ${spooled} event${spooled === 1 ? '' : 's'} received and not yet in loyalty_events (the next run or backfill takes them in)`);
   return lines;
 }
 

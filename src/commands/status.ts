@@ -1,4 +1,6 @@
+import { eventSpoolOf } from '../config/duckdb-files.js';
 import { lastClosedDay } from '../plan/days.js';
+import { EventSpool } from '../webhook/event-spool.js';
 import { windowStartOf } from '../plan/plan-windows.js';
 import type { JobSettings } from '../plan/job-plan.js';
 import { readDirectoryStatus } from '../state/directory.js';
@@ -35,6 +37,9 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
       }),
     { create: false },
   );
+  const spool = eventSpoolOf(config.destination);
+  // events the receiver took that no run has ingested yet: they are in no table, so the warehouse cannot count them
+  if (spool !== undefined) status.spooledEvents = (await new EventSpool(spool).pending()).length;
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
 }
 

@@ -71,6 +71,8 @@ export interface JobStatus {
   runs: RunSummary[];
   /** For a job whose postings ask the customers of webhook events: how far it has read them. */
   webhookEvents: WebhookEventsStatus | null;
+  /** With a DuckDB warehouse: events the webhook receiver spooled that no run has ingested into `loyalty_events` yet. */
+  spooledEvents?: number;
   /** For a job with accounts: how much of the customer directory is loaded. */
   directory?: DirectoryStatus;
   /** For a job with state streams: how far their observations cover the customer directory. */
