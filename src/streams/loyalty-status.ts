@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HistorySpec, TableSpec } from '../load/table-spec.js';
+import type { HistorySpec, Row, TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
@@ -105,6 +105,37 @@ export function loyaltyStatusRows(customerId: string, answer: unknown, observedA
   const parsed = loyaltySchema.safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'loyalty:'));
   const l = parsed.data;
+  return {
+    loyalty_status: [statusRow(customerId, l, observedAt, timezone)],
+    loyalty_wallets: walletRows(customerId, l),
+    loyalty_balance_details: detailRows(customerId, l, timezone),
+  };
+}
+
+type Loyalty = z.infer<typeof loyaltySchema>;
+
+function statusRow(customerId: string, l: Loyalty, observedAt: string, timezone: string): Row {
+  const expiryDate = l.expiry?.date == null || cleanText(l.expiry.date) === null ? null : parseSourceDate(l.expiry.date, 'expiry.date');
+  const tierExpiry = l.tier?.expiry == null || cleanText(l.tier.expiry) === null ? null : parseSourceTimestamp(l.tier.expiry, timezone, 'tier.expiry');
+  return {
+    customer_id: customerId,
+    program_name: cleanText(l.program?.name, 'program.name'),
+    program_logo: cleanText(l.program?.logo, 'program.logo'),
+    tier_name: cleanText(l.tier?.name, 'tier.name'),
+    tier_order: cleanInteger(l.tier?.order, 'tier.order'),
+    tier_logo: cleanText(l.tier?.logo, 'tier.logo'),
+    tier_expires_at: tierExpiry,
+    tier_benefits: cleanText(l.tier?.benefits, 'tier.benefits'),
+    points_expiring: cleanDecimal(l.expiry?.point, 'expiry.point'),
+    points_expiring_on: expiryDate,
+    to_next_tier: cleanDecimal(l.toNextTier, 'toNextTier'),
+    cumulative_credit: cleanDecimal(l.cumulativeCredit, 'cumulativeCredit'),
+    observed_at: observedAt,
+  };
+}
+
+/** A row per wallet, with the `redeemable[]` entry of its country and currency; an entry of no wallet is a reject. */
+function walletRows(customerId: string, l: Loyalty): Row[] {
   const redeemable = new Map<string, { points: string | null; value: string | null }>();
   for (const [i, r] of (l.redeemable ?? []).entries()) {
     const key = walletKey(required(r.countryIso, `redeemable.${i}.countryIso`), required(r.currency, `redeemable.${i}.currency`));
@@ -134,6 +165,10 @@ export function loyaltyStatusRows(customerId: string, answer: unknown, observedA
   );
   const orphan = [...redeemable.keys()][0];
   if (orphan !== undefined) throw new RecordError('redeemable', `an entry of wallet ${orphan}, which wallets[] does not hold`);
+  return wallets;
+}
+
+function detailRows(customerId: string, l: Loyalty, timezone: string): Row[] {
   const details = (l.balanceDetails ?? []).map((d, i) => ({
     customer_id: customerId,
     expires_at: parseSourceTimestamp(d.expires, timezone, `balanceDetails.${i}.expires`),
@@ -146,24 +181,7 @@ export function loyaltyStatusRows(customerId: string, answer: unknown, observedA
     'balanceDetails',
     'expiry',
   );
-  const expiryDate = l.expiry?.date == null || cleanText(l.expiry.date) === null ? null : parseSourceDate(l.expiry.date, 'expiry.date');
-  const tierExpiry = l.tier?.expiry == null || cleanText(l.tier.expiry) === null ? null : parseSourceTimestamp(l.tier.expiry, timezone, 'tier.expiry');
-  const status = {
-    customer_id: customerId,
-    program_name: cleanText(l.program?.name, 'program.name'),
-    program_logo: cleanText(l.program?.logo, 'program.logo'),
-    tier_name: cleanText(l.tier?.name, 'tier.name'),
-    tier_order: cleanInteger(l.tier?.order, 'tier.order'),
-    tier_logo: cleanText(l.tier?.logo, 'tier.logo'),
-    tier_expires_at: tierExpiry,
-    tier_benefits: cleanText(l.tier?.benefits, 'tier.benefits'),
-    points_expiring: cleanDecimal(l.expiry?.point, 'expiry.point'),
-    points_expiring_on: expiryDate,
-    to_next_tier: cleanDecimal(l.toNextTier, 'toNextTier'),
-    cumulative_credit: cleanDecimal(l.cumulativeCredit, 'cumulativeCredit'),
-    observed_at: observedAt,
-  };
-  return { loyalty_status: [status], loyalty_wallets: wallets, loyalty_balance_details: details };
+  return details;
 }
 
 function required(value: unknown, field: string): string {
