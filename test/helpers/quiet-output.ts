@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach } from 'vitest';
 import { useLogFormat } from '../../src/commands/job-session.js';
 
 /**
  * Commands some suites run in their own process (`runCommand`, `backfillCommand`) print their summaries on stdout
- * and their logs on stderr. Both are held for each test and shown only when it fails, so a passing suite prints
- * nothing of the code under test.
+ * and their logs on stderr. Both are held from the moment a test file starts, its `beforeAll` hooks included, and
+ * shown only with a test that fails (a hook's output with the first test after it), so a passing suite prints
+ * nothing of the code under test. The test runner reports through its own channel, not through these streams.
  */
 let held = '';
 const hold = (chunk: unknown): void => {
@@ -24,20 +25,15 @@ useLogFormat(
   }),
 );
 
-beforeEach(() => {
-  held = '';
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    hold(chunk);
-    const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-    callback?.();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = process.stdout.write;
-});
+process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+  hold(chunk);
+  const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+  callback?.();
+  return true;
+}) as typeof process.stdout.write;
+process.stderr.write = process.stdout.write;
 
 afterEach((context) => {
-  process.stdout.write = original.stdout;
-  process.stderr.write = original.stderr;
   if (context.task.result?.state === 'fail' && held) original.stderr(`--- output of the code under test (${context.task.name}) ---\n${held}\n`);
   held = '';
 });
