@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readLoyaltyState, readObservations, readVoucherRows, truthState } from '../helpers/loyalty-state-reader.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
@@ -87,6 +88,57 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       const gap = await runCli(['verify', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'vouchers']);
       expect(gap.code, gap.stdout + gap.stderr).toBe(4);
       expect(gap.stderr).toMatch(new RegExp(`vouchers: 1 customer\\(s\\) not observed within the last ${SWEEP_DAYS} day\\(s\\); first: ${lost}`));
+    },
+    SLOW,
+  );
+
+  it(
+    'asks a customer whose points expired on the night after its LOYALTY_POINT_UPDATED event, before the sweep would',
+    async () => {
+      now = MORNING_AFTER;
+      const { config } = await target.fresh();
+      // a sweep of a year: after the first night, only signs of change bring a customer back within days
+      const file = emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: PROGRAM.start,
+        destination: config,
+        streams: STREAMS,
+        postings: '    sweep_days: 366\n',
+      });
+      expect((await night(file, PROGRAM.end)).code).toBe(0);
+      const first = await withWarehouse(config, (conn) => readObservations(conn, 'loyalty_status'));
+      const secret = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+      const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: secret, LOYALTY_LOG_LEVEL: 'warn' });
+      const hook = `${receiver.url}/hooks/${secret}`;
+      emulator.activity.subscribe(hook);
+      try {
+        // the month end passes with no activity at all: the service calls the webhook for each customer whose points expired
+        now = WEEKS_LATER;
+        expect(await emulator.activity.checkExpiries()).toBeGreaterThan(0);
+        await emulator.activity.settled();
+      } finally {
+        emulator.activity.unsubscribe(hook);
+        receiver.child.kill('SIGTERM');
+      }
+      expect((await receiver.done).code).toBe(0);
+      // the next night holds no account change and no posting (the program's data ends the day before)
+      const run = await night(file, '2024-11-16');
+      expect(run.code, run.stderr).toBe(0);
+      const held = await withWarehouse(config, async (conn) => ({
+        events: new Set((await conn.all<{ customer_id: string }>('SELECT DISTINCT customer_id FROM loyalty_events')).map((e) => e.customer_id)),
+        observed: await readObservations(conn, 'loyalty_status'),
+        state: await readLoyaltyState(conn),
+      }));
+      expect(held.events.size).toBeGreaterThan(1);
+      const asked = [...held.observed].filter(([id, o]) => o.at > first.get(id)!.at).map(([id]) => id);
+      // every customer with an event, and beyond them only the sweep's one a night
+      for (const id of held.events) expect(asked, id).toContain(id);
+      expect(asked.length).toBeLessThanOrEqual(held.events.size + Math.ceil(CUSTOMERS / 366));
+      const truth = truthState(emulator.truth);
+      const ofEvents = (rows: Array<Record<string, unknown>>) => rows.filter((r) => held.events.has(r.customer_id as string));
+      expect(ofEvents(held.state.status)).toEqual(ofEvents(truth.status));
+      expect(ofEvents(held.state.details)).toEqual(ofEvents(truth.details));
     },
     SLOW,
   );

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { startEmulator, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
+import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 import { saleBody } from '../helpers/sales.js';
@@ -14,25 +15,6 @@ const HEADER = 'X-Loyalty-Webhook-Secret';
 
 /** A sale of `paid` by the customer with `phone`, for the emulator to turn into a webhook call. */
 const sale = (phone: string, paid: number, receipt: string) => saleBody({ phone }, paid, receipt);
-
-/** Starts `loyalty-etl webhook` and waits for the address it listens on. */
-async function startReceiverCli(args: string[], env: Record<string, string | undefined>) {
-  const cli = startCli(['webhook', '--port', '0', ...args], {
-    LOYALTY_WEBHOOK_SECRET: undefined,
-    LOYALTY_WEBHOOK_SECRET_PREVIOUS: undefined,
-    LOYALTY_LOG_LEVEL: 'debug',
-    ...env,
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = () => {
-      const found = /listening on (http:\/\/[^\s:]+:\d+)/.exec(cli.output());
-      if (found) resolve(found[1]!);
-    };
-    cli.child.stdout!.on('data', look);
-    cli.child.on('close', () => reject(new Error(`webhook receiver ended: ${cli.output().slice(-800)}`)));
-  });
-  return { ...cli, url };
-}
 
 /** Every row of every table of the warehouse, as text. */
 async function everyTable(config: DestinationSettings): Promise<string> {
