@@ -1,3 +1,4 @@
+import type { SqlConnection } from '../load/sql-connection.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './selected-customers.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
@@ -37,15 +38,34 @@ export async function signsAndSweepCustomers(
     return { after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn), total: Number(row?.n ?? 0) };
   });
   const quota = Math.ceil(total / sweepDays);
+  const lastDue = quota === 0 ? null : await read((conn) => lastDueCustomer(conn, stream, quota));
   const staleBefore = new Date(now.getTime() - (sweepDays - 0.5) * DAY_MS).toISOString();
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  return { kind: 'signs-and-sweep', customers: selected(read, stream, quota, staleBefore, range, after, through), events: { after, through } };
+  return { kind: 'signs-and-sweep', customers: selected(read, stream, lastDue, staleBefore, range, after, through), events: { after, through } };
 }
+
+/**
+ * The last customer of the sweep's quota in its order (never observed first, then oldest observation, then
+ * `customer_id`), found once per span: each page of the selection then compares with it instead of sorting the
+ * whole directory again. `{ all: true }` when the quota covers every customer.
+ */
+async function lastDueCustomer(conn: SqlConnection, stream: string, quota: number): Promise<LastDue> {
+  const s = conn.schemaSql;
+  const [row] = await conn.all<{ customer_id: string }>(
+    `SELECT a.customer_id FROM ${s}.accounts a LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id
+      ORDER BY o.observed_at NULLS FIRST, a.customer_id LIMIT 1 OFFSET ${quota - 1}`,
+    [stream],
+  );
+  return row ? { id: row.customer_id } : { all: true };
+}
+
+/** Where the sweep's quota ends; null when there is no customer to sweep. */
+type LastDue = { id: string } | { all: true } | null;
 
 async function* selected(
   read: WarehouseRead,
   stream: string,
-  quota: number,
+  lastDue: LastDue,
   staleBefore: string,
   range: { start: string; end: string },
   eventsAfter: number,
@@ -56,19 +76,26 @@ async function* selected(
     const rows = await read((conn) => {
       const s = conn.schemaSql;
       const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
-      // The sweep's quota is found again for every page: observations do not change while a span selects (they
-      // move only in its commit), so each page sees the same quota.
+      // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
+      // span's commit, so every page sees the same order).
+      const due =
+        lastDue === null
+          ? 'FALSE'
+          : 'all' in lastDue
+            ? 'TRUE'
+            : `(CASE WHEN t.at IS NULL THEN o.observed_at IS NULL AND a.customer_id <= $8
+                     ELSE o.observed_at IS NULL OR o.observed_at < t.at OR (o.observed_at = t.at AND a.customer_id <= $8) END)`;
+      const threshold = `LEFT JOIN (SELECT observed_at AS at FROM ${s}._etl_customer_observations WHERE stream = $1 AND customer_id = $8) t ON TRUE`;
       return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
-        `WITH due AS (SELECT a.customer_id FROM ${s}.accounts a ${observed} ORDER BY o.observed_at NULLS FIRST, a.customer_id LIMIT ${quota})
-         SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed}
+        `SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed} ${threshold}
           WHERE a.customer_id > $2 AND (
-                a.customer_id IN (SELECT customer_id FROM due)
+                ${due}
              OR o.observed_at < CAST($3 AS TIMESTAMPTZ)
              OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
              OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
              OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))
           ORDER BY a.customer_id LIMIT ${PAGE}`,
-        [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough],
+        [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDue !== null && 'id' in lastDue ? lastDue.id : ''],
       );
     });
     for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
