@@ -1,5 +1,5 @@
 /** Time kept in hand on top of every second, so that jitter on the way to the source cannot push it over. */
-export const RATE_SLACK_MS = 25;
+export const RATE_SLACK_MS = 50;
 
 /**
  * Grants request starts, shared by every caller of the same limiter, so that no more than `perSecond` begin
