@@ -1,7 +1,13 @@
-import { sql } from 'kysely';
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/sql-connection.js';
+import { valuesList } from '../load/values-list.js';
+
+/**
+ * Windows written per ledger statement. A statement carries only what differs from window to window (the
+ * bounds, and the counts of a done window), so a year of windows is a round trip, not hundreds.
+ */
+const LEDGER_BATCH = 1000;
 
 /** Counts of one loaded window, as `_etl_windows` keeps them. */
 export interface WindowCounts {
@@ -31,45 +37,21 @@ export async function recordWindowsDone(
   counts: WindowCounts[],
   mark: ClaimMark = {},
 ): Promise<void> {
-  // one statement per 500 windows: a span of a year's windows is recorded in one round trip, not hundreds
-  for (let i = 0; i < counts.length; i += 500) {
-    const rows = counts.slice(i, i + 500).map((c) => ({
-      job,
-      stream,
-      window_start: c.window.start,
-      window_end: c.window.end,
-      status: 'done',
-      rows_extracted: c.extracted,
-      rows_loaded: c.loaded,
-      rows_rejected: c.rejected,
-      requests: c.requests,
-      run_id: runId,
-      finished_at: finishedAt,
-      error: null,
-      claimed_by: null,
-      claimed_at: null,
-      backfill_id: mark.backfillId ?? null,
-    }));
-    await conn.db
-      .insertInto('_etl_windows')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['job', 'stream', 'window_start']).doUpdateSet((eb) => ({
-          window_end: eb.ref('excluded.window_end'),
-          status: 'done',
-          rows_extracted: eb.ref('excluded.rows_extracted'),
-          rows_loaded: eb.ref('excluded.rows_loaded'),
-          rows_rejected: eb.ref('excluded.rows_rejected'),
-          requests: eb.ref('excluded.requests'),
-          run_id: runId,
-          finished_at: finishedAt,
-          error: null,
-          claimed_by: null,
-          claimed_at: null,
-          ...(mark.backfillId !== undefined ? { backfill_id: mark.backfillId } : {}),
-        })),
-      )
-      .execute();
+  const backfill = mark.backfillId !== undefined ? ', backfill_id = excluded.backfill_id' : '';
+  for (let i = 0; i < counts.length; i += LEDGER_BATCH) {
+    const rows = counts.slice(i, i + LEDGER_BATCH).map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests]);
+    const list = valuesList(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
+    await conn.run(
+      `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
+                                                 run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
+       SELECT $1, $2, v.s, v.e, 'done', v.x, v.l, v.r, v.q, $3, CAST($4 AS TIMESTAMPTZ), NULL, NULL, NULL, $5
+         FROM (VALUES ${list.sql}) v (s, e, x, l, r, q)
+       ON CONFLICT (job, stream, window_start) DO UPDATE
+          SET window_end = excluded.window_end, status = 'done', rows_extracted = excluded.rows_extracted, rows_loaded = excluded.rows_loaded,
+              rows_rejected = excluded.rows_rejected, requests = excluded.requests, run_id = excluded.run_id, finished_at = excluded.finished_at,
+              error = NULL, claimed_by = NULL, claimed_at = NULL${backfill}`,
+      [job, stream, runId, finishedAt, mark.backfillId ?? null, ...list.params],
+    );
   }
 }
 
@@ -137,37 +119,21 @@ export async function recordWindowFailed(
  * its last days were never read.
  */
 export async function ensureWindowRows(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
-  for (let i = 0; i < windows.length; i += 500) {
-    const rows = windows.slice(i, i + 500).map((w) => ({
-      job,
-      stream,
-      window_start: w.start,
-      window_end: w.end,
-      status: 'pending',
-      rows_extracted: 0,
-      rows_loaded: 0,
-      rows_rejected: 0,
-      requests: 0,
-      run_id: runId,
-      finished_at: null,
-      error: null,
-      claimed_by: null,
-      claimed_at: null,
-      backfill_id: null,
-    }));
-    await conn.db
-      .insertInto('_etl_windows')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .columns(['job', 'stream', 'window_start'])
-          .doUpdateSet({
-            window_end: sql.ref('excluded.window_end'),
-            status: sql`CASE WHEN ${sql.ref('_etl_windows.status')} = 'done' THEN 'pending' ELSE ${sql.ref('_etl_windows.status')} END`,
-          })
-          .where(sql.ref('_etl_windows.window_end'), '<', sql.ref('excluded.window_end')),
-      )
-      .execute();
+  for (let i = 0; i < windows.length; i += LEDGER_BATCH) {
+    const list = valuesList(
+      windows.slice(i, i + LEDGER_BATCH).map((w) => [w.start, w.end]),
+      ['DATE', 'DATE'],
+      4,
+    );
+    await conn.run(
+      `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
+                                                 run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
+       SELECT $1, $2, v.s, v.e, 'pending', 0, 0, 0, 0, $3, NULL, NULL, NULL, NULL, NULL FROM (VALUES ${list.sql}) v (s, e)
+       ON CONFLICT (job, stream, window_start) DO UPDATE
+          SET window_end = excluded.window_end, status = CASE WHEN _etl_windows.status = 'done' THEN 'pending' ELSE _etl_windows.status END
+        WHERE _etl_windows.window_end < excluded.window_end`,
+      [job, stream, runId, ...list.params],
+    );
   }
 }
 
