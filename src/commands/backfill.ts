@@ -44,9 +44,10 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const onTerminal = showsProgressBar();
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger) };
+  const started = performance.now();
   const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
   const { result, summary } = session.value;
-  process.stdout.write(`${summarizeRun(result)}\n${summary.text}\n${describeSession(session)}`);
+  process.stdout.write(`${summarizeRun(result, (performance.now() - started) / 1000)}\n${summary.text}\n${describeSession(session)}`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
     throw new CommandError(

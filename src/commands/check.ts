@@ -15,7 +15,7 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
   const api = createApi({ ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } }, commandLogger());
   const profiles = await api.profiles();
   out(
-    `source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}`,
+    `source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}; requests paced at ${config.source.requests_per_second} a second, ${config.source.concurrency} in flight`,
   );
   const description = await usingDestination(
     config,

@@ -1,6 +1,7 @@
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import { count } from './counts.js';
+import { readAs } from './stream-units.js';
 
 /** What each demo table holds, in words: a count never stands without what it counts. */
 const TABLES: ReadonlyArray<{ table: string; counts: string }> = [
@@ -18,15 +19,6 @@ const TABLES: ReadonlyArray<{ table: string; counts: string }> = [
   { table: '_etl_windows', counts: 'windows loaded' },
   { table: '_etl_rejects', counts: 'rejected records' },
 ];
-
-/** What one record read means, per stream: an accounts record is one version of a customer, not a customer. */
-const READ_AS: ReadonlyMap<string, string> = new Map([
-  ['accounts', 'account versions'],
-  ['surveys', 'survey responses'],
-  ['loyalty_postings', 'postings'],
-  ['loyalty_status', 'customer loyalty states'],
-  ['vouchers', 'customer voucher lists'],
-]);
 
 /**
  * The lines that say what this demo run did: per stream the windows and records read (accounts counts versions:
@@ -49,7 +41,7 @@ export function describeDemoRun(result: JobRunResult, through: string): string[]
   for (const [stream, s] of byStream) {
     const windows = `${s.windows} weekly window${s.windows === 1 ? '' : 's'}`;
     const rejected = s.rejected > 0 ? `, ${count(s.rejected)} rejected` : '';
-    lines.push(`  ${stream.padEnd(18)} ${count(s.read).padStart(width)} ${READ_AS.get(stream) ?? 'records'} in ${windows}${rejected}`);
+    lines.push(`  ${stream.padEnd(18)} ${count(s.read).padStart(width)} ${readAs(stream)} in ${windows}${rejected}`);
   }
   return lines;
 }

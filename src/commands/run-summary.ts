@@ -1,17 +1,15 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import { formatWindow } from '../plan/windows.js';
+import { formatDuration } from '../report/format.js';
 import { count, plural } from './counts.js';
+import { loadedAs, readAs } from './stream-units.js';
 
-/** What a record of each stream is, for the summary: an accounts record is a version of a customer, not a customer. */
-const RECORDS_OF: ReadonlyMap<string, string> = new Map([
-  ['accounts', 'account versions'],
-  ['surveys', 'survey responses'],
-  ['loyalty_postings', 'postings'],
-]);
-
-/** One line per stream of what a run loaded, for stdout; every count says what it counts. */
-export function summarizeRun(result: JobRunResult): string {
+/**
+ * One line per stream of what a run loaded, for stdout; every count says what it counts. The last line: the
+ * requests the run made, and how long it took when `seconds` is given.
+ */
+export function summarizeRun(result: JobRunResult, seconds?: number): string {
   const byStream = new Map<string, { windows: number; loaded: number; rejected: number; extracted: number; empty: number }>();
   const of = (stream: string) => byStream.get(stream) ?? byStream.set(stream, { windows: 0, loaded: 0, rejected: 0, extracted: 0, empty: 0 }).get(stream)!;
   for (const c of result.loaded) {
@@ -23,8 +21,8 @@ export function summarizeRun(result: JobRunResult): string {
   }
   for (const [stream, empty] of result.empty) of(stream).empty += empty;
   const lines = [...byStream].map(([stream, s]) => {
-    const records = RECORDS_OF.get(stream) ?? 'records';
-    const read = `${stream}: ${plural(s.windows, 'window')} read, ${count(s.extracted)} ${records} read, ${count(s.loaded)} loaded, ${count(s.rejected)} rejected`;
+    const rows = loadedAs(stream);
+    const read = `${stream}: ${plural(s.windows, 'window')} read, ${count(s.extracted)} ${readAs(stream)} read, ${count(s.loaded)}${rows ? ` ${rows}` : ''} loaded, ${count(s.rejected)} rejected`;
     return s.empty > 0 ? `${read}; ${plural(s.empty, 'window')} the source reports empty, recorded without reading them` : read;
   });
   const directory = result.directory;
@@ -35,7 +33,7 @@ export function summarizeRun(result: JobRunResult): string {
     );
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
-  lines.push(`${count(result.requests)} source requests, run ${result.runId}`);
+  lines.push(`${count(result.requests)} source requests${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`);
   return lines.join('\n');
 }
 

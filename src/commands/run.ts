@@ -36,6 +36,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const bar = showsProgressBar();
   const logger = commandLogger(bar && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const api = createApi(config, logger);
+  const started = performance.now();
   const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
     const total = [...windows.values()].reduce((n, w) => n + w.length, 0);
@@ -61,7 +62,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
       }).finally(() => progress?.stop()),
     );
   });
-  process.stdout.write(`${summarizeRun(session.value)}\n${describeSession(session)}`);
+  process.stdout.write(`${summarizeRun(session.value, (performance.now() - started) / 1000)}\n${describeSession(session)}`);
   failOnFailedWindows(session.value);
   failIfUnpublished(session.published);
 }

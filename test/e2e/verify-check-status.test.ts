@@ -127,7 +127,9 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
     // before the first load there is no warehouse, and check does not make one
     const early = await captureStdout(() => checkCommand({ config: file }));
     expect(early.error).toBeInstanceOf(WarehouseConfigError);
-    expect(early.out).toMatch(/^config ok: .*job nightly \(accounts; 1-day windows from 2024-05-01\)\nsource ok: .* answered \(\d+ profiles\).*\n$/);
+    expect(early.out).toMatch(
+      /^config ok: .*job nightly \(accounts; 1-day windows from 2024-05-01\)\nsource ok: .* answered \(\d+ profiles\).*; requests paced at 1000 a second, 4 in flight\n$/,
+    );
     expect(emulator.stats.requests()).toBe(1);
 
     await backfillCommand({ config: file, from: FROM, to: TO });
