@@ -30,6 +30,11 @@ export interface EmulatorOptions {
   maxPageSize?: number;
   /** Average survey answer records per day. Default accounts / 20, at least 3. */
   surveysPerDay?: number;
+  /**
+   * Share of survey answer records served twice (0..1): an exact duplicate right after the record, in the same
+   * `data[]` element, drawn per answer from the seed on a stream of its own (nothing else changes). Default 0.
+   */
+  surveyDuplicateRate?: number;
   /** Latency, errors, hangs, cut bodies and drift to inject (README "Faults"). Default: none. */
   faults?: FaultOptions;
 }
@@ -66,6 +71,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const contactlessRate = options.contactlessRate ?? 0;
   const maxPageSize = options.maxPageSize ?? 1000;
   const surveysPerDay = options.surveysPerDay ?? Math.max(3, Math.round(accounts / 20));
+  const surveyDuplicateRate = options.surveyDuplicateRate ?? 0;
   const postingsOrder = options.postingsOrder ?? 'newest-first';
   check(Number.isSafeInteger(seed) && seed >= 0, 'seed must be a non-negative integer');
   check(Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS, `accounts must be an integer in 1..${MAX_ACCOUNTS}`);
@@ -73,6 +79,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   check(contactlessRate >= 0 && contactlessRate <= 1, 'contactlessRate must be within 0..1');
   check(Number.isInteger(maxPageSize) && maxPageSize >= 1, 'maxPageSize must be a positive integer');
   check(surveysPerDay >= 0 && Number.isFinite(surveysPerDay), 'surveysPerDay must be a non-negative number');
+  check(surveyDuplicateRate >= 0 && surveyDuplicateRate <= 1, 'surveyDuplicateRate must be within 0..1');
   check(postingsOrder === 'newest-first' || postingsOrder === 'oldest-first', 'postingsOrder must be newest-first or oldest-first');
   if (options.auth) check(options.auth.header.length > 0, 'auth.header must not be empty');
   return {
@@ -87,6 +94,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     postingsOrder,
     maxPageSize,
     surveysPerDay,
+    surveyDuplicateRate,
     faults: resolveFaults(options.faults, seed),
   };
 }

@@ -9,6 +9,7 @@ import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { RecordError } from '../transform/record-error.js';
+import { WindowNormalizers } from './window-normalizers.js';
 
 /** Settings of one span's load that do not come from the stream. */
 export interface SpanSettings {
@@ -135,7 +136,8 @@ interface StagedSpan {
 /** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
 async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, load: SpanLoad, logger: Logger): Promise<StagedSpan> {
   const staged: StagedSpan = { extracted: new Map(), rejected: new Map(), complete: new Set() };
-  let normalize = stream.normalizer(ctx);
+  // a normalizer per window: occurrence numbers count within a window, whatever the span holds
+  const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
   let seq = 0;
   try {
     for await (const batch of stream.extract(ctx, span)) {
@@ -144,11 +146,12 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
         logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
         await load.reset(batch.windowStart);
-        normalize = stream.normalizer(ctx);
+        normalizers.forget(batch.windowStart);
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
       }
-      const { rows, invalid } = normalizeRecords(normalize, batch.records, batch.windowStart, seq);
+      const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
+      if (batch.windowComplete) normalizers.forget(batch.windowStart);
       seq += batch.records.length;
       const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
       // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window

@@ -41,6 +41,10 @@ export async function shareSourceRate(destination: Destination, http: HttpClient
   if (share < perSecond) {
     logger.info({ requestsPerSecond: share, limit: perSecond }, 'other runs use the source: this one takes its share of the rate limit');
     await sleep(JOIN_WAIT_MS);
+    // runs that started during the wait have lowered their shares by now, and this one must lower its own before its
+    // first request (a higher share waits for the recounts below, as ever)
+    share = Math.min(share, rateShare(perSecond, await count()));
+    http.setRequestsPerSecond(share);
   }
   let higherSince: number | undefined;
   let counting = false;

@@ -6,6 +6,7 @@ import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.j
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema } from './customer-id.js';
+import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -141,23 +142,15 @@ function customerIdOf(record: unknown): string | undefined {
 }
 
 /**
- * Days of windows one accounts span (one commit) holds at most. Each window is still read on its own; what the
- * span saves is a commit per window — staging tables, merges, ledger writes and a checkpoint each — which for
- * 1-day windows cost more than their rows (a backfill of a year: 12 commits instead of 366). A kill loses at most
- * the span in progress.
- */
-export const ACCOUNTS_SPAN_DAYS = 31;
-
-/**
  * The accounts stream: every page of each window's export, the latest window's version wins. A customer appears
  * once per window, so a `customerId` read twice proves records moved between pages. A span holds consecutive
- * windows up to {@link ACCOUNTS_SPAN_DAYS} days, read in order, so within a span too the later window's version
+ * windows up to 31 days ({@link listingSpanWindows}), read in order, so within a span too the later window's version
  * (the later occurrence) wins.
  */
 export const accountsStream: StreamDefinition = {
   name: 'accounts',
   tables: [accountsTable, accountCustomFieldsTable, accountWindowsTable],
-  maxWindowsPerSpan: (job) => Math.max(1, Math.floor(ACCOUNTS_SPAN_DAYS / job.window_days)),
+  maxWindowsPerSpan: listingSpanWindows,
   lanes: (concurrency) => concurrency,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {

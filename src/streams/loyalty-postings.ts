@@ -66,13 +66,15 @@ export const loyaltyPostingsTable: TableSpec = {
 };
 
 /**
- * A normalizer for one span of postings. `posting_id` is the content key of the customer and every field of
+ * A normalizer for one window of postings. `posting_id` is the content key of the customer and every field of
  * the normalized posting; the n-th exact duplicate gets a key derived from it and n, so two identical
  * postings stay two rows and keep their ids on every re-run.
  *
  * Exact duplicates belong to one customer (the customer is part of the content) and one window (so is the
- * posting's instant), and the stream hands over a customer's postings of a window one after the other: the count
- * starts afresh with each customer, so memory holds the keys of one customer's postings rather than a span's.
+ * posting's instant: the stream files a posting under the window of its `postingDate`), so counting per window
+ * counts every duplicate a span would, and the ids do not depend on the span. The stream hands over a customer's
+ * postings of a window one after the other: the count starts afresh with each customer, so memory holds the keys
+ * of one customer's postings rather than a window's.
  */
 export function postingNormalizer(timezone: string): (raw: unknown) => NormalizedRecord {
   let keys = new OccurrenceKeys();

@@ -27,8 +27,8 @@ export interface ExtractedBatch {
   records: unknown[];
   /**
    * Everything extracted for this batch's window before this batch is to be dropped: the window's listing is being
-   * read again (the span's other windows stay). The span's normalizer starts afresh, so a stream whose spans hold
-   * several windows and whose listings can be read again normalizes each record on its own (accounts).
+   * read again (the span's other windows stay). The window's normalizer starts afresh, so occurrence numbers count
+   * the records of the read that is kept; the normalizers of the span's other windows keep their counts.
    */
   restart: boolean;
   /** On a restart: why the previous read could not be kept. */
@@ -72,6 +72,9 @@ export interface StreamDefinition {
    * by date (the listing's `totalCount`). A stretch of windows counted 0 is recorded done without reading each.
    */
   countRange?(api: LoyaltyApi, range: Window): Promise<number>;
-  /** A normalizer for one span; it may count occurrences across the span's records. */
+  /**
+   * A normalizer for one window of a span (the pipeline makes one per window, on its first record, and a new one
+   * when the window is read again); it may count occurrences across the window's records.
+   */
   normalizer(ctx: StreamContext): (raw: unknown, windowStart: Day) => NormalizedRecord;
 }

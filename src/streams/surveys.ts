@@ -8,6 +8,7 @@ import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema } from './customer-id.js';
+import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
 
@@ -100,9 +101,10 @@ export function surveyIdOf(questions: ReadonlyMap<string, string>): string {
 }
 
 /**
- * A normalizer for one span of the surveys stream. `response_id` is the content key of the normalized answer
+ * A normalizer for one window of the surveys stream. `response_id` is the content key of the normalized answer
  * record (its survey, customer, time, every field and every answer), with an occurrence number for exact
- * duplicates; the questions of a survey are emitted once per span.
+ * duplicates counted within the window (an answer's time puts its duplicates in the same window); the questions of a
+ * survey are emitted once per window.
  */
 export function surveyNormalizer(timezone: string): (raw: unknown) => NormalizedRecord {
   const keys = new OccurrenceKeys();
@@ -156,11 +158,15 @@ export function splitSurveyElement(element: unknown): unknown[] {
   return [element];
 }
 
-/** The surveys stream: one window per span; a window's responses replace what that window held. */
+/**
+ * The surveys stream: every page of each window's listing, read in order; a span holds consecutive windows up to
+ * 31 days ({@link listingSpanWindows}), committed together, and each window's responses replace what that window
+ * held. Keys are counted per window (see `surveyNormalizer`), so they are the same whatever the span.
+ */
 export const surveysStream: StreamDefinition = {
   name: 'surveys',
   tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
-  maxWindowsPerSpan: () => 1,
+  maxWindowsPerSpan: listingSpanWindows,
   lanes: (concurrency) => concurrency,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {

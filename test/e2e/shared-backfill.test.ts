@@ -3,6 +3,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { daysBetween } from '../../src/plan/days.js';
 import { emulatorJobs, startCli } from '../helpers/cli.js';
 import { postgresTestDestination } from '../helpers/destinations.js';
+import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { RequestLog } from '../helpers/request-log.js';
 import { readAccounts, readPostings, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
 
@@ -13,8 +14,17 @@ const TO = '2024-04-29'; // 120 daily windows per stream
 describe('three workers on one PostgreSQL share a backfill', () => {
   let emulator: Emulator;
   const log = new RequestLog();
+  const gate = new RequestGate();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 41, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [log.middleware] } });
+    emulator = await startEmulator({
+      seed: 41,
+      accounts: 60,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [gate.middleware, log.middleware] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -30,7 +40,14 @@ describe('three workers on one PostgreSQL share a backfill', () => {
       postings: '    postings:\n      customers: all\n      max_span_days: 10\n',
     });
     const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '2'];
+    // the listings wait until all three have joined: a worker that starts late would find the work done
+    gate.close();
     const workers = [startCli(args), startCli(args), startCli(args)];
+    try {
+      await Promise.all(workers.map((w) => waitForOutput(w, /backfill (started|joined)/)));
+    } finally {
+      gate.openUp();
+    }
     const results = await Promise.all(workers.map((w) => w.done));
     for (const r of results) expect(r.code, r.stderr.slice(-800)).toBe(0);
     expect(results.filter((r) => /\(started\)/.test(r.stdout))).toHaveLength(1);

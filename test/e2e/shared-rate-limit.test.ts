@@ -7,7 +7,7 @@ import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-01-01';
-const TO = '2024-02-19'; // 50 daily windows per stream
+const TO = '2024-04-02'; // 93 daily windows per stream: three spans of 31 days each
 const LIMIT = 20;
 
 describe('three workers sharing a backfill share the source rate limit (PostgreSQL)', () => {
@@ -42,7 +42,8 @@ describe('three workers sharing a backfill share the source rate limit (PostgreS
       pageSize: 5,
       sourceKeys: { requests_per_second: LIMIT },
     });
-    const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '4'];
+    // one span at a time each, so that the three spans of a stream go to three workers
+    const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '1'];
     const workers = [startCli(args), startCli(args), startCli(args)];
     const results = await Promise.all(workers.map((w) => w.done));
     for (const r of results) expect(r.code, r.stderr.slice(-800)).toBe(0);

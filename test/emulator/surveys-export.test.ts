@@ -111,4 +111,28 @@ describe('surveys export', () => {
       await noisy.close();
     }
   });
+
+  it('serves a share of answers twice, right after themselves, and lists both in the truth; nothing else changes', async () => {
+    const twice = await start({ surveyDuplicateRate: 0.2 });
+    try {
+      const { records } = await allPages(twice, 'surveys', FIRST_DAY, LAST_DAY, 500);
+      expect(records).toHaveLength(everything.length); // the same elements
+      let copies = 0;
+      for (const [i, element] of records.entries()) {
+        expect(element.questions).toEqual(everything[i].questions);
+        // the answers of the element without its repeats are the answers served without duplicates
+        const once = element.answers.filter((a: unknown, n: number) => n === 0 || JSON.stringify(a) !== JSON.stringify(element.answers[n - 1]));
+        expect(once).toEqual(everything[i].answers);
+        copies += element.answers.length - once.length;
+      }
+      const answers = everything.reduce((n, e) => n + e.answers.length, 0);
+      expect(copies).toBeGreaterThan(answers * 0.1);
+      expect(copies).toBeLessThan(answers * 0.3);
+      const truth = [...twice.truth.surveyResponses(FIRST_DAY, LAST_DAY)].map((r) => JSON.stringify(r));
+      expect(truth).toHaveLength(answers + copies);
+      expect(truth.length - new Set(truth).size).toBe(copies);
+    } finally {
+      await twice.close();
+    }
+  });
 });

@@ -22,6 +22,7 @@ export const Stream = {
   drift: 14,
   contactless: 15,
   postingWallets: 16,
+  surveyDuplicates: 17,
 } as const;
 
 /** A stream kind from {@link Stream}. */

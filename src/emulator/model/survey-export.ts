@@ -49,7 +49,8 @@ function ascending(a: number, b: number): number {
  * `GET /business-data/surveys`. Each day holds a fixed number of `data[]` elements, each one survey's
  * questions with 1–4 answer records of that day. Elements occupy equal time slots of their day, so the
  * served order is also time order, and any position maps to (day, slot) with one binary search.
- * Answers only name customers created on an earlier day, so the first day of data has no answers.
+ * Answers only name customers created on an earlier day, so the first day of data has no answers. With a
+ * duplicate rate, some answer records are served twice in a row: exact duplicates, both in the ground truth.
  */
 export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
   private readonly goodOffsets: Uint32Array;
@@ -60,6 +61,8 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     private readonly directory: CustomerDirectory,
     answersPerDay: number,
     badRecordRate: number,
+    /** Share of answer records served twice, the copy right after the record (`surveyDuplicateRate`). */
+    private readonly duplicateRate = 0,
   ) {
     const { seed, calendar } = directory.timeline;
     const days = calendar.dayCount;
@@ -114,6 +117,8 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     const { seed, calendar } = this.directory.timeline;
     const random = randomFor(seed, Stream.surveyElement, index);
     const look = randomFor(seed, Stream.surveyElement, index, 1);
+    // a stream of its own: the rate changes which answers repeat, and nothing of the answers themselves
+    const twice = randomFor(seed, Stream.surveyDuplicates, index);
     const survey = random.pick(SURVEYS);
     const questions = questionMap(survey);
     const daySeconds = calendar.daySeconds(day);
@@ -152,7 +157,7 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
         questAnsMap[question.code] = answer;
         row.answers[question.code] = canonicalText(answer);
       }
-      answers.push({
+      const served = {
         first: renderText(row.first_name, look),
         last: renderText(row.last_name, look),
         phone: renderText(row.phone, look),
@@ -166,8 +171,13 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
         questAnsMap,
         receipt: renderText(row.receipt, look),
         tierName: renderText(row.tier_name, look),
-      });
+      };
+      answers.push(served);
       rows.push(row);
+      if (this.duplicateRate > 0 && twice.chance(this.duplicateRate)) {
+        answers.push(served);
+        rows.push(row);
+      }
     }
     return { served: { answers, questions }, rows };
   }
