@@ -93,6 +93,11 @@ export class HttpClient {
     this.limiter.setRate(perSecond);
   }
 
+  /** Request starts per second this client allows now: `requestsPerSecond`, or the share it was last set to. */
+  get requestsPerSecond(): number {
+    return this.limiter.perSecond;
+  }
+
   /** Requests sent so far, retries included. */
   get requestCount(): number {
     return this.requests;

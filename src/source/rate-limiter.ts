@@ -18,6 +18,8 @@ export const RATE_SLACK_MS = 50;
  * await limiter.take(); // at most 20 of these resolve in any second
  */
 export class RateLimiter {
+  /** Starts per second granted now. */
+  private rate = 1;
   /** How many starts the window holds, and how long the window is. */
   private capacity = 1;
   private windowMs = 1000;
@@ -44,12 +46,18 @@ export class RateLimiter {
    */
   setRate(perSecond: number): void {
     if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
+    this.rate = perSecond;
     const inOrder = [...this.starts.slice(this.oldest), ...this.starts.slice(0, this.oldest)];
     this.capacity = Math.max(1, Math.floor(perSecond));
     this.windowMs = (1000 * this.capacity) / perSecond + RATE_SLACK_MS;
     this.starts = inOrder.slice(-this.capacity);
     this.oldest = 0;
     this.grant();
+  }
+
+  /** Starts per second it grants now (the last rate set). */
+  get perSecond(): number {
+    return this.rate;
   }
 
   /**
