@@ -15,8 +15,9 @@ import { endToEnd } from './sections/end-to-end.js';
 import { memory } from './sections/memory.js';
 import { pageThroughput } from './sections/page-throughput.js';
 import { publish } from './sections/publish.js';
+import { sharedRateLimit } from './sections/shared-rate-limit.js';
 
-const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput, publish];
+const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput, publish, sharedRateLimit];
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));

@@ -15,6 +15,8 @@ export interface BenchJob {
   windowDays: number;
   /** Days of one postings span: each customer is asked once per span. */
   postingsSpanDays: number;
+  /** `source.history_start`, where the customer directory starts; the config's default when omitted. */
+  historyStart?: string;
 }
 
 /** `jobs.yaml` text of a {@link BenchJob} loading into `destination`; the job is named `bench`. */
@@ -30,7 +32,7 @@ export function benchJobsYaml(job: BenchJob, destination: DestinationSettings): 
   concurrency: ${job.concurrency}
   requests_per_second: ${job.requestsPerSecond}
   retries: 2
-  timeout_ms: 120000
+  timeout_ms: 120000${job.historyStart ? `\n  history_start: ${job.historyStart}` : ''}
 destination:
 ${target}
 jobs:

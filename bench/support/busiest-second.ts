@@ -8,3 +8,14 @@ export function busiestSecond(times: number[]): number {
   }
   return most;
 }
+
+/**
+ * The shortest time (ms) `n` consecutive `times` span: above 1000 when no second holds `n` of them. Where
+ * {@link busiestSecond} says whether a limit held, this says by how much.
+ */
+export function closestSpan(times: number[], n: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let closest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i + n - 1 < sorted.length; i++) closest = Math.min(closest, sorted[i + n - 1]! - sorted[i]!);
+  return closest;
+}

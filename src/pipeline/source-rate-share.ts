@@ -30,7 +30,8 @@ export function rateShare(perSecond: number, runs: number): number {
  * processes write (PostgreSQL) — the workers of a shared backfill, a nightly run beside them — split it between
  * the live runs recorded in `_etl_runs`. Each counts them every second and sets its client to its share: a
  * lower share at once, a higher one after a second (the run that ended may have sent requests in the last one).
- * A run that finds others alive sends nothing until they have had time to count it. On DuckDB one process holds
+ * A run that finds others alive sends nothing until they have had time to count it, and counts again before its
+ * first request, so that runs that joined while it waited have lowered its share too. On DuckDB one process holds
  * the file, so a run has the whole limit.
  */
 export async function shareSourceRate(destination: Destination, http: HttpClient, perSecond: number, logger: Logger): Promise<SourceRateShare> {
@@ -38,35 +39,34 @@ export async function shareSourceRate(destination: Destination, http: HttpClient
   const count = () => destination.ledgerTransaction((conn) => countLiveRuns(conn));
   let share = rateShare(perSecond, await count());
   http.setRequestsPerSecond(share);
+  let higherSince: number | undefined;
+  const take = (runs: number) => {
+    const next = rateShare(perSecond, runs);
+    if (next > share) {
+      higherSince ??= performance.now();
+      if (performance.now() - higherSince < RAISE_AFTER_MS) return;
+    }
+    higherSince = undefined;
+    if (next === share) return;
+    share = next;
+    http.setRequestsPerSecond(share);
+    logger.debug({ requestsPerSecond: share, runs }, 'share of the source rate limit changed');
+  };
+  let counting: Promise<void> | undefined;
+  const recount = () =>
+    (counting ??= count()
+      .then(take)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not count the runs sharing the source; the rate share stays'))
+      .finally(() => (counting = undefined)));
+  // Counted from the start, the join wait included: a run about to send must know of those that joined meanwhile.
+  const timer = setInterval(() => void recount(), RECOUNT_MS);
+  timer.unref();
   if (share < perSecond) {
     logger.info({ requestsPerSecond: share, limit: perSecond }, 'other runs use the source: this one takes its share of the rate limit');
     await sleep(JOIN_WAIT_MS);
-    // runs that started during the wait have lowered their shares by now, and this one must lower its own before its
-    // first request (a higher share waits for the recounts below, as ever)
-    share = Math.min(share, rateShare(perSecond, await count()));
-    http.setRequestsPerSecond(share);
+    // a count begun after the wait: the first request goes at the share of every run alive by then
+    await counting;
+    await recount();
   }
-  let higherSince: number | undefined;
-  let counting = false;
-  const timer = setInterval(() => {
-    if (counting) return;
-    counting = true;
-    count()
-      .then((runs) => {
-        const next = rateShare(perSecond, runs);
-        if (next > share) {
-          higherSince ??= performance.now();
-          if (performance.now() - higherSince < RAISE_AFTER_MS) return;
-        }
-        higherSince = undefined;
-        if (next === share) return;
-        share = next;
-        http.setRequestsPerSecond(share);
-        logger.debug({ requestsPerSecond: share, runs }, 'share of the source rate limit changed');
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not count the runs sharing the source; the rate share stays'))
-      .finally(() => (counting = false));
-  }, RECOUNT_MS);
-  timer.unref();
   return { stop: () => clearInterval(timer) };
 }

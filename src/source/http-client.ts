@@ -11,6 +11,7 @@ import {
   SourceError,
 } from './source-errors.js';
 import { RateLimiter } from './rate-limiter.js';
+import { withDeparture } from './request-departure.js';
 
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
 export interface RequestCounter {
@@ -42,6 +43,9 @@ export interface HttpClientOptions {
 
 /** The longest `Retry-After` honoured: a source asking for more is asked again after this long. */
 export const MAX_RETRY_AFTER_MS = 120_000;
+
+/** A request as this client sends it: always with its method, which the rate limiter's departure check reads. */
+type SourceRequestInit = RequestInit & { method: 'GET' | 'POST' };
 
 /** Characters an HTTP header value may carry (no line breaks or other controls, Latin-1 only). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -89,6 +93,11 @@ export class HttpClient {
     this.limiter.setRate(perSecond);
   }
 
+  /** Request starts per second this client allows now: `requestsPerSecond`, or the share it was last set to. */
+  get requestsPerSecond(): number {
+    return this.limiter.perSecond;
+  }
+
   /** Requests sent so far, retries included. */
   get requestCount(): number {
     return this.requests;
@@ -104,11 +113,11 @@ export class HttpClient {
   /** POST a JSON body to `path`. */
   post(path: string, body: unknown, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
-    const init = { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+    const init: SourceRequestInit = { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
     return this.gate(() => this.withRetries(url, init, label, false, counter));
   }
 
-  private async withRetries(url: URL, init: RequestInit, label: string, repeatable: boolean, counter?: RequestCounter): Promise<unknown> {
+  private async withRetries(url: URL, init: SourceRequestInit, label: string, repeatable: boolean, counter?: RequestCounter): Promise<unknown> {
     const { retries, logger } = this.options;
     const signal = counter?.signal;
     for (let attempt = 1; ; attempt++) {
@@ -141,7 +150,7 @@ export class HttpClient {
     return Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 2));
   }
 
-  private async once(url: URL, init: RequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
+  private async once(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
     const start = await this.limiter.take();
     // a refusal that came while this request waited for its turn holds for it too
     if (this.refusal) throw this.refusal;
@@ -159,9 +168,10 @@ export class HttpClient {
     const callOff = () => timeout.abort(cancel?.reason);
     cancel?.addEventListener('abort', callOff, { once: true });
     try {
+      // Counted from now, and again from when the request is written to its connection, which is when it leaves.
       start.sent();
       // A redirect is never followed: the auth header must not travel to another address.
-      response = await fetch(url, { ...init, headers, redirect: 'manual', signal: timeout.signal });
+      response = await withDeparture(init.method, url, start.sent, () => fetch(url, { ...init, headers, redirect: 'manual', signal: timeout.signal }));
       text = await response.text();
     } catch (error) {
       if (cancel?.aborted) throw new CancelledRequestError(`${label}: called off while in flight`, label);

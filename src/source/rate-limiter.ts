@@ -6,7 +6,8 @@ export const RATE_SLACK_MS = 50;
  * in any one-second interval: the times of the last `perSecond` starts are kept, and a start is granted
  * only when the oldest of them is a second (plus {@link RATE_SLACK_MS}) old. The check is made at the moment
  * the start is granted (a late timer cannot squeeze two starts closer), the caller stamps the moment its
- * request actually leaves (`sent()`), and callers are served in the order they asked.
+ * request actually leaves (`sent()`, as often as it learns of a later moment), and callers are served in the order
+ * they asked.
  *
  * Starts are not spaced out further: how many requests run at once is the concurrency cap's business, and
  * spacing them would cost throughput whenever the limit is far above what latency allows. A rate below 1
@@ -17,6 +18,8 @@ export const RATE_SLACK_MS = 50;
  * await limiter.take(); // at most 20 of these resolve in any second
  */
 export class RateLimiter {
+  /** Starts per second granted now. */
+  private rate = 1;
   /** How many starts the window holds, and how long the window is. */
   private capacity = 1;
   private windowMs = 1000;
@@ -43,6 +46,7 @@ export class RateLimiter {
    */
   setRate(perSecond: number): void {
     if (!(perSecond > 0)) throw new RangeError('requests per second must be positive');
+    this.rate = perSecond;
     const inOrder = [...this.starts.slice(this.oldest), ...this.starts.slice(0, this.oldest)];
     this.capacity = Math.max(1, Math.floor(perSecond));
     this.windowMs = (1000 * this.capacity) / perSecond + RATE_SLACK_MS;
@@ -51,9 +55,16 @@ export class RateLimiter {
     this.grant();
   }
 
+  /** Starts per second it grants now (the last rate set). */
+  get perSecond(): number {
+    return this.rate;
+  }
+
   /**
    * Resolves when the caller may start its request, with `sent()` to call the moment it leaves: the start
-   * is counted from then (from the grant when `sent` is never called).
+   * is counted from the latest call (from the grant when `sent` is never called). A request held up between
+   * the call to send it and its leaving (a connection to open, a busy process) must be stamped again when it
+   * leaves, or its late arrival at the source lands in the same second as the starts granted a window later.
    */
   take(): Promise<{ sent(): void }> {
     return new Promise((resolve) => {
@@ -94,7 +105,7 @@ export class RateLimiter {
     if (this.waiting.length > 0) this.grant();
   }
 
-  /** Moves a start to the moment its request left (never earlier than its grant). */
+  /** Moves a start to the moment its request left (never earlier than its grant or an earlier stamp). */
   private stamp(slot: { at: number }): void {
     slot.at = Math.max(slot.at, this.now());
   }
