@@ -11,8 +11,8 @@ const TZ = 'Europe/Athens';
 const PROGRAM = { start: '2022-09-01', end: '2024-06-10' };
 /** A test runs the CLI several times over the sweep of that history. */
 const SLOW = 180_000;
-/** The pipeline's first night: four weeks before the emulator's last day. */
-const FIRST_DAY = '2024-05-13';
+/** The pipeline's first night: two weeks before the emulator's last day. */
+const FIRST_DAY = '2024-05-27';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 
 describe.each(testDestinations)('the customer directory on $name', (target) => {
