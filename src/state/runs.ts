@@ -26,9 +26,13 @@ export class JobBusyError extends Error {
   override readonly name = 'JobBusyError';
 }
 
-/** SQL that is true when the run named by `runIdSql` is alive (running, lease not expired). */
+/**
+ * SQL that is true when the run named by `runIdSql` is alive (running, lease not expired). The inner alias is
+ * one no caller uses: a caller's `_etl_runs r` would otherwise be shadowed, and `r.run_id = r.run_id` is true of
+ * every run as soon as one is alive.
+ */
 export function liveRunSql(conn: SqlConnection, runIdSql: string): string {
-  return `EXISTS (SELECT 1 FROM ${conn.schemaSql}._etl_runs r WHERE r.run_id = ${runIdSql} AND r.status = 'running' AND r.expires_at > CURRENT_TIMESTAMP)`;
+  return `EXISTS (SELECT 1 FROM ${conn.schemaSql}._etl_runs live_run WHERE live_run.run_id = ${runIdSql} AND live_run.status = 'running' AND live_run.expires_at > CURRENT_TIMESTAMP)`;
 }
 
 function leaseEnd(seconds: number) {

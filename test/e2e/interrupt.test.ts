@@ -7,7 +7,7 @@ import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-02-01';
-const END = '2024-03-31';
+const END = '2024-02-29';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 
 /** Resolves once `output()` holds `count` matches of `pattern`. */
@@ -18,7 +18,7 @@ async function waitFor(output: () => string, pattern: RegExp, count: number): Pr
 describe.each(testDestinations)('a run interrupted by a signal, on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 12, accounts: 150, startDate: START, endDate: END, timezone: TZ, faults: { latencyMs: 20 } });
+    emulator = await startEmulator({ seed: 12, accounts: 80, startDate: START, endDate: END, timezone: TZ, faults: { latencyMs: 20 } });
   });
   afterAll(() => emulator.close());
 

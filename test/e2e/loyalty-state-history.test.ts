@@ -1,20 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli } from '../helpers/cli.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import {
+  LOYALTY_PROGRAM as PROGRAM,
+  MORNING_AFTER,
+  STATE_TEST_TIMEOUT as SLOW,
+  WEEKS_LATER,
+  startLoyaltyProgram,
+  stateJobs,
+} from '../helpers/loyalty-program.js';
 import { readObservations, truthState } from '../helpers/loyalty-state-reader.js';
 import { epochMs, withWarehouse } from '../helpers/warehouse-reader.js';
 
-const TZ = 'Europe/Athens';
-const PROGRAM = { start: '2024-09-01', end: '2024-11-15' };
-const MORNING_AFTER = Date.parse('2024-11-16T08:00:00Z');
-/** Past the end of November (points expire at month ends) and of vouchers' validity and listing. */
-const WEEKS_LATER = Date.parse('2024-12-20T08:00:00Z');
 const CUSTOMERS = 40;
 /** Every night asks every customer: two nights observe everyone twice. */
 const SWEEP_DAYS = 1;
-const STREAMS = ['accounts', 'loyalty_postings', 'loyalty_status', 'vouchers'];
-const SLOW = 180_000;
 
 type Raw = Record<string, unknown>;
 
@@ -22,7 +23,7 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
   let emulator: Emulator;
   let now = MORNING_AFTER;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 25, accounts: CUSTOMERS, startDate: PROGRAM.start, endDate: PROGRAM.end, timezone: TZ, port: 0, clock: () => now });
+    emulator = await startLoyaltyProgram(25, CUSTOMERS, () => now);
   });
   afterAll(async () => emulator.close());
 
@@ -30,15 +31,7 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
     'two nights across a month end: a version per customer whose status changed, valid from when it was asked; redeemed and vanished vouchers; the tier mix as of an instant',
     async () => {
       const { config } = await target.fresh();
-      const file = emulatorJobs({
-        url: emulator.url,
-        timezone: TZ,
-        firstDay: PROGRAM.start,
-        destination: config,
-        streams: STREAMS,
-        pageSize: 50,
-        postings: `    sweep_days: ${SWEEP_DAYS}\n`,
-      });
+      const file = stateJobs(emulator, config, SWEEP_DAYS);
       const first = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
       expect(first.code, first.stderr).toBe(0);
       const before = truthState(emulator.truth);

@@ -1,54 +1,51 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli } from '../helpers/cli.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import {
+  LOYALTY_PROGRAM as PROGRAM,
+  MORNING_AFTER,
+  STATE_TEST_TIMEOUT as SLOW,
+  WEEKS_LATER,
+  startLoyaltyProgram,
+  stateJobs,
+} from '../helpers/loyalty-program.js';
 import { readLoyaltyState, readObservations, readVoucherRows, truthState } from '../helpers/loyalty-state-reader.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
-const TZ = 'Europe/Athens';
-const PROGRAM = { start: '2024-09-01', end: '2024-11-15' };
-/** The morning after the program's last day. */
-const MORNING_AFTER = Date.parse('2024-11-16T08:00:00Z');
-/** Past the end of November (points expire at month ends) and of vouchers' validity and listing. */
-const WEEKS_LATER = Date.parse('2024-12-20T08:00:00Z');
 const CUSTOMERS = 60;
 const SWEEP_DAYS = 3;
-const STREAMS = ['accounts', 'loyalty_postings', 'loyalty_status', 'vouchers'];
-/** Each test runs the CLI several times. */
-const SLOW = 180_000;
 
 describe.each(testDestinations)('loyalty state and vouchers on $name', (target) => {
   let emulator: Emulator;
   let now = MORNING_AFTER;
+  /** The program's first night, the morning after its last day, into a warehouse of its own: where every test starts. */
+  let firstNight: { config: DestinationSettings; result: CliResult };
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 24, accounts: CUSTOMERS, startDate: PROGRAM.start, endDate: PROGRAM.end, timezone: TZ, port: 0, clock: () => now });
+    emulator = await startLoyaltyProgram(24, CUSTOMERS, () => now);
+    const { config } = await target.fresh();
+    firstNight = { config, result: await night(stateJobs(emulator, config, SWEEP_DAYS), PROGRAM.end) };
   });
   afterAll(async () => emulator.close());
 
-  async function job() {
+  /** A copy of the first night's warehouse, the clock the morning after it, and a jobs file on the copy sweeping every `sweepDays` nights. */
+  async function job(sweepDays = SWEEP_DAYS) {
     now = MORNING_AFTER;
-    const { config } = await target.fresh();
-    const file = emulatorJobs({
-      url: emulator.url,
-      timezone: TZ,
-      firstDay: PROGRAM.start,
-      destination: config,
-      streams: STREAMS,
-      pageSize: 50,
-      postings: `    sweep_days: ${SWEEP_DAYS}\n`,
-    });
-    return { config, file };
+    expect(firstNight.result.code, firstNight.result.stderr).toBe(0);
+    const { config } = await target.copy(firstNight.config);
+    return { config, file: stateJobs(emulator, config, sweepDays) };
   }
 
-  const night = (file: string, day: string) => runCli(['run', '--config', file, '--until', day]);
+  function night(file: string, day: string): Promise<CliResult> {
+    return runCli(['run', '--config', file, '--until', day]);
+  }
 
   it(
     "holds every asked customer's status, wallets, balance details and vouchers as the service reports them; re-running changes nothing",
     async () => {
       const { config, file } = await job();
-      const run = await night(file, PROGRAM.end);
-      expect(run.code, run.stderr).toBe(0);
       const truth = truthState(emulator.truth);
       // the first night's windows hold every customer's creation: every one of them is asked
       const held = await withWarehouse(config, async (conn) => ({ state: await readLoyaltyState(conn), observed: await readObservations(conn, 'vouchers') }));
@@ -95,18 +92,8 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
   it(
     'asks a customer whose points expired on the night after its LOYALTY_POINT_UPDATED event, before the sweep would',
     async () => {
-      now = MORNING_AFTER;
-      const { config } = await target.fresh();
       // a sweep of a year: after the first night, only signs of change bring a customer back within days
-      const file = emulatorJobs({
-        url: emulator.url,
-        timezone: TZ,
-        firstDay: PROGRAM.start,
-        destination: config,
-        streams: STREAMS,
-        postings: '    sweep_days: 366\n',
-      });
-      expect((await night(file, PROGRAM.end)).code).toBe(0);
+      const { config, file } = await job(366);
       const first = await withWarehouse(config, (conn) => readObservations(conn, 'loyalty_status'));
       const secret = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
       const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: secret, LOYALTY_LOG_LEVEL: 'warn' });
@@ -147,7 +134,6 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
     'corrects points that expired and vouchers that changed without any activity within the sweep period, visiting every customer',
     async () => {
       const { config, file } = await job();
-      expect((await night(file, PROGRAM.end)).code).toBe(0);
       const before = truthState(emulator.truth);
       const vouchersBefore = await withWarehouse(config, readVoucherRows);
       now = WEEKS_LATER;
@@ -198,7 +184,6 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
     'takes a customer the service answers 1005 for as no data: no error, its old state removed',
     async () => {
       const { config, file } = await job();
-      expect((await night(file, PROGRAM.end)).code).toBe(0);
       // a customer the warehouse knows and the service no longer does, with the state it once had
       await withWarehouse(config, async (conn) => {
         await conn.run(

@@ -1,3 +1,4 @@
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
@@ -11,6 +12,12 @@ import { testTempDir } from './temp-dir.js';
 export interface TestDestination {
   name: 'duckdb' | 'postgres';
   fresh(): Promise<{ config: DestinationSettings; warehouse: string }>;
+  /**
+   * A new warehouse of that kind holding what the warehouse of `config` holds (its file copied, or its database
+   * created from it as a template), for a test to start from the end of work done once for several tests. Nothing
+   * may have the original open meanwhile.
+   */
+  copy(config: DestinationSettings): Promise<{ config: DestinationSettings; warehouse: string }>;
 }
 
 export const duckdbTestDestination: TestDestination = {
@@ -18,6 +25,13 @@ export const duckdbTestDestination: TestDestination = {
   async fresh() {
     const path = join(testTempDir('warehouse-'), 'warehouse.duckdb');
     return { config: { type: 'duckdb', path, schema: 'main' }, warehouse: path };
+  },
+  async copy(original) {
+    if (original.type !== 'duckdb') throw new Error(`not a DuckDB warehouse: ${original.type}`);
+    const { warehouse } = await this.fresh();
+    // a file closed by its last process has its write-ahead log checkpointed into it; one left by a kill has not
+    for (const suffix of ['', '.wal']) if (existsSync(original.path + suffix)) copyFileSync(original.path + suffix, warehouse + suffix);
+    return { config: { ...original, path: warehouse }, warehouse };
   },
 };
 
@@ -27,6 +41,12 @@ export const postgresTestDestination: TestDestination = {
   async fresh() {
     const url = await createTestDatabase(inject('pgUrl'), inject('pgDatabasePrefix'));
     return { config: { type: 'postgres', url, schema: 'public' }, warehouse: url };
+  },
+  async copy(original) {
+    if (original.type !== 'postgres') throw new Error(`not a PostgreSQL warehouse: ${original.type}`);
+    const template = decodeURIComponent(new URL(original.url).pathname.slice(1));
+    const url = await createTestDatabase(inject('pgUrl'), inject('pgDatabasePrefix'), template);
+    return { config: { ...original, url }, warehouse: url };
   },
 };
 

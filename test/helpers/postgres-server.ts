@@ -109,13 +109,16 @@ export function databaseUrl(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-/** Creates an empty database named `<prefix><random>` and returns its URL. */
-export async function createTestDatabase(serverUrl: string, prefix: string): Promise<string> {
+/**
+ * Creates a database named `<prefix><random>` and returns its URL: empty, or a copy of the database `template` (on
+ * the same server, with no session open on it).
+ */
+export async function createTestDatabase(serverUrl: string, prefix: string, template?: string): Promise<string> {
   const name = `${prefix}${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE "${name}"`);
+    await client.query(`CREATE DATABASE "${name}"${template === undefined ? '' : ` TEMPLATE "${template.replaceAll('"', '""')}"`}`);
   } finally {
     await client.end();
   }
