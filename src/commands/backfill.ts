@@ -3,6 +3,7 @@ import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
+import type { CustomersAsked } from '../pipeline/customer-tally.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { WindowCounts } from '../state/ledger.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
@@ -111,6 +112,7 @@ async function runBackfill(
     // one worker of a shared backfill refreshes the reference data, not every one
     refreshReferenceData: backfill.created,
     onSpanDone: (_stream, spanCounts) => progress.spanDone(spanCounts),
+    onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
   }).finally(() => progress.stop());
   const after = await counts();
   if (after.failed === 0 && after.open === 0) await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
@@ -151,6 +153,7 @@ function followProgress(before: BackfillWindowCounts, recount: (() => Promise<Ba
       progress.update(done, records);
       sync();
     },
+    customers: (stream: StreamName, asked: CustomersAsked | undefined) => progress.customers(stream, asked),
     stop: () => progress.stop(),
   };
 }

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { Logger } from '../log/logger.js';
+import type { CustomersAsked } from '../pipeline/customer-tally.js';
 import { count } from './counts.js';
 import { logFormat } from './job-session.js';
 
@@ -7,6 +8,8 @@ import { logFormat } from './job-session.js';
 export interface ProgressDisplay {
   /** Windows finished (by any worker, for a shared backfill) and records this worker has read so far. */
   update(windowsDone: number, records: number): void;
+  /** How far a per-customer stream's spans under way have come; `undefined` once none is under way. */
+  customers(stream: string, asked: CustomersAsked | undefined): void;
   /** Draws or logs the last state and lets go of the terminal. */
   stop(): void;
 }
@@ -47,9 +50,64 @@ export function formatEta(seconds: number | null): string {
   return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/** Where a per-customer stream is: its customers asked, of those its spans under way selected, and the time they have left. */
+export interface StreamCustomers {
+  stream: string;
+  asked: number;
+  selected: number;
+  /** Seconds until the spans under way have asked every customer they selected; null before one has been asked. */
+  etaSeconds: number | null;
+}
+
+/**
+ * The per-customer streams under way, as the progress display shows them. The time left of a stream comes from
+ * the customers it asked per second since its spans were first seen and the customers they have left: a span's
+ * windows are done only at its end, so windows per second cannot tell it.
+ */
+export class CustomersProgress {
+  private readonly streams = new Map<string, CustomersAsked & { since: number; askedAtStart: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** What the pipeline told of `stream`; `undefined` once none of its spans is under way. */
+  set(stream: string, asked: CustomersAsked | undefined): void {
+    if (!asked) return void this.streams.delete(stream);
+    const seen = this.streams.get(stream);
+    this.streams.set(stream, { ...asked, since: seen?.since ?? this.now(), askedAtStart: seen?.askedAtStart ?? asked.asked });
+  }
+
+  /** True while a per-customer span is under way. */
+  get active(): boolean {
+    return this.streams.size > 0;
+  }
+
+  /** Each stream under way, with its time left. */
+  list(): StreamCustomers[] {
+    const now = this.now();
+    return [...this.streams].map(([stream, s]) => {
+      const seconds = (now - s.since) / 1000;
+      const rate = seconds > 0 ? (s.asked - s.askedAtStart) / seconds : 0;
+      return { stream, asked: s.asked, selected: s.selected, etaSeconds: rate > 0 ? Math.round(Math.max(0, s.selected - s.asked) / rate) : null };
+    });
+  }
+
+  /** ` | loyalty_status: 120/386 customers, 25s left` for each stream under way, or nothing. */
+  text(): string {
+    return this.list()
+      .map(
+        (s) => ` | ${s.stream}: ${count(s.asked)}/${count(s.selected)} customers, ${s.etaSeconds === null ? 'estimating' : `${formatEta(s.etaSeconds)} left`}`,
+      )
+      .join('');
+  }
+}
+
 /**
  * A progress bar on a terminal — windows, records, rate and time left, which says `estimating` until a window is
  * done — or, for a scheduler or a pipe, a `<label> progress` JSON log line every few seconds with the same numbers.
+ *
+ * While a per-customer span runs, its stream's customers asked and selected show too, with their own time left
+ * ({@link CustomersProgress}), and the run's time left says `estimating`: the span's windows are all done at its
+ * end, so the rate in windows per second says nothing of how long it takes.
  *
  * @example
  * const progress = createProgress({ label: 'backfill', total: 730, done: 0, stream: process.stderr, bar: true, logger });
@@ -62,15 +120,17 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
   const startDone = options.done;
   let done = options.done;
   let records = 0;
+  const customers = new CustomersProgress(now);
+  const runEta = (etaSeconds: number | null) => (customers.active ? null : etaSeconds);
   const numbers = () => {
     const { rate, etaSeconds } = pace(startedAt, now(), startDone, done, options.total);
-    return { records: count(records), rate: rate.toFixed(1), left: formatEta(etaSeconds) };
+    return { records: count(records), rate: rate.toFixed(1), left: formatEta(runEta(etaSeconds)), customers: customers.text() };
   };
   if (options.bar) {
     const bar = new cliProgress.SingleBar(
       {
         stream: options.stream,
-        format: `${options.label} [{bar}] {value}/{total} windows | {records} records | {rate} windows/s | ETA {left}`,
+        format: `${options.label} [{bar}] {value}/{total} windows{customers} | {records} records | {rate} windows/s | ETA {left}`,
         hideCursor: true,
         fps: 5,
       },
@@ -81,6 +141,10 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
       update(windowsDone, recordsRead) {
         done = windowsDone;
         records = recordsRead;
+        bar.update(done, numbers());
+      },
+      customers(stream, asked) {
+        customers.set(stream, asked);
         bar.update(done, numbers());
       },
       stop() {
@@ -94,8 +158,9 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
   const log = () => {
     lastLog = now();
     const { rate, etaSeconds } = pace(startedAt, lastLog, startDone, done, options.total);
+    const asked = customers.active ? { customers: customers.list() } : {};
     options.logger.info(
-      { windowsDone: done, windowsTotal: options.total, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds },
+      { windowsDone: done, windowsTotal: options.total, ...asked, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds: runEta(etaSeconds) },
       `${options.label} progress`,
     );
   };
@@ -103,6 +168,10 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
     update(windowsDone, recordsRead) {
       done = windowsDone;
       records = recordsRead;
+      if (now() - lastLog >= every) log();
+    },
+    customers(stream, asked) {
+      customers.set(stream, asked);
       if (now() - lastLog >= every) log();
     },
     stop: log,

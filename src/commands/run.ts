@@ -59,6 +59,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
           records += counts.reduce((n, c) => n + c.extracted, 0);
           progress?.update(done, records);
         },
+        onCustomersAsked: progress && ((stream, asked) => progress.customers(stream, asked)),
       }).finally(() => progress?.stop()),
     );
   });

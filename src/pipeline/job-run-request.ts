@@ -5,6 +5,7 @@ import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
 import type { WindowCounts } from '../state/ledger.js';
+import type { CustomersAskedListener } from './customer-tally.js';
 import type { RunStop } from './run-stop.js';
 
 /** A window that could not be loaded, and why. */
@@ -51,6 +52,11 @@ export interface JobRunRequest {
   refreshReferenceData?: boolean;
   /** Called after every span, and after a stretch of windows the source reports empty, for progress display. */
   onSpanDone?: (stream: StreamName, counts: WindowCounts[]) => void;
+  /**
+   * Called while per-customer spans run, for progress display: the customers a stream's spans under way selected
+   * and have handed on to be asked so far (its lanes summed), then `undefined` once none of its spans is under way.
+   */
+  onCustomersAsked?: CustomersAskedListener;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;
 }

@@ -11,6 +11,7 @@ import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/
 import { reapAbandonedRuns } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
+import { CustomerTally } from './customer-tally.js';
 import { skipEmptyStretches } from './empty-stretches.js';
 import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.js';
 import { refreshProfiles } from './refresh-profiles.js';
@@ -49,6 +50,7 @@ export class JobRun {
   private readonly job: string;
   private readonly me = { host: hostname(), pid: process.pid };
   private lastReap = 0;
+  private readonly customers: CustomerTally;
 
   constructor(
     private readonly request: JobRunRequest,
@@ -59,6 +61,7 @@ export class JobRun {
   ) {
     this.jobConfig = request.plan.job;
     this.job = request.plan.name;
+    this.customers = new CustomerTally(request.onCustomersAsked);
   }
 
   /** Loads everything the run asks for; throws what stopped it (a warehouse error, an interruption). */
@@ -287,6 +290,8 @@ export class JobRun {
       logger: this.log,
     };
     const customers = stream.customerRule?.(jobConfig);
+    // only a span that asks customers, and only when someone follows the run's progress
+    const asked = customers && request.onCustomersAsked ? this.customers.open(name) : undefined;
     const settings: SpanSettings = {
       job: this.job,
       runId,
@@ -295,6 +300,7 @@ export class JobRun {
       claimedBy: runId,
       backfillId: target.backfillId,
       customers,
+      customersAsked: asked?.report,
     };
     try {
       done(await loadSpan(stream, span, ctx, request.destination, settings, this.log));
@@ -305,6 +311,7 @@ export class JobRun {
       // the run stops: the span's windows are left as they were, for the next run
       if (!this.stop.absorbs(error)) await this.recordFailure(name, failed, error);
     } finally {
+      asked?.close();
       letGo();
       this.result.requests += api.counter.requests;
     }

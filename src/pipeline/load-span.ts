@@ -9,6 +9,7 @@ import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { RecordError } from '../transform/record-error.js';
+import { countedCustomers } from './customer-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
 
 /** Settings of one span's load that do not come from the stream. */
@@ -24,6 +25,8 @@ export interface SpanSettings {
   backfillId?: string;
   /** For a per-customer stream: which customers it asks (the stream's `customerRule`). */
   customers?: CustomerRule;
+  /** For a per-customer stream, for the progress display: the customers selected, then those handed on to be asked. */
+  customersAsked?: (asked: number, selected: number) => void;
 }
 
 /**
@@ -73,7 +76,9 @@ export async function loadSpan(
   const selection = settings.customers
     ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span)
     : undefined;
-  if (selection) ctx = { ...ctx, customers: selection.customers };
+  // the count is one more read of the selection, made only when someone follows the span's progress
+  const report = settings.customersAsked;
+  if (selection) ctx = { ...ctx, customers: report ? countedCustomers(selection.customers, await selection.count(), report) : selection.customers };
   const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: tablesOf(stream, ctx) });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {

@@ -18,6 +18,8 @@ export type CustomerSelectionKind = 'all' | 'changed' | 'webhook';
 export interface CustomerSelection {
   kind: CustomerRule['kind'];
   customers: AsyncIterable<SelectedCustomer>;
+  /** How many customers `customers` holds: one count over the selection's query, for the progress display. */
+  count(): Promise<number>;
   /**
    * For `webhook` and `signs-and-sweep`: the events numbered in (`after`, `through`] the selection covers. The span's
    * commit moves the stream's bookmark to `through` (`advanceEventBookmark`); for `webhook`, `after` is undefined on

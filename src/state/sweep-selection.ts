@@ -1,11 +1,10 @@
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Window } from '../plan/windows.js';
-import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './selected-customers.js';
+import type { CustomerSelection, WarehouseRead } from './selected-customers.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
+import { pagedSelection } from './paged-selection.js';
 
 const DAY_MS = 86_400_000;
-/** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
-const PAGE = 5000;
 
 /**
  * The customers a state stream (loyalty_status, vouchers) asks for `span`, streamed in key order, each once:
@@ -41,7 +40,7 @@ export async function signsAndSweepCustomers(
   const lastDue = quota === 0 ? null : await read((conn) => lastDueCustomer(conn, stream, quota));
   const staleBefore = new Date(now.getTime() - (sweepDays - 0.5) * DAY_MS).toISOString();
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  return { kind: 'signs-and-sweep', customers: selected(read, stream, lastDue, staleBefore, range, after, through), events: { after, through } };
+  return { kind: 'signs-and-sweep', ...selected(read, stream, lastDue, staleBefore, range, after, through), events: { after, through } };
 }
 
 /**
@@ -62,7 +61,7 @@ async function lastDueCustomer(conn: SqlConnection, stream: string, quota: numbe
 /** Where the sweep's quota ends; null when there is no customer to sweep. */
 type LastDue = { id: string } | { all: true } | null;
 
-async function* selected(
+function selected(
   read: WarehouseRead,
   stream: string,
   lastDue: LastDue,
@@ -70,36 +69,29 @@ async function* selected(
   range: { start: string; end: string },
   eventsAfter: number,
   eventsThrough: number,
-): AsyncGenerator<SelectedCustomer> {
-  let last = '';
-  for (;;) {
-    const rows = await read((conn) => {
-      const s = conn.schemaSql;
-      const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
-      // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
-      // span's commit, so every page sees the same order).
-      const due =
-        lastDue === null
-          ? 'FALSE'
-          : 'all' in lastDue
-            ? 'TRUE'
-            : `(CASE WHEN t.at IS NULL THEN o.observed_at IS NULL AND a.customer_id <= $8
-                     ELSE o.observed_at IS NULL OR o.observed_at < t.at OR (o.observed_at = t.at AND a.customer_id <= $8) END)`;
-      const threshold = `LEFT JOIN (SELECT observed_at AS at FROM ${s}._etl_customer_observations WHERE stream = $1 AND customer_id = $8) t ON TRUE`;
-      return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
-        `SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed} ${threshold}
-          WHERE a.customer_id > $2 AND (
-                ${due}
-             OR o.observed_at < CAST($3 AS TIMESTAMPTZ)
-             OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
-             OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
-             OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))
-          ORDER BY a.customer_id LIMIT ${PAGE}`,
-        [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDue !== null && 'id' in lastDue ? lastDue.id : ''],
-      );
-    });
-    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
-    if (rows.length < PAGE) return;
-    last = rows.at(-1)!.customer_id;
-  }
+): Pick<CustomerSelection, 'customers' | 'count'> {
+  return pagedSelection(read, (conn, last) => {
+    const s = conn.schemaSql;
+    const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
+    // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
+    // span's commit, so every page sees the same order).
+    const due =
+      lastDue === null
+        ? 'FALSE'
+        : 'all' in lastDue
+          ? 'TRUE'
+          : `(CASE WHEN t.at IS NULL THEN o.observed_at IS NULL AND a.customer_id <= $8
+                   ELSE o.observed_at IS NULL OR o.observed_at < t.at OR (o.observed_at = t.at AND a.customer_id <= $8) END)`;
+    const threshold = `LEFT JOIN (SELECT observed_at AS at FROM ${s}._etl_customer_observations WHERE stream = $1 AND customer_id = $8) t ON TRUE`;
+    return {
+      from: `FROM (SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed} ${threshold}
+        WHERE a.customer_id > $2 AND (
+              ${due}
+           OR o.observed_at < CAST($3 AS TIMESTAMPTZ)
+           OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+           OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+           OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))) sel`,
+      params: [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDue !== null && 'id' in lastDue ? lastDue.id : ''],
+    };
+  });
 }

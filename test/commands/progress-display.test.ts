@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProgress, formatEta } from '../../src/commands/progress-display.js';
 import { createLogger } from '../../src/log/logger.js';
 
@@ -29,6 +29,8 @@ function jsonLines(): { stream: PassThrough; lines: () => Array<Record<string, u
 }
 
 describe('the progress display', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('draws a bar with windows, records, rate and ETA on a terminal, and writes no log line', () => {
     let now = 0;
     const log = jsonLines();
@@ -91,6 +93,91 @@ describe('the progress display', () => {
     progress.update(20, 500);
     progress.stop();
     expect(tty.text()).toMatch(/run \[[█░]+\] 20\/120 windows \| 500 records \| 2\.0 windows\/s \| ETA 50s/);
+  });
+
+  it('shows where a per-customer stream is while its spans run, with their time left, and drops it after', () => {
+    // the bar redraws a few times a second on a timer
+    vi.useFakeTimers();
+    const drawn = () => {
+      vi.advanceTimersByTime(500);
+      return tty.text().split('\u001b[1G').at(-1)!;
+    };
+    let now = 0;
+    const tty = terminal();
+    const progress = createProgress({ label: 'run', total: 3460, done: 0, stream: tty, bar: true, logger: createLogger({ level: 'silent' }), now: () => now });
+    now = 10_000;
+    progress.update(2768, 7671);
+    progress.customers('loyalty_status', { asked: 0, selected: 386 });
+    expect(drawn()).toMatch(
+      /run \[[█░]+\] 2768\/3460 windows \| loyalty_status: 0\/386 customers, estimating \| 7,671 records \| [\d.]+ windows\/s \| ETA estimating/,
+    );
+    now = 22_000;
+    progress.customers('loyalty_status', { asked: 120, selected: 386 });
+    // 120 customers in 12 s: the 266 left take 27 s; windows per second cannot tell the run's time left meanwhile
+    expect(drawn()).toMatch(/2768\/3460 windows \| loyalty_status: 120\/386 customers, 27s left \| 7,671 records \| [\d.]+ windows\/s \| ETA estimating/);
+    now = 50_000;
+    progress.customers('loyalty_status', undefined);
+    progress.update(3460, 8000);
+    const last = drawn();
+    progress.stop();
+    expect(last).toMatch(/run \[[█]+\] 3460\/3460 windows \| 8,000 records \| [\d.]+ windows\/s \| ETA 0s/);
+    expect(last).not.toMatch(/customers/);
+  });
+
+  it('sums the lanes of a stream as the pipeline reports them, and shows each stream under way', () => {
+    let now = 0;
+    const tty = terminal();
+    const progress = createProgress({
+      label: 'backfill',
+      total: 100,
+      done: 0,
+      stream: tty,
+      bar: true,
+      logger: createLogger({ level: 'silent' }),
+      now: () => now,
+    });
+    progress.customers('loyalty_postings', { asked: 1500, selected: 2000 });
+    now = 1000;
+    progress.customers('vouchers', { asked: 3, selected: 12_000 });
+    progress.stop();
+    expect(tty.text()).toMatch(
+      /0\/100 windows \| loyalty_postings: 1,500\/2,000 customers, estimating \| vouchers: 3\/12,000 customers, estimating \| 0 records/,
+    );
+  });
+
+  it('gives the customers asked of a per-customer stream in the JSON progress lines while its spans run', () => {
+    let now = 0;
+    const log = jsonLines();
+    const progress = createProgress({
+      label: 'backfill',
+      total: 730,
+      done: 0,
+      stream: new PassThrough(),
+      bar: false,
+      logger: createLogger({ level: 'info', destination: log.stream }),
+      now: () => now,
+      logEveryMs: 5000,
+    });
+    now = 2000;
+    progress.update(365, 1000);
+    progress.customers('loyalty_postings', { asked: 0, selected: 400 });
+    now = 6000;
+    progress.customers('loyalty_postings', { asked: 100, selected: 400 });
+    now = 8000;
+    progress.customers('loyalty_postings', undefined);
+    progress.update(730, 5000);
+    progress.stop();
+    const lines = log.lines();
+    expect(lines.map((l) => l.msg)).toEqual(['backfill progress', 'backfill progress']);
+    // 100 customers in 4 s: the 300 left take 12 s
+    expect(lines[0]).toMatchObject({
+      windowsDone: 365,
+      customers: [{ stream: 'loyalty_postings', asked: 100, selected: 400, etaSeconds: 12 }],
+      records: 1000,
+      etaSeconds: null,
+    });
+    expect(lines[1]).toMatchObject({ windowsDone: 730, records: 5000 });
+    expect(lines[1]).not.toHaveProperty('customers');
   });
 
   it('writes the time left in seconds, minutes or hours', () => {

@@ -1,0 +1,44 @@
+import type { SqlConnection } from '../load/sql-connection.js';
+import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './selected-customers.js';
+
+/** Customers read from the warehouse per query: bounded memory whatever the number of customers. */
+const PAGE = 5000;
+
+/**
+ * A selection's query: `FROM …` a relation of `customer_id, phone, email` holding the customers after `after`
+ * in key order, with its parameters.
+ */
+export type SelectionQuery = (conn: SqlConnection, after: string) => { from: string; params: unknown[] };
+
+/**
+ * The customers of a selection made by one query, read in pages in key order, and how many it holds: the count
+ * runs the same query, so it is what the pages hold (the selection reads tables that only the span's own commit
+ * or an earlier stream of the run writes).
+ */
+export function pagedSelection(read: WarehouseRead, query: SelectionQuery): Pick<CustomerSelection, 'customers' | 'count'> {
+  return {
+    customers: pages(read, query),
+    count: () =>
+      read(async (conn) => {
+        const { from, params } = query(conn, '');
+        const [row] = await conn.all<{ n: number | string | bigint }>(`SELECT COUNT(*) AS n ${from}`, params);
+        return Number(row?.n ?? 0);
+      }),
+  };
+}
+
+async function* pages(read: WarehouseRead, query: SelectionQuery): AsyncGenerator<SelectedCustomer> {
+  let after = '';
+  for (;;) {
+    const rows = await read((conn) => {
+      const { from, params } = query(conn, after);
+      return conn.all<{ customer_id: string; phone: string | null; email: string | null }>(
+        `SELECT customer_id, phone, email ${from} ORDER BY customer_id LIMIT ${PAGE}`,
+        params,
+      );
+    });
+    for (const r of rows) yield { customerId: r.customer_id, phone: r.phone, email: r.email };
+    if (rows.length < PAGE) return;
+    after = rows.at(-1)!.customer_id;
+  }
+}
