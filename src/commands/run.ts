@@ -40,7 +40,8 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
     const total = [...windows.values()].reduce((n, w) => n + w.length, 0);
-    const progress = bar ? createProgress({ label: 'run', total, done: 0, stream: process.stderr, bar, logger }) : undefined;
+    // a bar on a terminal; for a scheduler, a `run progress` log line every few seconds, as backfill writes
+    const progress = createProgress({ label: 'run', total, done: 0, stream: process.stderr, bar, logger });
     let done = 0;
     let records = 0;
     return reportAfter(report, destination, logger, () =>
@@ -57,10 +58,10 @@ export async function runCommand(options: RunOptions): Promise<void> {
         onSpanDone: (_stream, counts) => {
           done += counts.length;
           records += counts.reduce((n, c) => n + c.extracted, 0);
-          progress?.update(done, records);
+          progress.update(done, records);
         },
-        onCustomersAsked: progress && ((stream, asked) => progress.customers(stream, asked)),
-      }).finally(() => progress?.stop()),
+        onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
+      }).finally(() => progress.stop()),
     );
   });
   process.stdout.write(`${summarizeRun(session.value, (performance.now() - started) / 1000)}\n${describeSession(session)}`);

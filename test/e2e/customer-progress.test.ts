@@ -16,7 +16,7 @@ const slowPostings: Middleware = async (request, next) => {
   return next(request);
 };
 
-describe('the progress lines of a backfill on DuckDB', () => {
+describe('the progress lines of a backfill and of a run on DuckDB', () => {
   let emulator: Emulator;
   beforeAll(async () => {
     emulator = await startEmulator({ seed: 7, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [slowPostings] } });
@@ -58,5 +58,33 @@ describe('the progress lines of a backfill on DuckDB', () => {
     }
     // the last line, once the span is done, has no customers part
     expect(progress.at(-1)).not.toHaveProperty('customers');
+  });
+
+  it('are written by a run off a terminal too, ending with every window done', async () => {
+    const { config } = await duckdbTestDestination.fresh();
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: ['accounts', 'loyalty_postings'],
+      pageSize: 500,
+      sourceKeys: { concurrency: 2 },
+      postings: '    postings:\n      customers: all\n      max_span_days: 31\n',
+    });
+    const result = await runCli(['--log-format', 'json', 'run', '--config', file, '--until', TO], { LOYALTY_LOG_LEVEL: 'info' });
+    expect(result.code, result.stderr.slice(-800)).toBe(0);
+    const progress = result.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; windowsDone: number; windowsTotal: number; customers?: Array<{ stream: string }> })
+      .filter((l) => l.msg === 'run progress');
+    expect(
+      progress.some((l) => l.customers?.[0]?.stream === 'loyalty_postings'),
+      JSON.stringify(progress),
+    ).toBe(true);
+    const last = progress.at(-1)!;
+    expect(last.windowsTotal).toBeGreaterThan(0);
+    expect(last.windowsDone).toBe(last.windowsTotal);
   });
 });
