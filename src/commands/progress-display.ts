@@ -85,9 +85,8 @@ export class CustomersProgress {
   list(): StreamCustomers[] {
     const now = this.now();
     return [...this.streams].map(([stream, s]) => {
-      const seconds = (now - s.since) / 1000;
-      const rate = seconds > 0 ? (s.asked - s.askedAtStart) / seconds : 0;
-      return { stream, asked: s.asked, selected: s.selected, etaSeconds: rate > 0 ? Math.round(Math.max(0, s.selected - s.asked) / rate) : null };
+      const { etaSeconds } = pace(s.since, now, s.askedAtStart, Math.min(s.asked, s.selected), s.selected);
+      return { stream, asked: s.asked, selected: s.selected, etaSeconds };
     });
   }
 

@@ -1,6 +1,7 @@
 import { pivotColumnName, snakeCase } from '../transform/column-names.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
+import { valuesList } from './values-list.js';
 import type { SqlConnection } from './sql-connection.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -71,21 +72,18 @@ export async function refreshSurveyCatalog(
   }
   await conn.run(`DELETE FROM ${qualified(schema, 'surveys')}`);
   if (surveys.length === 0) return;
-  const values: unknown[] = [];
-  const rows = surveys.map((s) => {
-    values.push(s.id, s.label, s.questions.length, s.view);
-    const n = values.length;
-    return `(${`$${n - 3}`}, ${`$${n - 2}`}, CAST($${n - 1} AS INTEGER), $${n})`;
-  });
-  values.push(stamp.runId, stamp.now);
-  const [run, now] = [`$${values.length - 1}`, `$${values.length}`];
+  const list = valuesList(
+    surveys.map((s) => [s.id, s.label, s.questions.length, s.view]),
+    ['TEXT', 'TEXT', 'INTEGER', 'TEXT'],
+    3,
+  );
   await conn.run(
     `INSERT INTO ${qualified(schema, 'surveys')} (survey_id, label, question_count, responses, first_answer_at, last_answer_at, view_name, _run_id, _loaded_at)
-     SELECT v.survey_id, v.label, v.question_count, COUNT(r.survey_id), MIN(r.answered_at), MAX(r.answered_at), v.view_name, ${run}, CAST(${now} AS TIMESTAMPTZ)
-       FROM (VALUES ${rows.join(', ')}) v (survey_id, label, question_count, view_name)
+     SELECT v.survey_id, v.label, v.question_count, COUNT(r.survey_id), MIN(r.answered_at), MAX(r.answered_at), v.view_name, $1, CAST($2 AS TIMESTAMPTZ)
+       FROM (VALUES ${list.sql}) v (survey_id, label, question_count, view_name)
        LEFT JOIN ${qualified(schema, responses.name)} r ON r.survey_id = v.survey_id
       GROUP BY v.survey_id, v.label, v.question_count, v.view_name`,
-    values,
+    [stamp.runId, stamp.now, ...list.params],
   );
 }
 
