@@ -9,12 +9,13 @@ import { startBenchEmulator } from '../support/bench-emulator.js';
 import { type BenchJob, writeBenchJobs } from '../support/bench-jobs.js';
 import { startBenchPostgres } from '../support/bench-postgres.js';
 import { runCli } from '../support/cli-process.js';
+import { unlessSmoke } from '../support/bench-mode.js';
 
 const FIRST_DAY = '2024-01-01';
-const SMALL_DAYS = 30;
+const SMALL_DAYS = unlessSmoke(30, 3);
 const LARGE_DAYS = SMALL_DAYS * 10;
 /** A year of a source with 20,000 customers: ~110 account records, ~50 survey answers and ~950 postings a day. */
-const DATASET = { seed: 3, accounts: 20_000, startDate: FIRST_DAY, endDate: '2024-12-31', timezone: 'Europe/Athens' } as const;
+const DATASET = { seed: 3, accounts: unlessSmoke(20_000, 300), startDate: FIRST_DAY, endDate: '2024-12-31', timezone: 'Europe/Athens' } as const;
 /**
  * Every stream, as the shipped jobs.yaml runs them: the nightly grid (1-day windows), accounts spans of up to 31
  * days and postings spans of 31 days (`postings.max_span_days`), so a span is the same size whatever the range;
@@ -63,7 +64,8 @@ export const memory: BenchSection = {
           const to = addDays(FIRST_DAY, days - 1);
           const run = await runCli(['backfill', '--config', file, '--job', 'bench', '--from', FIRST_DAY, '--to', to], { LOYALTY_LOG_LEVEL: 'warn' });
           if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);
-          const records = [...run.stdout.matchAll(/(\d+) records read/g)].reduce((n, m) => n + Number(m[1]), 0);
+          // one line a stream: "accounts: 30 windows read, 3,393 account versions read, …"
+          const records = [...run.stdout.matchAll(/windows? read, ([\d,]+) [^,]+ read,/g)].reduce((n, m) => n + Number(m[1]!.replaceAll(',', '')), 0);
           peaks.push(run.peakRssBytes);
           rows.push({
             destination: name,

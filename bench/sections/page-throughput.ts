@@ -9,11 +9,18 @@ import type { StreamContext } from '../../src/streams/stream.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { startBenchEmulator } from '../support/bench-emulator.js';
 import { busiestSecond } from '../support/busiest-second.js';
+import { unlessSmoke } from '../support/bench-mode.js';
 
 /** Emulated latency of every answer. */
 const LATENCY_MS = 100;
 /** A month of accounts: ~1,300 export records a day. */
-const DATA = { seed: 1, accounts: 20_000, startDate: '2024-01-01', endDate: '2024-01-30', timezone: 'UTC' } as const;
+const DATA = {
+  seed: 1,
+  accounts: unlessSmoke(20_000, 500),
+  startDate: '2024-01-01',
+  endDate: unlessSmoke('2024-01-30', '2024-01-05'),
+  timezone: 'UTC',
+} as const;
 /** Share of `concurrency × page size / latency` the fetch path must reach where latency, not the rate limit, bounds it. */
 const TARGET_SHARE = 0.9;
 

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { DuckDbDestination } from '../../src/load/duckdb/duckdb-destination.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { fillSyntheticWarehouse } from '../support/synthetic-warehouse.js';
+import { unlessSmoke } from '../support/bench-mode.js';
 
 /** The warehouse of the measurement (`BENCH_PUBLISH_SCALE=0.1` for a quick look). */
-const SCALE = Number(process.env.BENCH_PUBLISH_SCALE ?? 1);
+const SCALE = unlessSmoke(Number(process.env.BENCH_PUBLISH_SCALE ?? 1), 0.001);
 const COUNTS = { accounts: Math.round(1_000_000 * SCALE), postings: Math.round(10_000_000 * SCALE) };
-const PUBLISHES = 3;
+const PUBLISHES = unlessSmoke(3, 1);
 /** A publish may hold the pipeline's writes this long at most (the checkpoint and the copy). */
 const TARGET_SECONDS = 30;
 

@@ -7,14 +7,15 @@ import { type BenchJob, writeBenchJobs } from '../support/bench-jobs.js';
 import { startBenchPostgres } from '../support/bench-postgres.js';
 import { busiestSecond, closestSpan } from '../support/busiest-second.js';
 import { runCli } from '../support/cli-process.js';
+import { unlessSmoke } from '../support/bench-mode.js';
 
 /** `BENCH_ROUNDS=20 npm run bench -- shared-rate-limit`: more rounds, for a rarer excess. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = unlessSmoke(Number(process.env.BENCH_ROUNDS ?? 5), 1);
 const WORKERS = 3;
 const LIMIT = 20;
 const LATENCY_MS = 10;
 const FROM = '2024-01-01';
-const TO = '2024-02-19';
+const TO = unlessSmoke('2024-02-19', '2024-01-05');
 const TIMEZONE = 'Europe/Athens';
 /** A small program: the workers spend their time at the rate limit, on pages of 5 records. */
 const DATA = { seed: 43, accounts: 100, startDate: FROM, endDate: TO, timezone: TIMEZONE } as const;

@@ -28,13 +28,10 @@ export function backfillSpans(config: ResolvedConfig, job: string, stream: Strea
 }
 
 /**
- * The fetch-only baseline: the stream's own extractor over the spans a backfill of `[from, to]` loads, through
- * the same client (rate limit, concurrency cap, read-ahead, completeness checks), `source.concurrency` spans
- * at a time as `backfill` runs them; records are counted and dropped — no validation, normalization or load.
- * `customers` is the warehouse postings read their customer list from (the one the pipeline loaded).
+ * The context `span` of `job` is extracted in, as the pipeline builds it, with its own request count and no logs;
+ * a per-customer stream asks the customers `destination` holds that the selection `all` picks for that span.
  */
-/** The context a span of `job` is extracted in, as the pipeline builds it, with its own request count and no logs. */
-export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, destination?: Destination): StreamContext {
+export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, span: Window[], destination?: Destination): StreamContext {
   return {
     api: api.scoped(),
     pageSize: config.source.page_size,
@@ -44,10 +41,16 @@ export function benchStreamContext(config: ResolvedConfig, job: string, api: Loy
     jobConfig: config.jobs[job]!,
     logger: silentLogger,
     // postings ask every customer the pipeline loaded, as the selection `all` does
-    customers: destination === undefined ? undefined : customersOf(destination),
+    customers: destination === undefined ? undefined : customersOf(destination, span),
   };
 }
 
+/**
+ * The fetch-only baseline: the stream's own extractor over the spans a backfill of `[from, to]` loads, through
+ * the same client (rate limit, concurrency cap, read-ahead, completeness checks), `source.concurrency` spans
+ * at a time as `backfill` runs them; records are counted and dropped — no validation, normalization or load.
+ * `customers` is the warehouse postings read their customer list from (the one the pipeline loaded).
+ */
 export async function fetchOnly(
   config: ResolvedConfig,
   job: string,
@@ -63,7 +66,7 @@ export async function fetchOnly(
   let batches = 0;
   const lane = async () => {
     for (let span = queue.shift(); span; span = queue.shift()) {
-      for await (const batch of definition.extract(benchStreamContext(config, job, api, customers), span)) {
+      for await (const batch of definition.extract(benchStreamContext(config, job, api, span, customers), span)) {
         records += batch.records.length;
         batches++;
       }
@@ -76,8 +79,8 @@ export async function fetchOnly(
   return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
-/** Every customer in `accounts`, in key order, streamed from the warehouse. */
-async function* customersOf(destination: Destination): AsyncGenerator<CustomerIdentity> {
-  const selection = await selectCustomers((fn) => destination.withConnection(fn), 'bench', 'loyalty_postings', 'all', []);
+/** The customers in `accounts` the selection `all` picks for `span`, in key order, streamed from the warehouse. */
+async function* customersOf(destination: Destination, span: Window[]): AsyncGenerator<CustomerIdentity> {
+  const selection = await selectCustomers((fn) => destination.withConnection(fn), 'bench', 'loyalty_postings', 'all', span);
   yield* selection.customers;
 }

@@ -100,7 +100,7 @@ export async function captureRows(
   let records = 0;
   const started = performance.now();
   for (const span of backfillSpans(config, job, stream, from, to)) {
-    const ctx = benchStreamContext(config, job, api, customers!);
+    const ctx = benchStreamContext(config, job, api, span, customers);
     await write({ span });
     const normalize = definition.normalizer(ctx);
     const extracted = new Map<Day, number>();
