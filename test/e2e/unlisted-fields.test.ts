@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
@@ -107,6 +110,10 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
     const status = await runCli(['status', '--config', file]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/fields the spec does not list: 9/);
+    const page = join(testTempDir('report-'), 'status.html');
+    const report = await runCli(['report', '--config', file, '--output', page]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(readFileSync(page, 'utf8')).toMatch(/<tr><td>tier\.colour<\/td><td>loyalty<\/td><td>loyalty_status\._unlisted<\/td>/);
     expect(status.stdout).toMatch(/\nsegment\s+account\s+accounts\._unlisted\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d+\n/);
   });
 });
