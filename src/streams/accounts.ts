@@ -34,7 +34,7 @@ export const accountRecordSchema = z.looseObject({
 });
 
 /** The members of an account export record the spec lists. */
-const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(accountRecordSchema.shape));
+export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(accountRecordSchema.shape));
 
 /** The staging-only column of `accounts` that holds a record's custom fields. */
 const CUSTOM_FIELDS = '_custom_fields';

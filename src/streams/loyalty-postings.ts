@@ -40,7 +40,7 @@ const postingSchema = z.looseObject({
 const recordSchema = z.object({ customerId: z.string(), posting: postingSchema });
 
 /** The members of a posting the spec lists. */
-const POSTING_MEMBERS: ReadonlySet<string> = new Set(Object.keys(postingSchema.shape));
+export const POSTING_MEMBERS: ReadonlySet<string> = new Set(Object.keys(postingSchema.shape));
 
 export const loyaltyPostingsTable: TableSpec = {
   name: 'loyalty_postings',

@@ -30,7 +30,7 @@ const loyaltySchema = z.looseObject({
 
 /** The members the spec lists, per object of the answer. */
 const listed = (schema: { shape: object }): ReadonlySet<string> => new Set(Object.keys(schema.shape));
-const LOYALTY_MEMBERS = listed(loyaltySchema);
+export const LOYALTY_MEMBERS = listed(loyaltySchema);
 const PROGRAM_MEMBERS = listed(program);
 const TIER_MEMBERS = listed(tier);
 const EXPIRY_MEMBERS = listed(expiry);

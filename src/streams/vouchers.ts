@@ -26,7 +26,7 @@ const voucherSchema = z.looseObject({
 });
 
 /** The members of a voucher the spec lists. */
-const VOUCHER_MEMBERS: ReadonlySet<string> = new Set(Object.keys(voucherSchema.shape));
+export const VOUCHER_MEMBERS: ReadonlySet<string> = new Set(Object.keys(voucherSchema.shape));
 
 /**
  * One row per customer and voucher code ever listed. The customers asked replace what they list; a voucher no
