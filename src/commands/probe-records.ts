@@ -1,7 +1,7 @@
 import { addDays, type Day } from '../plan/days.js';
 import type { CustomerIdentity } from '../source/loyalty-api.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
-import type { Finding } from './probe-service.js';
+import type { Finding } from './probe-finding.js';
 
 type Json = Record<string, unknown>;
 

@@ -8,21 +8,10 @@ import { LOYALTY_MEMBERS } from '../streams/loyalty-status.js';
 import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
 import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
 import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
+import type { Finding } from './probe-finding.js';
 import { RecordSample } from './probe-records.js';
 
-/**
- * One convention the spec leaves open, as the probe found it: what the service does, what the config says (where
- * a key says it), and whether they agree. `unsettled` is a finding the probe could not make (no data where it
- * looked, requests spent); `seen` is what the pipeline takes as it comes (it has no key), said for the operator.
- */
-export interface Finding {
-  name: string;
-  service: string;
-  config: string | null;
-  verdict: 'agrees' | 'differs' | 'unsettled' | 'seen';
-  /** `jobs.yaml` lines that make the config agree (under `source:`). */
-  set?: string[];
-}
+export type { Finding } from './probe-finding.js';
 
 /** What the probe reads of the config. */
 export interface ProbeSettings {
