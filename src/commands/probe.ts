@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { isoDay } from '../config/config-schema.js';
 import { lastClosedDay } from '../plan/days.js';
 import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
 import { PROBE_BUDGET, ServiceProbe, type Finding, type ProbeSettings } from './probe-service.js';
@@ -8,6 +9,8 @@ import { table } from './table.js';
 
 export interface ProbeOptions extends CommonOptions {
   json?: boolean;
+  /** The last day to look at instead of the last closed day in the source's zone. */
+  until?: string;
 }
 
 /**
@@ -18,11 +21,13 @@ export interface ProbeOptions extends CommonOptions {
  */
 export async function probeCommand(options: ProbeOptions): Promise<void> {
   const { config } = resolveJob(options);
+  if (options.until !== undefined && !isoDay.safeParse(options.until).success)
+    throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const { source } = config;
   // keys the config may not know yet read as their defaults
   const keys = source as { export_end?: 'inclusive' | 'exclusive'; first_page?: 0 | 1 };
   const settings: ProbeSettings = {
-    through: lastClosedDay(source.timezone),
+    through: options.until ?? lastClosedDay(source.timezone),
     timezone: source.timezone,
     pageSize: source.page_size,
     exportEnd: keys.export_end ?? 'inclusive',
@@ -70,6 +75,7 @@ export function registerProbe(program: Command): void {
       .command('probe')
       .description(`first contact with a service: how it reads what the spec leaves open, beside the config (read-only, at most ${PROBE_BUDGET} requests)`),
   )
+    .option('--until <day>', 'the last day to look at instead of the last closed day (it looks at the 30 days up to it)')
     .option('--json', 'machine-readable output')
     .action(probeCommand);
 }
