@@ -43,11 +43,19 @@ export function unlistedPaths(json: string | number | null | undefined): string[
 }
 
 /**
- * A value as JSON both warehouses store: text made well-formed, and a NUL in text written out (PostgreSQL's jsonb
- * cannot hold `\u0000`), as the rejects' messages write it.
+ * A value as JSON both warehouses store: texts and member names made well-formed, and a NUL in them written out
+ * (PostgreSQL's jsonb cannot hold `\u0000`), as the rejects' messages write it.
  */
 function jsonValue(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? storable(v) : v)) ?? 'null';
+  return JSON.stringify(storableValue(value)) ?? 'null';
+}
+
+function storableValue(value: unknown): unknown {
+  if (typeof value === 'string') return storable(value);
+  if (Array.isArray(value)) return value.map(storableValue);
+  // Object.fromEntries defines own members, so a member named `__proto__` stays a member
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storableValue(v)]));
+  return value;
 }
 
 function storable(text: string): string {
