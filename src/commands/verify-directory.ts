@@ -132,7 +132,8 @@ async function listedCustomers(api: LoyaltyApi, window: Window, pageSize: number
   for await (const page of readAllPages(listing)) {
     if (page.restart) ids.clear();
     for (const record of page.records) {
-      const id = (record as { customerId?: unknown } | null)?.customerId;
+      const named = record as { customerId?: unknown; accountId?: unknown } | null;
+      const id = named?.customerId ?? named?.accountId;
       ids.add(typeof id === 'string' ? id.trim() : JSON.stringify(record));
     }
   }

@@ -6,7 +6,7 @@ import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.j
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
-import { customerIdSchema } from './customer-id.js';
+import { customerIdSchema, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
@@ -106,7 +106,7 @@ export const accountWindowsTable: TableSpec = {
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
-  const parsed = accountRecordSchema.safeParse(raw);
+  const parsed = accountRecordSchema.safeParse(withCustomerId(raw));
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
   const r = parsed.data;
   const ts = (field: keyof typeof r) => {
@@ -142,9 +142,10 @@ export function withCustomFields(account: Row, fields: ReadonlyMap<string, strin
   return { ...account, [CUSTOM_FIELDS]: stagedObject(fields) };
 }
 
-/** The key of an export record: its `customerId` when it is text (a malformed record may have none). */
+/** The key of an export record: its `customerId` (or `accountId`) when it is text (a malformed record may have none). */
 function customerIdOf(record: unknown): string | undefined {
-  const id = (record as { customerId?: unknown } | null)?.customerId;
+  const named = record as { customerId?: unknown; accountId?: unknown } | null;
+  const id = named?.customerId ?? named?.accountId;
   return typeof id === 'string' ? id : undefined;
 }
 
