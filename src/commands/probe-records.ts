@@ -12,6 +12,13 @@ const SCALARS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['voucher', ['value', 'enabled']],
 ];
 
+/** A customer's id is `customerId` in the exports' tables and `accountId` in the samples: the pipeline reads either. */
+const ALIASES = new Map([
+  ['customerId', 'accountId'],
+  ['answers[].customerId', 'answers[].accountId'],
+]);
+const ALIAS_NAMES: ReadonlySet<string> = new Set(ALIASES.values());
+
 /** Timestamp members per record type, by path. */
 const TIMESTAMPS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['account', ['profileSet', 'customerSince', 'memberSince']],
@@ -208,10 +215,14 @@ export class RecordSample {
       }
       const seen = new Map<string, number>();
       for (const r of records) for (const [k, v] of Object.entries(r)) if (v !== undefined) seen.set(k, (seen.get(k) ?? 0) + 1);
-      const absent = [...listed].filter((m) => !seen.has(m) && !(type === 'survey answer' && m === 'answers'));
+      const renamed = [...ALIASES].filter(([m, a]) => listed.has(m) && !seen.has(m) && seen.has(a)).map(([m, a]) => `${m} as ${a}`);
+      const absent = [...listed].filter(
+        (m) => !seen.has(m) && !ALIAS_NAMES.has(m) && !seen.has(ALIASES.get(m) ?? m) && !(type === 'survey answer' && m === 'answers'),
+      );
       const unlisted = [...seen].filter(([m]) => !listed.has(m) && !(type === 'loyalty' && m.includes('.')) && !m.includes('[].expires'));
       const extra =
-        unlisted.length === 0 ? 'no member the spec does not list' : `unlisted ${unlisted.map(([m, n]) => `${m} (${n} of ${records.length})`).join(', ')}`;
+        (renamed.length === 0 ? '' : `names ${renamed.join(', ')} (the pipeline reads either name); `) +
+        (unlisted.length === 0 ? 'no member the spec does not list' : `unlisted ${unlisted.map(([m, n]) => `${m} (${n} of ${records.length})`).join(', ')}`);
       if (absent.length > 0) {
         out.push({
           name: `fields of ${type}`,

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { addDays, type Day } from '../plan/days.js';
 import type { RawAnswer } from '../source/http-client.js';
 import { AuthenticationError, DataNotFoundError } from '../source/source-errors.js';
-import type { LoyaltyApi } from '../source/loyalty-api.js';
+import { LoyaltyApi } from '../source/loyalty-api.js';
 import { ACCOUNT_MEMBERS } from '../streams/accounts.js';
 import { LOYALTY_MEMBERS } from '../streams/loyalty-status.js';
 import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
@@ -188,11 +188,14 @@ export class ServiceProbe {
   private async errors(range: { start: Day; end: Day }, first: 0 | 1): Promise<void> {
     const missing = await this.exchange('/accounts/loyalty/postings', { phone: NO_SUCH_PHONE, pageNumber: first, pageSize: 10 });
     const shape = describeAnswer(missing);
+    // the client as the pipeline uses it, pages numbered as found (it counts them from 1 itself)
     this.spend();
-    const understood = await this.api.postingsPage({ customerId: '(probe)', phone: NO_SUCH_PHONE, email: null }, first, 10).then(
-      () => 'answered as a page',
-      (error: unknown) => (error instanceof DataNotFoundError ? undefined : error instanceof Error ? error.message : String(error)),
-    );
+    const understood = await new LoyaltyApi(this.api.http, { firstPage: first })
+      .postingsPage({ customerId: '(probe)', phone: NO_SUCH_PHONE, email: null }, 1, 10)
+      .then(
+        () => 'answered as a page',
+        (error: unknown) => (error instanceof DataNotFoundError ? undefined : error instanceof Error ? error.message : String(error)),
+      );
     this.findings.push({
       name: 'error answer (1005)',
       service: `postings of a customer that cannot exist: ${shape}`,

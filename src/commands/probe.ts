@@ -24,14 +24,12 @@ export async function probeCommand(options: ProbeOptions): Promise<void> {
   if (options.until !== undefined && !isoDay.safeParse(options.until).success)
     throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const { source } = config;
-  // keys the config may not know yet read as their defaults
-  const keys = source as { export_end?: 'inclusive' | 'exclusive'; first_page?: 0 | 1 };
   const settings: ProbeSettings = {
     through: options.until ?? lastClosedDay(source.timezone),
     timezone: source.timezone,
     pageSize: source.page_size,
-    exportEnd: keys.export_end ?? 'inclusive',
-    firstPage: keys.first_page ?? 1,
+    exportEnd: source.export_end,
+    firstPage: source.first_page,
   };
   // each request is one look: a retry would spend the budget on the same answer
   const api = createApi({ ...config, source: { ...source, retries: 0 } }, commandLogger());

@@ -33,8 +33,8 @@ export const accountRecordSchema = z.looseObject({
   customFieldMap: sourceMap(z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
 });
 
-/** The members of an account export record the spec lists. */
-export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(accountRecordSchema.shape));
+/** The members of an account export record the spec lists, and `accountId`, read as `customerId` (see `withCustomerId`). */
+export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(accountRecordSchema.shape), 'accountId']);
 
 /** The staging-only column of `accounts` that holds a record's custom fields. */
 const CUSTOM_FIELDS = '_custom_fields';

@@ -43,7 +43,8 @@ const surveyAnswerRecordSchema = z.looseObject({
 
 /** The members the spec lists: of a listing element, and of one of its answers. */
 export const ELEMENT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(surveyAnswerRecordSchema.shape));
-export const ANSWER_MEMBERS: ReadonlySet<string> = new Set(Object.keys(answerSchema.shape));
+// `accountId` is read as `customerId` (see `withCustomerId`)
+export const ANSWER_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(answerSchema.shape), 'accountId']);
 
 /** The staging-only column of `survey_responses` that holds a response's answers. */
 const ANSWERS = '_answers';

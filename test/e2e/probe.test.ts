@@ -24,7 +24,7 @@ describe('probe: first contact with a service', () => {
   });
 
   /** `probe --json` against an emulator serving `readings`, with `page_size` in the config; one emulator per call. */
-  async function probe(readings: EmulatorReadings, pageSize = 50, human = false) {
+  async function probe(readings: EmulatorReadings, pageSize = 50, human = false, sourceKeys: Record<string, string | number> = {}) {
     const requests = new Requests();
     emulator = await startEmulator({
       seed: 3,
@@ -36,7 +36,7 @@ describe('probe: first contact with a service', () => {
       readings,
       hooks: { middleware: [requests.middleware] },
     });
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, pageSize, sourceKeys: { requests_per_second: 200 } });
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, pageSize, sourceKeys: { requests_per_second: 200, ...sourceKeys } });
     const cli = await runCli(['probe', '--config', file, '--until', END, '--json']);
     const out = cli.stdout ? (JSON.parse(cli.stdout) as { requests: number; agree: boolean; findings: Finding[] }) : undefined;
     const finding = (name: string) => out?.findings.find((f) => f.name === name);
@@ -81,6 +81,14 @@ describe('probe: first contact with a service', () => {
     expect(text!.code).toBe(7);
     expect(text!.stdout).toMatch(/^export end day\s+inclusive\s+differs\s+exclusive \(/m);
     expect(text!.stdout).toContain('set in jobs.yaml:\nsource:\n  first_page: 0\n  export_end: exclusive\n  page_size: 20\n');
+    // with those lines set, they agree
+    const set = await probe({ exportEnd: 'exclusive', firstPage: 0, pageSizeCap: 20 }, 20, false, { export_end: 'exclusive', first_page: 0 });
+    expect(set.cli.code, set.cli.stdout + set.cli.stderr).toBe(0);
+    expect(set.out!.findings.filter((f) => f.verdict !== 'seen').map((f) => [f.name, f.verdict])).toEqual([
+      ['first page number', 'agrees'],
+      ['export end day', 'agrees'],
+      ['page size', 'agrees'],
+    ]);
   });
 
   it.each<[string, EmulatorReadings, string, RegExp]>([
@@ -98,10 +106,17 @@ describe('probe: first contact with a service', () => {
     ['zone offsets', { zoneLabels: 'offsets' }, 'timestamps and zone labels', /labels .*\+03:00/],
     ['unlisted fields', { unlistedFields: true }, 'fields of posting', /unlisted channel \(\d+ of \d+\), campaign/],
     ['unstable order', { listingOrder: 'unstable' }, 'listing order', /^changes between two requests of the same page/],
-    ['sample field names', { fieldNames: 'sample' }, 'fields of account', /none carries customerId; unlisted accountId/],
-  ])('finds %s', async (_name, readings, name, service) => {
-    const { finding, requests } = await probe(readings);
+    [
+      'sample field names',
+      { fieldNames: 'sample' },
+      'fields of account',
+      /every listed member present; names customerId as accountId \(the pipeline reads either name\); no member/,
+    ],
+  ])('finds %s, which the pipeline reads as it comes: exit 0', async (_name, readings, name, service) => {
+    const { cli, finding, requests } = await probe(readings);
     expect(finding(name)?.service).toMatch(service);
+    expect(finding(name)?.verdict).toBe('seen');
+    expect(cli.code, cli.stdout).toBe(0);
     expect(requests.length).toBeLessThanOrEqual(100);
   });
 
