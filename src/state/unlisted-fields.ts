@@ -35,8 +35,10 @@ export async function recordUnlistedFields(
   sightings: readonly UnlistedSighting[],
 ): Promise<UnlistedSighting[]> {
   const fresh: UnlistedSighting[] = [];
-  for (let i = 0; i < sightings.length; i += BATCH) {
-    const batch = sightings.slice(i, i + BATCH);
+  // one order for every span: two spans of a stream committing at once on PostgreSQL lock the rows alike, never crosswise
+  const ordered = [...sightings].sort((x, y) => compare(x.recordType, y.recordType) || compare(x.path, y.path));
+  for (let i = 0; i < ordered.length; i += BATCH) {
+    const batch = ordered.slice(i, i + BATCH);
     const keys = valuesList(
       batch.map((s) => [s.recordType, s.path]),
       ['VARCHAR', 'VARCHAR'],
@@ -63,6 +65,10 @@ export async function recordUnlistedFields(
     );
   }
   return fresh;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Every unlisted member ever seen, the newest first; `runId` keeps those a run saw first. */
