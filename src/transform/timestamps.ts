@@ -131,7 +131,19 @@ function steadyDayOffset(midnight: number, zone: Zone): number | null {
   return first === middle && middle === last ? first : null;
 }
 
+/** The zone of each label read so far: a source writes few distinct labels, so each is worked out once. */
+const labelZones = new Map<string, string | FixedOffsetZone>();
+const MAX_LABELS = 1000;
+
 function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
+  const hit = labelZones.get(label);
+  if (hit !== undefined) return hit;
+  const zone = readZoneLabel(label, field);
+  if (labelZones.size < MAX_LABELS) labelZones.set(label, zone);
+  return zone;
+}
+
+function readZoneLabel(label: string, field: string): string | FixedOffsetZone {
   const known = ZONE_LABELS[label.toUpperCase()];
   if (known) return known;
   if (/^[+-]/.test(label)) {
