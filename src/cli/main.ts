@@ -11,6 +11,7 @@ import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
+import { registerProbe } from '../commands/probe.js';
 import { registerPublish } from '../commands/publish.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
     registerStatus,
     registerReport,
     registerCheck,
+    registerProbe,
     registerPublish,
     registerSql,
     registerEmulator,

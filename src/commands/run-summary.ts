@@ -1,5 +1,6 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
+import type { UnlistedField } from '../state/unlisted-fields.js';
 import { formatWindow } from '../plan/windows.js';
 import { formatDuration } from '../report/format.js';
 import { count, plural } from './counts.js';
@@ -33,8 +34,14 @@ export function summarizeRun(result: JobRunResult, seconds?: number): string {
     );
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
+  for (const f of result.newFields) lines.push(newFieldLine(f));
   lines.push(`${count(result.requests)} source requests${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`);
   return lines.join('\n');
+}
+
+/** A member the spec does not list, said once: the run that first loaded it. */
+export function newFieldLine(f: UnlistedField): string {
+  return `new field ${f.field_path} on ${f.record_type} first seen ${f.first_seen_at} (run ${f.first_seen_run}): ${plural(f.records, 'record')}, kept in ${f.table_name}._unlisted`;
 }
 
 /** Throws the command's one-line failure when any window failed. */

@@ -5,7 +5,7 @@ import { table } from './table.js';
 
 /** The human form of `status`: a header, then each section that has something to say, a blank line between. */
 export function formatStatus(status: JobStatus): string {
-  const sections = [streams, directory, customerState, history, lockAndEvents, backfills, runs].map((section) => section(status));
+  const sections = [streams, directory, customerState, history, unlistedFields, lockAndEvents, backfills, runs].map((section) => section(status));
   const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`];
   for (const section of sections) if (section.length > 0) lines.push('', ...section);
   return `${lines.join('\n')}\n`;
@@ -52,6 +52,18 @@ function history(status: JobStatus): string[] {
     table(
       ['table', 'versions', 'current', 'observations', 'kept'],
       status.history.map((h) => [h.table, h.versions, h.current, h.observations, h.kept ? 'yes' : 'no (jobs.<name>.history)']),
+    ),
+  ];
+}
+
+function unlistedFields(status: JobStatus): string[] {
+  const fields = status.unlistedFields ?? [];
+  if (fields.length === 0) return [];
+  return [
+    `fields the spec does not list: ${fields.length} (each kept in its table's _unlisted column; docs/warehouse.md)`,
+    table(
+      ['field', 'record', 'kept in', 'first seen', 'last seen', 'records'],
+      fields.map((f) => [f.field_path, f.record_type, `${f.table_name}._unlisted`, f.first_seen_at.slice(0, 19), f.last_seen_at.slice(0, 19), f.records]),
     ),
   ];
 }

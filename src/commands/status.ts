@@ -8,6 +8,7 @@ import { stateCoverage } from '../state/state-coverage.js';
 import { readHistoryStatus } from '../state/history-status.js';
 import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
+import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { formatStatus } from './status-format.js';
@@ -28,6 +29,7 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
         const status = {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
+          unlistedFields: await readUnlistedFields(conn),
         };
         if (!jobConfig.streams.includes('accounts')) return status;
         const customerState = [];

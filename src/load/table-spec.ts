@@ -135,7 +135,16 @@ export interface TableSpec {
   derived?: DerivedObjects;
   /** Versions of the rows are kept as well (see {@link HistorySpec}); a job may turn it off (`jobs.<name>.history`). */
   history?: HistorySpec;
+  /**
+   * The kind of source record whose members the spec does not list are kept in this table's {@link UNLISTED_COLUMN}
+   * (`account`, `posting`, …): the pipeline names each one once in `_etl_unlisted_fields`. The column is declared
+   * with the others; no history compares it.
+   */
+  recordType?: string;
 }
+
+/** The JSON column of a record's unlisted members: an object of their paths (`tier.colour`), NULL when there are none. */
+export const UNLISTED_COLUMN: ColumnSpec = { name: '_unlisted', type: 'json' };
 
 /** A row as the transform hands it to the loader: column name → value already in its final text form. */
 export type Row = Record<string, string | number | null>;

@@ -1,4 +1,5 @@
 import type { Destination } from '../load/destination.js';
+import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
 import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
@@ -25,6 +26,8 @@ export interface JobRunResult {
   empty: Map<StreamName, number>;
   failed: WindowFailure[];
   requests: number;
+  /** Members the spec does not list that this run loaded first (`_etl_unlisted_fields`), read when the run ends. */
+  newFields: UnlistedField[];
 }
 
 /**

@@ -7,9 +7,11 @@ import type { CustomerRule } from '../plan/customer-rule.js';
 import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import { recordUnlistedFields, type UnlistedSighting } from '../state/unlisted-fields.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
+import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
 
 /** Settings of one span's load that do not come from the stream. */
@@ -58,7 +60,7 @@ export const MIN_REJECTS_TO_FAIL = 10;
  *
  *   open (the customers a per-customer stream asks; staging) ─► extract pages ─► validate + normalize each
  *   record (a bad one goes to the rejects) ─► stage in batches ─► one transaction: claim check, merge into the
- *   targets and rejects, window ledger, watermark, event bookmark.
+ *   targets and rejects, window ledger, watermark, event bookmark, fields the spec does not list.
  *
  * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables (each destination
  * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched.
@@ -90,7 +92,12 @@ export async function loadSpan(
     backfillId: settings.backfillId,
     events,
   };
-  const commit = (windows: Window[], staged: StagedSpan) => commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests);
+  const commit = async (windows: Window[], staged: StagedSpan) => {
+    const unlisted: UnlistedFields = { seen: staged.unlisted.sightings(windows.map((w) => w.start)), fresh: [] };
+    const counts = await commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests, unlisted);
+    logNewFields(stream, unlisted.fresh, settings.runId, logger);
+    return counts;
+  };
   try {
     // 2. extract, normalize and stage every page
     const staged = await stageSpan(stream, span, ctx, load, logger);
@@ -135,12 +142,14 @@ interface StagedSpan {
   rejected: Map<Day, number>;
   /** Windows whose listing was read to its end. */
   complete: Set<Day>;
+  /** The members the spec does not list that the staged rows carry. */
+  unlisted: UnlistedTally;
   stoppedBy?: unknown;
 }
 
 /** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
 async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, load: SpanLoad, logger: Logger): Promise<StagedSpan> {
-  const staged: StagedSpan = { extracted: new Map(), rejected: new Map(), complete: new Set() };
+  const staged: StagedSpan = { extracted: new Map(), rejected: new Map(), complete: new Set(), unlisted: new UnlistedTally(stream.tables) };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
   let seq = 0;
@@ -154,6 +163,7 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         normalizers.forget(batch.windowStart);
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
+        staged.unlisted.forget(batch.windowStart);
       }
       const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
       if (batch.windowComplete) normalizers.forget(batch.windowStart);
@@ -164,7 +174,10 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       for (const r of invalid) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.raw), error: storableMessage(r.error.message) });
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
-      for (const [table, list] of rows) await load.append(table, list);
+      for (const [table, list] of rows) {
+        staged.unlisted.add(table, list, batch.windowStart);
+        await load.append(table, list);
+      }
       await load.reject(rejects);
     }
   } catch (error) {
@@ -218,12 +231,26 @@ export interface SpanLedger {
   events?: { through: number; timezone: string };
 }
 
+/** The members the spec does not list that a span's windows loaded (`seen`); the commit fills in those seen for the first time (`fresh`). */
+export interface UnlistedFields {
+  seen: UnlistedSighting[];
+  fresh: UnlistedSighting[];
+}
+
 /**
  * The span's transaction, in order: the run must still hold the windows; the loader merges their staged rows;
  * the windows are recorded done with what they loaded; the watermark moves across done windows; a `webhook`
- * selection's event bookmark moves past the events it asked about. All of it commits, or none of it.
+ * selection's event bookmark moves past the events it asked about; the unlisted members loaded are recorded in
+ * `_etl_unlisted_fields`. All of it commits, or none of it.
  */
-export function commitWindows(load: SpanLoad, ledger: SpanLedger, windows: Window[], extracted: Map<Day, number>, requests: number): Promise<WindowCounts[]> {
+export function commitWindows(
+  load: SpanLoad,
+  ledger: SpanLedger,
+  windows: Window[],
+  extracted: Map<Day, number>,
+  requests: number,
+  unlisted: UnlistedFields = { seen: [], fresh: [] },
+): Promise<WindowCounts[]> {
   const { job, stream, runId } = ledger;
   return load.commit(windows, async (conn, merge) => {
     if (ledger.claimedBy !== undefined) await assertClaimed(conn, job, stream, windows, ledger.claimedBy);
@@ -239,6 +266,7 @@ export function commitWindows(load: SpanLoad, ledger: SpanLedger, windows: Windo
     await advanceWatermark(conn, job, stream, ledger.firstDay, runId, merged.loadedAt);
     const events = ledger.events;
     if (events) await advanceEventBookmark(conn, { job, stream, askedThrough: events.through, timezone: events.timezone, runId, now: merged.loadedAt });
+    if (unlisted.seen.length > 0) unlisted.fresh = await recordUnlistedFields(conn, runId, merged.loadedAt, unlisted.seen);
     return counts;
   });
 }
@@ -274,6 +302,16 @@ function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: nu
         ms: Math.round(performance.now() - started),
       },
       'window loaded',
+    );
+  }
+}
+
+/** Says once, when the commit that first loaded it is done, each member the spec does not list. */
+function logNewFields(stream: StreamDefinition, fresh: readonly UnlistedSighting[], runId: string, logger: Logger): void {
+  for (const f of fresh) {
+    logger.warn(
+      { stream: stream.name, recordType: f.recordType, field: f.path, table: f.table, records: f.records, runId },
+      `new field ${f.path} on ${f.recordType} first seen in run ${runId} (kept in ${f.table}._unlisted)`,
     );
   }
 }

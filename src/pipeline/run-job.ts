@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { hostname } from 'node:os';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
@@ -25,7 +26,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const runId = request.runId ?? randomUUID();
   const { leaseSeconds } = plan;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
-  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, empty: new Map(), failed: [], requests: 0 };
+  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, empty: new Map(), failed: [], requests: 0, newFields: [] };
   const stop = request.stop ?? new RunStop();
   const startedAt = new Date().toISOString();
   const lock = request.exclusive ? `run:${plan.name}` : undefined;
@@ -54,6 +55,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   try {
     rateShare = await shareSourceRate(destination, request.api.http, plan.requestsPerSecond, log);
     await new JobRun(request, runId, result, stop, log).load();
+    result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;

@@ -3,6 +3,7 @@ import { qualified } from '../load/identifiers.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import { readJobStatus } from '../state/status-report.js';
+import { readUnlistedFields } from '../state/unlisted-fields.js';
 import type { RejectDay, RejectReason, ReportModel, ReportWindow, TableSize, WindowStatus } from './report-model.js';
 import { calendarStart, countGaps, windowGrid } from './window-grid.js';
 
@@ -58,6 +59,7 @@ export async function readReportModel(conn: SqlConnection, request: ReportReques
     firstDay: jobConfig.first_day,
     rejectThreshold: jobConfig.reject_threshold,
     rejectDays: await readRejectDays(conn, job),
+    unlistedFields: await readUnlistedFields(conn),
     rejectReasons: await readRejectReasons(conn, job, request.reasonLimit ?? 10),
     tables: await readTableSizes(conn, request.schema),
   };

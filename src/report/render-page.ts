@@ -6,7 +6,7 @@ import type { ReportModel } from './report-model.js';
 import { renderBackfills, renderRuns } from './render-activity.js';
 import { renderCalendar, renderLegend } from './render-calendar.js';
 import { renderRejects } from './render-rejects.js';
-import { renderBanner, renderStreamCards, renderTableSizes, renderWebhookEvents } from './render-summary.js';
+import { renderBanner, renderStreamCards, renderTableSizes, renderUnlistedFields, renderWebhookEvents } from './render-summary.js';
 import { encodeWindowData } from './window-data.js';
 
 /** How the page is shown. */
@@ -49,6 +49,8 @@ ${renderRuns(model)}
 ${renderRejects(model)}
 <h2>Backfills</h2>
 ${renderBackfills(model)}
+<h2>Fields the spec does not list</h2>
+${renderUnlistedFields(model)}
 <h2>Tables</h2>
 ${renderTableSizes(model)}
 </main>

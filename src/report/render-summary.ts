@@ -74,6 +74,18 @@ export function renderWebhookEvents(model: ReportModel): SafeHtml | '' {
 }
 
 /** Every table of the warehouse schema and its rows. */
+/** Members the service sends that the spec does not list: where each is kept, when it was first and last seen. */
+export function renderUnlistedFields(model: ReportModel): SafeHtml {
+  const fields = model.unlistedFields ?? [];
+  if (fields.length === 0) return html`<p class="meta">none: every record the service sent held only the members the spec lists</p>`;
+  return html`<table class="unlisted"><thead><tr><th>field</th><th>record</th><th>kept in</th><th>first seen</th><th>last seen</th><th class="num">records</th></tr></thead><tbody>
+${fields.map(
+  (f) =>
+    html`<tr><td>${f.field_path}</td><td>${f.record_type}</td><td>${f.table_name}._unlisted</td><td>${formatInstant(f.first_seen_at)}</td><td>${formatInstant(f.last_seen_at)}</td><td class="num">${formatCount(f.records)}</td></tr>`,
+)}
+</tbody></table>`;
+}
+
 export function renderTableSizes(model: ReportModel): SafeHtml {
   const most = Math.max(1, ...model.tables.map((t) => t.rows));
   return html`<table class="sizes"><thead><tr><th>table</th><th class="num">rows</th><th></th></tr></thead><tbody>

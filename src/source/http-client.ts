@@ -45,6 +45,13 @@ export interface HttpClientOptions {
 /** The longest `Retry-After` honoured: a source asking for more is asked again after this long. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
+/** An answer as the source sent it (see {@link HttpClient.exchange}). */
+export interface RawAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
 /** A request as this client sends it: always with its method, which the rate limiter's departure check reads. */
 type SourceRequestInit = RequestInit & { method: 'GET' | 'POST' };
 
@@ -113,6 +120,20 @@ export class HttpClient {
     return this.gate(() => this.withRetries(url, { method: 'GET' }, label, true, counter));
   }
 
+  /**
+   * One GET sent as it is, for looking at a service (`probe`): the answer's status, content type and body text,
+   * whatever they are. The same auth header, pace and time-out as every request; no retry, nothing read into the
+   * body. A connection that fails or times out is a {@link RetriableSourceError}.
+   */
+  exchange(path: string, query: Record<string, string | number>, label = path): Promise<RawAnswer> {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+    return this.gate(async () => {
+      const { response, text } = await this.send(url, { method: 'GET' }, label);
+      return { status: response.status, contentType: response.headers.get('content-type') ?? '', text };
+    });
+  }
+
   /** POST a JSON body to `path`. */
   post(path: string, body: unknown, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
@@ -154,6 +175,12 @@ export class HttpClient {
   }
 
   private async once(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
+    const { response, text } = await this.send(url, init, label, cancel);
+    return interpret(response, text, label);
+  }
+
+  /** Sends one request at the client's pace and reads the whole answer; a connection that fails is retriable. */
+  private async send(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal): Promise<{ response: Response; text: string }> {
     const start = await this.limiter.take();
     // a refusal that came while this request waited for its turn holds for it too
     if (this.refusal) throw this.refusal;
@@ -183,7 +210,7 @@ export class HttpClient {
       clearTimeout(timer);
       cancel?.removeEventListener('abort', callOff);
     }
-    return interpret(response, text, label);
+    return { response, text };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { JobSettings } from '../plan/job-plan.js';
+import type { UnlistedField } from './unlisted-fields.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
@@ -79,6 +80,8 @@ export interface JobStatus {
   customerState?: StateCoverage[];
   /** The history tables of the job's streams: versions and the observations they come from. */
   history?: HistoryStatus[];
+  /** Members the service sends that the spec does not list, the newest first (`_etl_unlisted_fields`). */
+  unlistedFields?: UnlistedField[];
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-window.js';
-import type { Row, TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
+import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema, withCustomerId } from './customer-id.js';
@@ -32,6 +33,9 @@ export const accountRecordSchema = z.looseObject({
   customFieldMap: sourceMap(z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
 });
 
+/** The members of an account export record the spec lists, and `accountId`, read as `customerId` (see `withCustomerId`). */
+export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(accountRecordSchema.shape), 'accountId']);
+
 /** The staging-only column of `accounts` that holds a record's custom fields. */
 const CUSTOM_FIELDS = '_custom_fields';
 
@@ -58,7 +62,9 @@ export const accountsTable: TableSpec = {
     { name: 'gender', type: 'text' },
     { name: 'city', type: 'text' },
     { name: 'language', type: 'text' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'account',
   // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
   stagingOnly: [{ name: CUSTOM_FIELDS, type: 'json' }],
   // a version per change the export served: the window that first served it starts it
@@ -125,6 +131,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     gender: cleanText(r.gender, 'gender'),
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
+    [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
     [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
   };
   return { accounts: [account] };

@@ -2,12 +2,13 @@ import { pMapIterable } from 'p-map';
 import { z } from 'zod';
 import type { CustomerReject } from '../extract/askable-customer.js';
 import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
-import type { TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import type { Day } from '../plan/days.js';
 import { contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
 import type { ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
@@ -38,6 +39,9 @@ const postingSchema = z.looseObject({
 
 const recordSchema = z.object({ customerId: z.string(), posting: postingSchema });
 
+/** The members of a posting the spec lists. */
+export const POSTING_MEMBERS: ReadonlySet<string> = new Set(Object.keys(postingSchema.shape));
+
 export const loyaltyPostingsTable: TableSpec = {
   name: 'loyalty_postings',
   key: ['posting_id'],
@@ -62,7 +66,9 @@ export const loyaltyPostingsTable: TableSpec = {
     { name: 'tier_name', type: 'text' },
     { name: 'type', type: 'integer' },
     { name: 'posting_type', type: 'integer' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'posting',
 };
 
 /**
@@ -108,7 +114,9 @@ export function postingNormalizer(timezone: string): (raw: unknown) => Normalize
       posting_type: cleanInteger(p.postingType, 'postingType'),
     };
     const postingId = keys.next(contentKey('posting', ...Object.values(row)));
-    return { loyalty_postings: [{ posting_id: postingId, ...row }] };
+    // the unlisted members are no part of the key: a member the service starts sending does not make a posting new
+    const unlisted = unlistedJson(unlistedMembers((raw as { posting: unknown }).posting, POSTING_MEMBERS));
+    return { loyalty_postings: [{ posting_id: postingId, ...row, [UNLISTED]: unlisted }] };
   };
 }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { HistorySpec, Row, TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type HistorySpec, type Row, type TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
+import { UNLISTED, unlistedJson, unlistedMembers, type UnlistedMember } from '../transform/unlisted.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
 import { customerObservationsTable, customerStateStream } from './customer-state-stream.js';
 import type { NormalizedRecord } from './stream.js';
@@ -10,18 +11,31 @@ import { zodProblem } from './zod-problem.js';
 const text = z.union([z.string(), z.number(), z.null()]).optional();
 const num = z.union([z.number(), z.string(), z.null()]).optional();
 const wallet = z.looseObject({ countryIso: text, countryName: text, currency: text, point: num, value: num });
+const program = z.looseObject({ name: text, logo: text });
+const tier = z.looseObject({ name: text, logo: text, order: num, expiry: z.string().nullish(), benefits: text });
+const expiry = z.looseObject({ point: num, date: z.string().nullish() });
+const balanceDetail = z.looseObject({ loyaltyPointsGained: num, loyaltyPointsRedeemed: num, loyaltyPointsExpired: num, expires: z.string() });
 
 /** The `loyalty` member of `GET /accounts?includeLoyalty=true`. */
 const loyaltySchema = z.looseObject({
-  program: z.looseObject({ name: text, logo: text }).nullish(),
-  tier: z.looseObject({ name: text, logo: text, order: num, expiry: z.string().nullish(), benefits: text }).nullish(),
+  program: program.nullish(),
+  tier: tier.nullish(),
   wallets: z.array(wallet).nullish(),
   redeemable: z.array(wallet).nullish(),
-  expiry: z.looseObject({ point: num, date: z.string().nullish() }).nullish(),
+  expiry: expiry.nullish(),
   toNextTier: num,
   cumulativeCredit: num,
-  balanceDetails: z.array(z.looseObject({ loyaltyPointsGained: num, loyaltyPointsRedeemed: num, loyaltyPointsExpired: num, expires: z.string() })).nullish(),
+  balanceDetails: z.array(balanceDetail).nullish(),
 });
+
+/** The members the spec lists, per object of the answer. */
+const listed = (schema: { shape: object }): ReadonlySet<string> => new Set(Object.keys(schema.shape));
+export const LOYALTY_MEMBERS = listed(loyaltySchema);
+const PROGRAM_MEMBERS = listed(program);
+const TIER_MEMBERS = listed(tier);
+const EXPIRY_MEMBERS = listed(expiry);
+const WALLET_MEMBERS = listed(wallet);
+const DETAIL_MEMBERS = listed(balanceDetail);
 
 /** Rows of the customers asked replace theirs: a customer's state is what the service said last. */
 const replaceAsked = { kind: 'customer-state', askedIn: customerObservationsTable.name } as const;
@@ -56,7 +70,9 @@ export const loyaltyStatusTable: TableSpec = {
     { name: 'to_next_tier', type: 'decimal' },
     { name: 'cumulative_credit', type: 'decimal' },
     { name: 'observed_at', type: 'timestamptz' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'loyalty',
 };
 
 export const loyaltyWalletsTable: TableSpec = {
@@ -73,7 +89,9 @@ export const loyaltyWalletsTable: TableSpec = {
     { name: 'value', type: 'decimal' },
     { name: 'redeemable_points', type: 'decimal' },
     { name: 'redeemable_value', type: 'decimal' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'loyalty',
 };
 
 export const loyaltyBalanceDetailsTable: TableSpec = {
@@ -87,7 +105,9 @@ export const loyaltyBalanceDetailsTable: TableSpec = {
     { name: 'points_gained', type: 'decimal' },
     { name: 'points_redeemed', type: 'decimal' },
     { name: 'points_expired', type: 'decimal' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'loyalty',
 };
 
 /** A wallet's key text, for messages and matching: `GR/EUR`. */
@@ -131,16 +151,27 @@ function statusRow(customerId: string, l: Loyalty, observedAt: string, timezone:
     to_next_tier: cleanDecimal(l.toNextTier, 'toNextTier'),
     cumulative_credit: cleanDecimal(l.cumulativeCredit, 'cumulativeCredit'),
     observed_at: observedAt,
+    // members of the answer, its program, tier and expiry; those of wallets and expiries go on their own rows
+    [UNLISTED]: unlistedJson([
+      ...unlistedMembers(l, LOYALTY_MEMBERS),
+      ...unlistedMembers(l.program, PROGRAM_MEMBERS, 'program.'),
+      ...unlistedMembers(l.tier, TIER_MEMBERS, 'tier.'),
+      ...unlistedMembers(l.expiry, EXPIRY_MEMBERS, 'expiry.'),
+    ]),
   };
 }
 
 /** A row per wallet, with the `redeemable[]` entry of its country and currency; an entry of no wallet is a reject. */
 function walletRows(customerId: string, l: Loyalty): Row[] {
-  const redeemable = new Map<string, { points: string | null; value: string | null }>();
+  const redeemable = new Map<string, { points: string | null; value: string | null; unlisted: UnlistedMember[] }>();
   for (const [i, r] of (l.redeemable ?? []).entries()) {
     const key = walletKey(required(r.countryIso, `redeemable.${i}.countryIso`), required(r.currency, `redeemable.${i}.currency`));
     if (redeemable.has(key)) throw new RecordError(`redeemable.${i}`, `a second redeemable entry of wallet ${key}`);
-    redeemable.set(key, { points: cleanDecimal(r.point, `redeemable.${i}.point`), value: cleanDecimal(r.value, `redeemable.${i}.value`) });
+    redeemable.set(key, {
+      points: cleanDecimal(r.point, `redeemable.${i}.point`),
+      value: cleanDecimal(r.value, `redeemable.${i}.value`),
+      unlisted: unlistedMembers(r, WALLET_MEMBERS, 'redeemable[].'),
+    });
   }
   const wallets = (l.wallets ?? []).map((w, i) => {
     const iso = required(w.countryIso, `wallets.${i}.countryIso`);
@@ -156,6 +187,7 @@ function walletRows(customerId: string, l: Loyalty): Row[] {
       value: cleanDecimal(w.value, `wallets.${i}.value`),
       redeemable_points: r?.points ?? null,
       redeemable_value: r?.value ?? null,
+      [UNLISTED]: unlistedJson([...unlistedMembers(w, WALLET_MEMBERS, 'wallets[].'), ...(r?.unlisted ?? [])]),
     };
   });
   unique(
@@ -175,6 +207,7 @@ function detailRows(customerId: string, l: Loyalty, timezone: string): Row[] {
     points_gained: cleanDecimal(d.loyaltyPointsGained, `balanceDetails.${i}.loyaltyPointsGained`),
     points_redeemed: cleanDecimal(d.loyaltyPointsRedeemed, `balanceDetails.${i}.loyaltyPointsRedeemed`),
     points_expired: cleanDecimal(d.loyaltyPointsExpired, `balanceDetails.${i}.loyaltyPointsExpired`),
+    [UNLISTED]: unlistedJson(unlistedMembers(d, DETAIL_MEMBERS, 'balanceDetails[].')),
   }));
   unique(
     details.map((d) => d.expires_at),

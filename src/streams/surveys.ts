@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-window.js';
-import type { TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema, withCustomerId } from './customer-id.js';
@@ -40,6 +41,11 @@ const surveyAnswerRecordSchema = z.looseObject({
   questions: sourceMap(z.string()),
 });
 
+/** The members the spec lists: of a listing element, and of one of its answers. */
+export const ELEMENT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(surveyAnswerRecordSchema.shape));
+// `accountId` is read as `customerId` (see `withCustomerId`)
+export const ANSWER_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(answerSchema.shape), 'accountId']);
+
 /** The staging-only column of `survey_responses` that holds a response's answers. */
 const ANSWERS = '_answers';
 
@@ -65,7 +71,9 @@ export const surveyResponsesTable: TableSpec = {
     { name: 'last_name', type: 'text' },
     { name: 'phone', type: 'text' },
     { name: 'email', type: 'text' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'survey answer',
   // the response's answers, `{question code: answer | null}`: `survey_answers` and the `q_` columns read them
   stagingOnly: [{ name: ANSWERS, type: 'json' }],
 };
@@ -135,7 +143,10 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     };
     const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers)));
     const staged = stagedObject(answers.map((x) => [x.code, x.answer] as const));
-    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [ANSWERS]: staged }] };
+    // the element's members beside `answers` and `questions`, and the answer's own (which the key does not read)
+    const element = raw as { answers: unknown[] };
+    const unlisted = unlistedJson([...unlistedMembers(element, ELEMENT_MEMBERS), ...unlistedMembers(element.answers[0], ANSWER_MEMBERS, 'answers[].')]);
+    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [UNLISTED]: unlisted, [ANSWERS]: staged }] };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
       out.survey_questions = Array.from(questions, ([question, code], i) => ({

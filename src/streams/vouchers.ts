@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
+import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanBoolean, cleanDecimal, cleanText } from '../transform/values.js';
 import { customerObservationsTable, customerStateStream } from './customer-state-stream.js';
 import type { NormalizedRecord } from './stream.js';
@@ -23,6 +24,9 @@ const voucherSchema = z.looseObject({
   redeemed: z.string().nullish(),
   redeemedBranch: text,
 });
+
+/** The members of a voucher the spec lists. */
+export const VOUCHER_MEMBERS: ReadonlySet<string> = new Set(Object.keys(voucherSchema.shape));
 
 /**
  * One row per customer and voucher code ever listed. The customers asked replace what they list; a voucher no
@@ -47,7 +51,9 @@ export const vouchersTable: TableSpec = {
     { name: 'first_seen_at', type: 'timestamptz' },
     { name: 'last_seen_at', type: 'timestamptz' },
     { name: 'gone_at', type: 'timestamptz' },
+    UNLISTED_COLUMN,
   ],
+  recordType: 'voucher',
   // a version holds the voucher as served; when it was first, last and no longer seen is what the versions say
   history: {
     table: 'vouchers_history',
@@ -66,6 +72,7 @@ export function voucherRows(customerId: string, answer: unknown, observedAt: str
   const parsed = z.array(voucherSchema).safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'vouchers:'));
   const seen = new Set<string>();
+  const served = answer as unknown[];
   const rows = parsed.data.map((v, i) => {
     const code = cleanText(v.code, `${i}.code`);
     if (code === null) throw new RecordError(`${i}.code`, 'is missing');
@@ -86,6 +93,7 @@ export function voucherRows(customerId: string, answer: unknown, observedAt: str
       first_seen_at: observedAt,
       last_seen_at: observedAt,
       gone_at: null,
+      [UNLISTED]: unlistedJson(unlistedMembers(served[i], VOUCHER_MEMBERS)),
     };
   });
   return { vouchers: rows };

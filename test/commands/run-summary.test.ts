@@ -19,6 +19,7 @@ describe('the summary a run prints', () => {
     empty: new Map(),
     failed: [],
     requests: 1611,
+    newFields: [],
   };
 
   it('says what each count counts: a state stream reads one answer per customer, and vouchers load vouchers', () => {

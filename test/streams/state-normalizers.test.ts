@@ -53,6 +53,7 @@ describe('the loyalty status normalizer', () => {
         to_next_tier: '179.5000',
         cumulative_credit: '420.5000',
         observed_at: OBSERVED,
+        _unlisted: null,
       },
     ]);
     expect(rows.loyalty_wallets!.map((w) => [w.country_iso, w.points, w.redeemable_points, w.redeemable_value])).toEqual([
@@ -61,9 +62,35 @@ describe('the loyalty status normalizer', () => {
     ]);
     // a zone-less instant is local time in the source's zone
     expect(rows.loyalty_balance_details).toEqual([
-      { customer_id: 'C000001', expires_at: '2024-10-31T22:00:00.000Z', points_gained: '100.0000', points_redeemed: '20.0000', points_expired: '80.0000' },
+      {
+        customer_id: 'C000001',
+        expires_at: '2024-10-31T22:00:00.000Z',
+        points_gained: '100.0000',
+        points_redeemed: '20.0000',
+        points_expired: '80.0000',
+        _unlisted: null,
+      },
     ]);
     expect(rows._etl_customer_observations).toEqual([{ stream: 'loyalty_status', customer_id: 'C000001', observed_at: OBSERVED, outcome: 'answered' }]);
+  });
+
+  it('keeps the members the spec does not list on the row they belong to, by their path in the answer', () => {
+    const extra = {
+      ...loyalty,
+      segment: 'A',
+      tier: { ...loyalty.tier, colour: 'silver' },
+      wallets: [{ ...loyalty.wallets[0], bucket: 'main' }, loyalty.wallets[1]],
+      redeemable: [loyalty.redeemable[0], { ...loyalty.redeemable[1], cap: 5 }],
+      balanceDetails: [{ ...loyalty.balanceDetails[0], source: { kind: 'earn' } }],
+    };
+    const { rows, rejects } = normalize(loyaltyStatusStream, [answered(extra)]);
+    expect(rejects).toEqual([]);
+    expect(JSON.parse(String(rows.loyalty_status![0]!._unlisted))).toEqual({ segment: 'A', 'tier.colour': 'silver' });
+    expect(rows.loyalty_wallets!.map((w) => (w._unlisted === null ? null : JSON.parse(String(w._unlisted))))).toEqual([
+      { 'wallets[].bucket': 'main', 'redeemable[].cap': 5 },
+      null,
+    ]);
+    expect(JSON.parse(String(rows.loyalty_balance_details![0]!._unlisted))).toEqual({ 'balanceDetails[].source': { kind: 'earn' } });
   });
 
   it('records 1005 and an unaskable customer as observations without state rows', () => {
@@ -134,6 +161,7 @@ describe('the vouchers normalizer', () => {
         first_seen_at: OBSERVED,
         last_seen_at: OBSERVED,
         gone_at: null,
+        _unlisted: null,
       },
       expect.objectContaining({ code: 'P000001', enabled: 'true', redeemed_at: null }),
     ]);
