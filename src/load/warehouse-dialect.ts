@@ -1,3 +1,4 @@
+import { quoteLiteral } from './identifiers.js';
 import type { ColumnType } from './table-spec.js';
 
 /** What differs between the warehouses in the SQL the loader generates; everything else is shared. */
@@ -43,6 +44,10 @@ export interface WarehouseDialect {
    * a timestamp reads as the same text every time.
    */
   contentHash(values: string[], objects: string[]): string;
+  /** A condition: the text `value` matches the regular expression `pattern` (POSIX, written by the loader) whole. */
+  fullMatch(value: string, pattern: string): string;
+  /** SHA-256 of the text `value`, as 64 lower-case hex digits. */
+  sha256(value: string): string;
 }
 
 function duckdbJsonObject(column: string): string {
@@ -77,6 +82,8 @@ export const duckdbDialect: WarehouseDialect = {
   // a JSON text keeps its members' order: the sorted entries of its map are what is compared
   contentHash: (values, objects) =>
     `md5(CAST(json_array(${[...values.map((v) => `CAST(${v} AS VARCHAR)`), ...objects.map((o) => `to_json(list_sort(map_entries(${duckdbJsonObject(o)})))`)].join(', ')}) AS VARCHAR))`,
+  fullMatch: (value, pattern) => `regexp_full_match(${value}, ${quoteLiteral(pattern)})`,
+  sha256: (value) => `sha256(${value})`,
 };
 
 export const postgresDialect: WarehouseDialect = {
@@ -105,4 +112,6 @@ export const postgresDialect: WarehouseDialect = {
   notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,
   // jsonb orders an object's members itself
   contentHash: (values, objects) => `md5(CAST(jsonb_build_array(${[...values.map((v) => `CAST(${v} AS text)`), ...objects].join(', ')}) AS text))`,
+  fullMatch: (value, pattern) => `(${value} ~ ${quoteLiteral(`^(${pattern})$`)})`,
+  sha256: (value) => `encode(sha256(convert_to(${value}, 'UTF8')), 'hex')`,
 };

@@ -5,7 +5,7 @@ import type { SqlConnection } from '../../src/load/sql-connection.js';
 import { surveyIdOf } from '../../src/streams/surveys.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { epochMs, isoOf, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { epochMs, isoOf, readAnswerAs, sortedByJson, surveyPivotMismatches, withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -80,15 +80,25 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
           view,
         ]);
         expect(columns.map((c) => c.source_key).sort()).toEqual(survey.questions.map((q) => q.code).sort());
+        const types = new Map(
+          (
+            await conn.all<{ column_name: string; answer_type: string }>('SELECT column_name, answer_type FROM survey_question_columns WHERE view_name = $1', [
+              view,
+            ])
+          ).map((c) => [c.column_name, c.answer_type]),
+        );
         const expected = truth
           .filter((r) => idOf(r.questions) === id)
           .map((r) => ({
             customer_id: r.customer_id,
             answered_at: r.answered_at,
             receipt: r.receipt,
-            answers: columns.map((c) => [c.source_key, Object.hasOwn(r.answers, c.source_key) ? r.answers[c.source_key] : null]),
+            answers: columns.map((c) => [
+              c.source_key,
+              readAnswerAs(types.get(c.column_name)!, Object.hasOwn(r.answers, c.source_key) ? r.answers[c.source_key]! : null),
+            ]),
           }));
-        const select = columns.map((c) => `"${c.column_name.replaceAll('"', '""')}"`).join(', ');
+        const select = columns.map((c) => `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`).join(', ');
         const held = await conn.all<Record<string, string | number | null>>(
           `SELECT customer_id, ${epochMs('answered_at')} AS answered_at_ms, receipt, ${select} FROM "${view}"`,
         );
@@ -101,6 +111,41 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
         expect(actual.length, survey.title).toBeGreaterThan(0);
         expect(sortedByJson(actual), survey.title).toEqual(sortedByJson(expected));
       }
+    });
+  });
+
+  it("types each question's column from its answers: scales and NPS integers, yes/no booleans, comments text; survey_responses has no answer column", async () => {
+    await withWarehouse(config, async (conn) => {
+      const held = await conn.all<{ view_name: string; column_name: string; answer_type: string; answers_unparsed: number }>(
+        'SELECT view_name, column_name, answer_type, answers_unparsed FROM survey_question_columns',
+      );
+      const kinds = { rating: 'integer', nps: 'integer', 'yes-no': 'boolean', text: 'text' } as const;
+      const sqlTypes = { integer: /^(INTEGER|integer)$/, boolean: /^(BOOLEAN|boolean)$/, text: /^(VARCHAR|text)$/ } as const;
+      for (const survey of SURVEYS) {
+        const id = idOf(Object.fromEntries(survey.questions.map((q) => [q.text, q.code])));
+        const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys WHERE survey_id = $1', [id])) as [
+          { view_name: string },
+        ];
+        const declared = new Map(
+          (
+            await conn.all<{ column_name: string; data_type: string }>(
+              'SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = current_database() AND table_name = $1',
+              [view],
+            )
+          ).map((c) => [c.column_name, c.data_type]),
+        );
+        const mapped = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
+          view,
+        ]);
+        for (const q of survey.questions) {
+          const column = mapped.find((m) => m.source_key === q.code)!.column_name;
+          const row = held.find((h) => h.view_name === view && h.column_name === column)!;
+          expect(row.answer_type, `${survey.title} ${q.code}`).toBe(kinds[q.kind]);
+          expect(Number(row.answers_unparsed)).toBe(0);
+          expect(declared.get(column), `${survey.title} ${q.code}`).toMatch(sqlTypes[kinds[q.kind]]);
+        }
+      }
+      expect(await surveyPivotMismatches(conn)).toEqual([]);
     });
   });
 

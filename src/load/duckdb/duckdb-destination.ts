@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { migrate } from '../migrate.js';
+import { dropSharedQuestionColumns } from '../survey-catalog.js';
+import { duckdbDialect } from '../warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
@@ -127,6 +129,7 @@ export class DuckDbDestination implements Destination {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
       await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+      await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
     });
   }
 

@@ -4,6 +4,8 @@ import { redactUrl } from '../../log/redact.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import { quoteIdent } from '../identifiers.js';
 import { migrate } from '../migrate.js';
+import { dropSharedQuestionColumns } from '../survey-catalog.js';
+import { postgresDialect } from '../warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
@@ -77,6 +79,7 @@ export class PostgresDestination implements Destination {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
         await migrate(conn, 'postgres', this.schema, new Date().toISOString());
+        await dropSharedQuestionColumns(conn, postgresDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
       } finally {
         await conn.run('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
       }
