@@ -12,6 +12,7 @@ import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
 import { registerPublish } from '../commands/publish.js';
+import { registerCatalog } from '../commands/catalog.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
 import { registerSql } from '../commands/sql.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     registerReport,
     registerCheck,
     registerPublish,
+    registerCatalog,
     registerSql,
     registerEmulator,
     registerWebhook,

@@ -30,6 +30,7 @@ export interface LoadSession<T> {
 export async function usingLoadSession<T>(config: ResolvedConfig, logger: Logger, load: (destination: Destination) => Promise<T>): Promise<LoadSession<T>> {
   const destination = await openWhenFree(config.destination, { timeoutSeconds: busyTimeoutOf(config.destination), logger });
   try {
+    await destination.keepAnalysts?.(config.analysts, 'analysts');
     const spool = eventSpoolOf(config.destination);
     const ingested = spool === undefined ? undefined : await ingestSpooledEvents(destination, new EventSpool(spool), logger);
     const value = await load(destination);
@@ -45,7 +46,7 @@ export async function publishForReaders(destination: Destination, config: Resolv
   const target = publishPathOf(config.destination);
   if (target === undefined || !destination.publishCopy) return undefined;
   try {
-    const copy = await destination.publishCopy(target);
+    const copy = await destination.publishCopy(target, config.analysts);
     logger.info(
       { path: copy.path, bytes: copy.bytes, seconds: Number(copy.seconds.toFixed(2)), writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)) },
       'published the read-only copy of the warehouse for analysts',

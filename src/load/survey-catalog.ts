@@ -213,7 +213,7 @@ export async function dropSharedQuestionColumns(conn: SqlConnection, dialect: Wa
   await conn.transaction(async () => {
     const views = await conn.all<{ view_name: string }>(`SELECT view_name FROM ${qualified(schema, 'surveys')}`);
     for (const { view_name } of views) {
-      await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, view_name)}`);
+      await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, view_name)} CASCADE`);
       await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [view_name]);
     }
     for (const { column_name } of old) await conn.run(`ALTER TABLE ${qualified(schema, table)} DROP COLUMN IF EXISTS ${quoteIdent(column_name)}`);
