@@ -141,9 +141,9 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
 export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
 /**
- * `destination.analysts` resolved. Under `hash` a salt is needed wherever analysts read something (a published
- * DuckDB copy, PostgreSQL's views): without one, the command stops before anything is written. The salt itself is
- * never stored: the key is SHA-256 of it, so the same salt gives the same hashes in every warehouse and every run.
+ * `destination.analysts` resolved. The salt itself is never kept: the key is SHA-256 of it, so the same salt gives the
+ * same hashes in every warehouse and every run. Without a salt the key is absent: {@link requireAnalystsKey} stops the
+ * commands that write what analysts read.
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
   const settings = destination.analysts ?? { personal_data: 'hash' as const };
@@ -152,18 +152,24 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
     throw new ConfigError(file, 'destination.analysts.schema', 'is for PostgreSQL: DuckDB analysts read the published copy');
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
-  if (settings.personal_data !== 'hash') return { personalData: settings.personal_data, schema };
   const salt = env[PII_SALT_VARIABLE];
-  const readers = destination.type === 'postgres' || publishPathOf(destination) !== undefined;
-  if (!salt) {
-    if (!readers) return { personalData: 'hash', schema };
-    throw new ConfigError(
-      PII_SALT_VARIABLE,
-      '',
-      'is not set: destination.analysts.personal_data is hash (the default), which salts the hashes of personal data analysts read with it; set it (and keep it: the hashes change with it), or set personal_data to keep or drop',
-    );
-  }
+  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
   return { personalData: 'hash', key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'), schema };
+}
+
+/**
+ * Stops a command that writes what analysts read (a load, a publish) when personal data is to be hashed and
+ * `LOYALTY_PII_SALT` is not set, before it does anything. A DuckDB warehouse that publishes no copy needs none.
+ */
+export function requireAnalystsKey(config: ResolvedConfig): void {
+  const { analysts, destination } = config;
+  if (analysts.personalData !== 'hash' || analysts.key) return;
+  if (destination.type !== 'postgres' && publishPathOf(destination) === undefined) return;
+  throw new ConfigError(
+    PII_SALT_VARIABLE,
+    '',
+    'is not set: destination.analysts.personal_data is hash (the default), which salts the hashes of the personal data analysts read with it; set it (and keep it: the hashes change with it), or set personal_data to keep or drop',
+  );
 }
 
 function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {
