@@ -13,7 +13,7 @@ export const ANSWER_TYPES: readonly Exclude<AnswerType, 'text'>[] = ['integer', 
  * The share of a question's answers that must fit a type for its column to take it. A scale answered `N/A` now and
  * then stays a number (the `N/A` is NULL in the view and counted); free text that happens to hold numbers does not.
  */
-export const TYPE_SHARE = 0.95;
+export const TYPE_SHARE = 0.8;
 
 // Patterns of the whole (trimmed) answer. Integers up to 9 digits fit INTEGER; decimals up to 15 digits on each side
 // of a dot; dates are ISO days of years 1000-9999 (PostgreSQL has no year 0).

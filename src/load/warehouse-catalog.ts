@@ -215,7 +215,7 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ['question_code', "The question's code."],
       ['view_name', "The survey's view."],
       ['column_name', "The question's column in that view."],
-      ['answer_type', 'integer, decimal, boolean, date or text: the first type at least 95% of the answers fit.'],
+      ['answer_type', 'integer, decimal, boolean, date or text: the first type at least 80% of the answers fit.'],
       ['answers', 'Answers that are not NULL.'],
       ['answers_unparsed', 'Answers that do not fit answer_type: NULL in the view, text in survey_answers.'],
     ],

@@ -10,35 +10,26 @@ export interface FieldType {
   format: string | null;
 }
 
-/**
- * The spec leaves the `typeId` codes unexplained; these are the service's codes as its emulator serves them
- * (`src/emulator/README.md`, "Typed custom fields"). A `format` decides before the code does.
- */
-const KIND_BY_TYPE_ID: ReadonlyMap<number, FieldKind> = new Map([
-  [4, 'date'],
-  [6, 'boolean'],
-  [7, 'number'],
-]);
-
 /** A number pattern: digit placeholders with grouping and decimal marks, nothing else. */
 const NUMBER_PATTERN = /^[#0]+([.,'\u00a0 ][#0]+)*$/;
 /** A date pattern holds a year, month or day token of luxon's. */
 const DATE_TOKENS = /[yMdL]/;
 
 /**
- * The type of a custom field from its profile definition, or null for a field read as text.
+ * The type a custom field's `format` says it has for sure, or null when it says none (no format, or one that is no
+ * date or number pattern). The spec gives `typeId` no meaning, so no code types a field: a field without a format is
+ * typed from its values instead (`load/typed-fields.ts`).
  *
  * @example
- * fieldTypeOf(4, 'dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }
- * fieldTypeOf(7, null)         // { kind: 'number', format: null }
- * fieldTypeOf(1, null)         // null
+ * formatTypeOf('dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }
+ * formatTypeOf('#.##0,00')   // { kind: 'number', format: '#.##0,00' }
+ * formatTypeOf(null)         // null
  */
-export function fieldTypeOf(typeId: number | null, format: string | null): FieldType | null {
+export function formatTypeOf(format: string | null): FieldType | null {
   const pattern = format?.trim() || null;
   if (pattern && NUMBER_PATTERN.test(pattern)) return { kind: 'number', format: pattern };
   if (pattern && DATE_TOKENS.test(pattern)) return { kind: 'date', format: pattern };
-  const kind = typeId === null ? undefined : KIND_BY_TYPE_ID.get(typeId);
-  return kind ? { kind, format: null } : null;
+  return null;
 }
 
 /** Values of a boolean field, lower-cased: the words people and systems write for yes and no. */
