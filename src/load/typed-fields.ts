@@ -1,6 +1,6 @@
 import { keySuffix } from '../transform/column-names.js';
 import { formatTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
-import { ANSWER_TYPES, answerTypeOf, fitsType, TYPE_SHARE, type AnswerCounts, type AnswerType } from './answer-types.js';
+import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from './sql-connection.js';
@@ -103,7 +103,7 @@ export async function refreshTypedFields(
  * several profiles define takes the definition of the main profile, then of a used one, then of the lowest profile
  * id. A choice field (a definition with `options`) stays text. Any other field, defined or not, is typed from its
  * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
- * decimals are numbers) that at least {@link TYPE_SHARE} of its values fit, read again at every commit.
+ * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, read again at every commit.
  */
 async function typedFields(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<Map<string, { key: string; type: FieldType }>> {
   const rows = await conn.all<{ column_name: string; source_key: string; format: string | null; options: string | null }>(
