@@ -108,7 +108,9 @@ async function runTimeDescriptions(
       put(
         'accounts_typed',
         t.typed_column,
-        `Custom field ${JSON.stringify(t.source_key)} read as a ${t.kind}${t.format ? ` by the format ${JSON.stringify(t.format)}` : ', as its values show'}; NULL where its text is none (counted in _etl_unparsed_values).`,
+        t.kind === 'label'
+          ? `Custom field ${JSON.stringify(t.source_key)}, a choice: the label of its option (profile_fields.options); NULL where its text is no option (counted in _etl_unparsed_values).`
+          : `Custom field ${JSON.stringify(t.source_key)} read as a ${t.kind}${t.format ? ` by the format ${JSON.stringify(t.format)}` : ', as its values show'}; NULL where its text is none (counted in _etl_unparsed_values).`,
       );
   }
   if (has('surveys') && has('survey_question_columns') && has('survey_questions')) {

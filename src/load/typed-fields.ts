@@ -1,5 +1,5 @@
 import { keySuffix } from '../transform/column-names.js';
-import { formatTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
+import { choiceTypeOf, formatTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
 import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
@@ -17,7 +17,7 @@ const LONG_TABLE = 'account_custom_fields';
 const TYPED_VIEW = 'accounts_typed';
 
 /** The warehouse type of each kind of field. */
-const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = { date: 'date', number: 'double', boolean: 'boolean' };
+const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = { date: 'date', number: 'double', boolean: 'boolean', label: 'text' };
 
 /** A typed `cf_` column, as `_etl_typed_columns` holds it. */
 interface TypedColumn {
@@ -101,7 +101,7 @@ export async function refreshTypedFields(
 /**
  * The typed `cf_` columns: column → its key and type. A field's `format` types it for sure (`formatTypeOf`); a field
  * several profiles define takes the definition of the main profile, then of a used one, then of the lowest profile
- * id. A choice field (a definition with `options`) stays text. Any other field, defined or not, is typed from its
+ * id. A choice field (a definition with `options`) gets its labels (`cf_<name>_label`). Any other field, defined or not, is typed from its
  * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
  * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, read again at every commit.
  */
@@ -126,7 +126,12 @@ async function typedFields(conn: SqlConnection, dialect: WarehouseDialect, schem
       out.set(r.column_name, { key: r.source_key, type: declared });
       continue;
     }
-    if (r.options !== null && r.options !== '[]') continue;
+    // a choice field: its option keys read as their labels
+    const choice = choiceTypeOf(r.options);
+    if (choice) {
+      out.set(r.column_name, { key: r.source_key, type: choice });
+      continue;
+    }
     const counts = seen.get(r.source_key);
     const kind = counts ? KIND_OF_ANSWER_TYPE.get(answerTypeOf(counts).type) : undefined;
     if (kind) out.set(r.column_name, { key: r.source_key, type: { kind, format: null } });

@@ -356,8 +356,8 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['column_name', 'The text cf_ column.'],
     ['typed_column', 'Its typed column in accounts_typed.'],
     ['source_key', "The custom field's name."],
-    ['kind', 'date, number or boolean.'],
-    ['format', 'The pattern it is read by (NULL: read by the values seen).'],
+    ['kind', "date, number, boolean, or label (a choice field's option key read as its label)."],
+    ['format', 'The pattern it is read by (NULL: read by the values seen; for label, the options as [[key, label], …]).'],
   ]),
   table('_etl_typed_values', [], 'pipeline', 'Each distinct text of a typed column, read as its type.', [
     ['column_name', 'The cf_ column.'],

@@ -1,12 +1,15 @@
 import { DateTime } from 'luxon';
 
-/** The types a custom field's text can be read as. */
-export type FieldKind = 'date' | 'number' | 'boolean';
+/** The types a custom field's text can be read as; `label`: a choice field's option key read as its label. */
+export type FieldKind = 'date' | 'number' | 'boolean' | 'label';
 
 /** How a custom field's values are read: its kind and the pattern they follow. */
 export interface FieldType {
   kind: FieldKind;
-  /** A luxon date pattern (`dd/MM/yyyy`), or a number pattern (`#.##0,00`); null: the kind's plain form. */
+  /**
+   * A luxon date pattern (`dd/MM/yyyy`), or a number pattern (`#.##0,00`); null: the kind's plain form. For `label`,
+   * the field's options as `[[key, label], …]` JSON ({@link choiceTypeOf}).
+   */
   format: string | null;
 }
 
@@ -70,7 +73,37 @@ export function parseTypedValue(type: FieldType, raw: string): string | null {
       const flag = BOOLEAN_WORDS.get(text.toLowerCase());
       return flag === undefined ? null : String(flag);
     }
+    case 'label': {
+      // an option's key, else (a source that sends the label itself) an option's label; anything else is no option
+      const options: Array<[string, string]> = JSON.parse(type.format ?? '[]');
+      return options.find(([key]) => key === raw)?.[1] ?? options.find(([, label]) => label === raw)?.[1] ?? null;
+    }
   }
+}
+
+/**
+ * A choice field's type from its definition's `options` (`[{key, value}]`, as JSON text): its values are option keys,
+ * read as their labels. Null when it has no option (not a choice field).
+ *
+ * @example
+ * choiceTypeOf('[{"key":"gold","value":"Gold"}]') // { kind: 'label', format: '[["gold","Gold"]]' }
+ */
+export function choiceTypeOf(options: string | null): FieldType | null {
+  if (!options) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(options);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const pairs: Array<[string, string]> = [];
+  for (const option of parsed) {
+    if (!option || typeof option !== 'object') continue;
+    const { key, value } = option as { key?: unknown; value?: unknown };
+    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string') pairs.push([String(key), value]);
+  }
+  return pairs.length > 0 ? { kind: 'label', format: JSON.stringify(pairs) } : null;
 }
 
 /** Most digits a number may have: what a double holds exactly, so the typed column is the written value. */

@@ -219,11 +219,27 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
       const typed = await conn.all<{ source_key: string; column_name: string; typed_column: string; kind: string }>(
         `SELECT source_key, column_name, typed_column, kind FROM _etl_typed_columns WHERE table_name = 'accounts'`,
       );
+      const choices = CUSTOM_FIELD_POOL.filter((f) => f.kind === 'choice');
+      expect(
+        typed
+          .filter((t) => t.kind === 'label')
+          .map((t) => t.source_key)
+          .sort(),
+      ).toEqual(choices.map((f) => f.name).sort());
+      // a choice's values are its options' labels here (the emulator sends labels): each reads as itself
+      for (const t of typed.filter((x) => x.kind === 'label')) {
+        const rows = await conn.all<{ raw: string | null; label: string | null }>(
+          `SELECT "${t.column_name}" AS raw, "${t.typed_column}" AS label FROM accounts_typed`,
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        for (const r of rows) expect(r.label, t.source_key).toBe(r.raw);
+      }
+      typed.splice(0, typed.length, ...typed.filter((t) => t.kind !== 'label'));
       expect(typed.map((t) => t.source_key).sort()).toEqual([...TYPED_FIELDS].sort());
       // every column of accounts is in the view, new ones of the second backfill included
       const accountColumns = await columnsOf(conn, 'accounts');
       const viewColumns = await columnsOf(conn, 'accounts_typed');
-      expect(viewColumns.filter((c) => !typed.some((t) => t.typed_column === c))).toEqual(accountColumns);
+      expect(viewColumns.filter((c) => !typed.some((t) => t.typed_column === c) && !/_label$/.test(c))).toEqual(accountColumns);
       const unparsed = new Map(
         (await conn.all<{ source_key: string; rows_unparsed: number | string }>('SELECT source_key, rows_unparsed FROM _etl_unparsed_values')).map((r) => [
           r.source_key,
@@ -246,8 +262,8 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
         badSeen += bad;
       }
       expect(badSeen).toBeGreaterThan(0);
-      // fields profile_fields types as text, such as a choice, stay text only
-      const plain = CUSTOM_FIELD_POOL.filter((f) => !TYPED_FIELDS.includes(f.name)).map((f) => f.name);
+      // text fields stay text only
+      const plain = CUSTOM_FIELD_POOL.filter((f) => !TYPED_FIELDS.includes(f.name) && f.kind !== 'choice').map((f) => f.name);
       expect(typed.some((t) => plain.includes(t.source_key))).toBe(false);
     });
   });

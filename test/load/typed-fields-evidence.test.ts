@@ -20,7 +20,7 @@ function records(): unknown[] {
       coded: `word ${i}`,
       // no definition at all: nine ISO days and one that is none, so a date with one text unparsed
       visited: i === 9 ? 'soon' : `2024-01-0${i + 1}`,
-      // a choice field whose option keys are digits: a choice, so text
+      // a choice field whose option keys are digits: read as its labels, never as numbers
       size: String(i % 3),
       // no definition: numbers with a dot decimal
       spent: `${i}.25`,
@@ -65,14 +65,23 @@ describe.each(testDestinations)('custom fields typed from evidence on $name', (t
   });
   afterAll(async () => destination?.close());
 
-  it('no type code types a field; values do where no format says; a choice stays text', async () => {
+  it("no type code types a field; values do where no format says; a choice field's option keys read as their labels", async () => {
     await destination.withConnection(async (conn) => {
       const typed = await conn.all<{ source_key: string; kind: string; format: string | null }>(
         `SELECT source_key, kind, format FROM _etl_typed_columns WHERE table_name = 'accounts' ORDER BY source_key`,
       );
       expect(typed).toEqual([
+        { source_key: 'size', kind: 'label', format: '[["0","Small"],["1","Medium"],["2","Large"]]' },
         { source_key: 'spent', kind: 'number', format: null },
         { source_key: 'visited', kind: 'date', format: null },
+      ]);
+      const labels = await conn.all<{ customer_id: string; cf_size: string; cf_size_label: string }>(
+        `SELECT customer_id, cf_size, cf_size_label FROM accounts_typed ORDER BY customer_id LIMIT 3`,
+      );
+      expect(labels).toEqual([
+        { customer_id: 'C0', cf_size: '0', cf_size_label: 'Small' },
+        { customer_id: 'C1', cf_size: '1', cf_size_label: 'Medium' },
+        { customer_id: 'C2', cf_size: '2', cf_size_label: 'Large' },
       ]);
       const [row] = await conn.all<Record<string, unknown>>(
         `SELECT cf_spent_number * 2 AS twice, CAST(cf_visited_date AS VARCHAR) AS day FROM accounts_typed WHERE customer_id = 'C3'`,
