@@ -13,6 +13,7 @@ import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
 import { registerProbe } from '../commands/probe.js';
 import { registerPublish } from '../commands/publish.js';
+import { registerCatalog } from '../commands/catalog.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
 import { registerSql } from '../commands/sql.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
     registerCheck,
     registerProbe,
     registerPublish,
+    registerCatalog,
     registerSql,
     registerEmulator,
     registerWebhook,

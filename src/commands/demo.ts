@@ -1,5 +1,5 @@
 import { basename, isAbsolute, relative } from 'node:path';
-import { parseConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-config.js';
+import { PII_SALT_VARIABLE, parseConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-config.js';
 import { startEmulator } from '../emulator/index.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
@@ -100,6 +100,9 @@ function selfInvocation(): string {
  * The demo's own configuration, read through the same schema as any jobs file (so every default is the schema's).
  * It never reads jobs.yaml nor the `LOYALTY_*` environment: the demo is the same wherever it runs.
  */
+/** The salt of the demo's hashes of personal data: fixed, so its copy is the same wherever it runs (never for real data). */
+export const DEMO_PII_SALT = 'loyalty-etl demo salt';
+
 function demoConfig(url: string): ResolvedConfig {
   const file = {
     // the emulated program starts on the demo's first day: nothing before it to sweep
@@ -124,7 +127,8 @@ function demoConfig(url: string): ResolvedConfig {
       },
     },
   };
-  return parseConfig(JSON.stringify(file), 'demo', {});
+  // the demo's customers are invented: its copy for analysts is hashed (the default policy) with a salt of its own
+  return parseConfig(JSON.stringify(file), 'demo', { [PII_SALT_VARIABLE]: DEMO_PII_SALT });
 }
 
 function formatRows(rows: Array<Record<string, unknown>>): string {

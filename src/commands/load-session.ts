@@ -1,6 +1,6 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { busyTimeoutOf, eventSpoolOf, publishPathOf } from '../config/duckdb-files.js';
-import type { ResolvedConfig } from '../config/load-config.js';
+import { requireAnalystsKey, type ResolvedConfig } from '../config/load-config.js';
 import type { Destination, PublishedCopy } from '../load/destination.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import type { Logger } from '../log/logger.js';
@@ -28,8 +28,10 @@ export interface LoadSession<T> {
  *   fails does not undo the load: it is logged, and {@link failIfUnpublished} turns it into exit code 5.
  */
 export async function usingLoadSession<T>(config: ResolvedConfig, logger: Logger, load: (destination: Destination) => Promise<T>): Promise<LoadSession<T>> {
+  requireAnalystsKey(config);
   const destination = await openWhenFree(config.destination, { timeoutSeconds: busyTimeoutOf(config.destination), logger });
   try {
+    await destination.keepAnalysts?.(config.analysts, 'analysts');
     const spool = eventSpoolOf(config.destination);
     const ingested = spool === undefined ? undefined : await ingestSpooledEvents(destination, new EventSpool(spool), logger);
     const value = await load(destination);
@@ -45,7 +47,7 @@ export async function publishForReaders(destination: Destination, config: Resolv
   const target = publishPathOf(config.destination);
   if (target === undefined || !destination.publishCopy) return undefined;
   try {
-    const copy = await destination.publishCopy(target);
+    const copy = await destination.publishCopy(target, config.analysts);
     logger.info(
       { path: copy.path, bytes: copy.bytes, seconds: Number(copy.seconds.toFixed(2)), writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)) },
       'published the read-only copy of the warehouse for analysts',

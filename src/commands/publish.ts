@@ -1,5 +1,6 @@
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
+import { requireAnalystsKey } from '../config/load-config.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
@@ -17,6 +18,7 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
     throw new CommandError('publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish', ExitCode.usage);
   if (publishPathOf(destination) === undefined)
     throw new CommandError(`publish: ${config.file}: destination.publish_path is false: publishing is off`, ExitCode.usage);
+  requireAnalystsKey(config);
   const logger = commandLogger();
   const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;

@@ -17,7 +17,8 @@ export interface PromptOptions {
 }
 
 const HELP = `Statements end with ; and may span lines. Results print as a table (.mode csv or .mode json to change).
-  .tables          the warehouse's tables
+  .tables          the warehouse's tables and views, with their descriptions
+  .describe NAME   a table's or view's columns, types and descriptions (also \\d NAME)
   .mode FORMAT     table, csv or json
   .help            this text
   .quit            leave (also .exit, \\q, Ctrl-D)
@@ -96,8 +97,8 @@ class PromptSession {
     const out = this.options.output;
     if (command === '.quit' || command === '.exit' || command === '\\q') return false;
     if (command === '.help') out.write(HELP);
-    else if (command === '.tables')
-      await this.run(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`);
+    else if (command === '.tables') await this.run(this.reader.descriptions.tables);
+    else if ((command === '.describe' || command === '\\d') && argument) await this.run(this.reader.descriptions.columns(argument));
     else if (command === '.mode' && (argument === 'table' || argument === 'csv' || argument === 'json')) this.format = argument;
     else out.write(`error: unknown command ${line} (.help lists them)\n`);
     return true;

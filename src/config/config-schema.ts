@@ -57,6 +57,18 @@ const sourceSchema = z
 /** A DuckDB size setting. */
 const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
 
+/**
+ * What analysts read of the customers' personal data (phone, e-mail, names, birthdate): the published DuckDB copy,
+ * or the PostgreSQL schema of views analysts are granted. `hash` (the default) needs `LOYALTY_PII_SALT`.
+ */
+const analystsSchema = z
+  .object({
+    personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
+    /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
+    schema: z.string().min(1).optional(),
+  })
+  .strict();
+
 const destinationSchema = z.discriminatedUnion('type', [
   z
     .object({
@@ -81,6 +93,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       event_spool: z.string().min(1).optional(),
       /** Seconds `run`, `backfill` and `publish` wait for a warehouse file another process holds (default 300). */
       busy_timeout_s: z.int().min(0).max(86_400).optional(),
+      analysts: analystsSchema.optional(),
     })
     .strict(),
   z
@@ -88,6 +101,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       type: z.literal('postgres'),
       url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
       schema: z.string().min(1).default('public'),
+      analysts: analystsSchema.optional(),
     })
     .strict(),
 ]);

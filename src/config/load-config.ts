@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import type { DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import { publishPathOf } from './duckdb-files.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
@@ -20,6 +22,8 @@ export interface ResolvedConfig {
   leaseSeconds: number;
   /** Values that must never reach logs, errors or tables (the auth token, database passwords). */
   secrets: string[];
+  /** What analysts read of personal data (`destination.analysts`, `LOYALTY_PII_SALT`). */
+  analysts: AnalystsPolicy;
 }
 
 type Env = Record<string, string | undefined>;
@@ -125,16 +129,57 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   }
   if (env.LOYALTY_WAREHOUSE) destination = warehouseFromEnv(env.LOYALTY_WAREHOUSE, destination);
   source.base_url = source.base_url.replace(/\/+$/, '');
-  const secrets = [source.auth.token, destination.type === 'postgres' ? passwordOf(destination.url) : ''].filter((s) => s.length >= 3);
-  return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets };
+  const analysts = analystsPolicyOf(file, destination, env);
+  const secrets = [
+    source.auth.token,
+    destination.type === 'postgres' ? passwordOf(destination.url) : '',
+    env[PII_SALT_VARIABLE] ?? '',
+    analysts.key ?? '',
+  ].filter((s) => s.length >= 3);
+  return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets, analysts };
+}
+
+/** The environment variable the hashes of personal data are salted from. */
+export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
+
+/**
+ * `destination.analysts` resolved. The salt itself is never kept: the key is SHA-256 of it, so the same salt gives the
+ * same hashes in every warehouse and every run. Without a salt the key is absent: {@link requireAnalystsKey} stops the
+ * commands that write what analysts read.
+ */
+function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
+  const settings = destination.analysts ?? { personal_data: 'hash' as const };
+  const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
+  if (settings.schema !== undefined && destination.type !== 'postgres')
+    throw new ConfigError(file, 'destination.analysts.schema', 'is for PostgreSQL: DuckDB analysts read the published copy');
+  if (schema !== undefined && schema === destination.schema)
+    throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
+  const salt = env[PII_SALT_VARIABLE];
+  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
+  return { personalData: 'hash', key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'), schema };
+}
+
+/**
+ * Stops a command that writes what analysts read (a load, a publish) when personal data is to be hashed and
+ * `LOYALTY_PII_SALT` is not set, before it does anything. A DuckDB warehouse that publishes no copy needs none.
+ */
+export function requireAnalystsKey(config: ResolvedConfig): void {
+  const { analysts, destination } = config;
+  if (analysts.personalData !== 'hash' || analysts.key) return;
+  if (destination.type !== 'postgres' && publishPathOf(destination) === undefined) return;
+  throw new ConfigError(
+    PII_SALT_VARIABLE,
+    '',
+    'is not set: destination.analysts.personal_data is hash (the default), which salts the hashes of the personal data analysts read with it; set it (and keep it: the hashes change with it), or set personal_data to keep or drop',
+  );
 }
 
 function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {
   if (/^postgres(ql)?:\/\//.test(value)) {
-    return { type: 'postgres', url: value, schema: current.type === 'postgres' ? current.schema : 'public' };
+    return { type: 'postgres', url: value, schema: current.type === 'postgres' ? current.schema : 'public', analysts: current.analysts };
   }
   if (/^[a-z]+:\/\//i.test(value)) throw new ConfigError('LOYALTY_WAREHOUSE', '', 'must be a .duckdb file path or a postgres:// URL');
-  return { type: 'duckdb', path: value, schema: current.type === 'duckdb' ? current.schema : 'main' };
+  return { type: 'duckdb', path: value, schema: current.type === 'duckdb' ? current.schema : 'main', analysts: current.analysts };
 }
 
 function passwordOf(url: string): string {

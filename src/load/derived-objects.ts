@@ -1,6 +1,8 @@
 import type { SqlConnection } from './sql-connection.js';
 import type { TableSpec } from './table-spec.js';
 import { refreshSurveyCatalog } from './survey-catalog.js';
+import { commentWarehouse } from './table-comments.js';
+import { refreshAnalystViews } from './analyst-views.js';
 import { refreshTypedFields } from './typed-fields.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -16,9 +18,14 @@ export async function refreshDerived(
 ): Promise<void> {
   const stamp = { runId: span.runId, now: span.loadedAt };
   for (const spec of span.tables) {
-    if (spec.derived === 'surveys') await refreshSurveyCatalog(conn, dialect, schema, spec, stamp);
+    if (spec.derived === 'surveys') await refreshSurveyCatalog(conn, dialect, schema, { name: spec.name, columns: spec.columns.map((c) => c.name) }, stamp);
     // a pivot's table stages the texts to read; profile_fields only says how to read them
     if (spec.derived === 'typed-fields')
       await refreshTypedFields(conn, dialect, schema, spec.pivot ? { accounts: spec, tables: span.tables } : undefined, stamp);
+  }
+  // a new cf_ column, survey view or question column is described in the commit that makes it
+  if (span.tables.some((spec) => spec.derived)) {
+    await commentWarehouse(conn, dialect, schema);
+    await refreshAnalystViews(conn, dialect, schema, stamp);
   }
 }

@@ -1,6 +1,8 @@
+import type { AnalystsPolicy } from '../plan/job-plan.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from './sql-connection.js';
+import type { DescribedRelation } from './table-comments.js';
 import type { Row, TableSpec } from './table-spec.js';
 
 /** What a destination can do; the pipeline reads these instead of asking which database it is. */
@@ -108,9 +110,17 @@ export interface Destination {
   ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
   /**
    * Publishes a consistent read-only copy of the warehouse at `target` for analysts, replacing the previous copy
-   * atomically (DuckDB, whose file belongs to one process). PostgreSQL serves readers itself and has none.
+   * atomically (DuckDB, whose file belongs to one process), holding what `analysts` lets them read of personal data.
+   * PostgreSQL serves readers itself and has none.
    */
-  publishCopy?(target: string): Promise<PublishedCopy>;
+  publishCopy?(target: string, analysts: AnalystsPolicy): Promise<PublishedCopy>;
+  /**
+   * Records what analysts may read of personal data and keeps the schema of views they are granted in step
+   * (PostgreSQL: `analysts.schema`). DuckDB's analysts read the published copy instead ({@link publishCopy}).
+   */
+  keepAnalysts?(analysts: AnalystsPolicy, runId: string): Promise<void>;
+  /** Every table and view of the warehouse's schema with its columns, types, key and descriptions (`catalog`). */
+  describeTables(): Promise<DescribedRelation[]>;
   /** A short description for logs and `check`, without credentials. */
   describe(): string;
   close(): Promise<void>;

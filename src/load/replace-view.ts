@@ -22,7 +22,8 @@ export async function replaceView(conn: SqlConnection, schema: string, name: str
     name,
   ]);
   if (known[0]?.definition === select && exists.length > 0) return false;
-  await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, name)}`);
+  // CASCADE: the view analysts read it through (PostgreSQL's analysts schema) goes too, and is made again in the same commit
+  await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, name)} CASCADE`);
   await conn.run(`CREATE VIEW ${qualified(schema, name)} AS ${select}`);
   await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [name]);
   await conn.run(`INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`, [

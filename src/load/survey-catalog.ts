@@ -1,9 +1,9 @@
 import { pivotColumnName, snakeCase } from '../transform/column-names.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
+import { ANSWER_TYPES, answerTypeOf, fitsType, typedAnswer, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import { valuesList } from './values-list.js';
 import type { SqlConnection } from './sql-connection.js';
-import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
 /** A question of a survey, as `survey_questions` holds it. */
@@ -36,18 +36,25 @@ export function surveyViewName(surveyId: string, label: string | null): string {
   return `survey_${slug ? `${slug}_` : ''}${snakeCase(surveyId).slice(0, 8)}_answers`;
 }
 
+/** The table a survey view reads: its name and data columns (the view's first columns, in this order). */
+export interface ResponsesTable {
+  name: string;
+  columns: readonly string[];
+}
+
 /**
- * Rebuilds `surveys` from `survey_questions` and `survey_responses`, and keeps a wide view per survey, inside the
- * commit of a surveys span (after its merge). A `q_` column of `survey_responses` is named by question code across
- * surveys, so one column can hold the answers of different questions (`Q1` of two surveys); a survey's view holds
- * that survey's responses and a column for each of its questions alone, named `q_` + the code unique within the
- * survey, mapped back to its code in `_etl_columns` under the view's name.
+ * Rebuilds `surveys` and `survey_question_columns` from `survey_questions`, `survey_responses` and `survey_answers`,
+ * and keeps a wide view per survey, inside the commit of a surveys span (after its merge). `survey_responses` has no
+ * answer columns: a question code names different questions in different surveys (`Q1` of three), so a survey's
+ * view holds that survey's responses and a column for each of its questions alone, named `q_` + the code unique
+ * within the survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
+ * (`answer-types.ts`).
  */
 export async function refreshSurveyCatalog(
   conn: SqlConnection,
   dialect: WarehouseDialect,
   schema: string,
-  responses: TableSpec,
+  responses: ResponsesTable,
   stamp: ViewStamp,
 ): Promise<void> {
   const questions = await conn.all<QuestionRow>(
@@ -55,20 +62,18 @@ export async function refreshSurveyCatalog(
   );
   const bySurvey = new Map<string, QuestionRow[]>();
   for (const q of questions) bySurvey.set(q.survey_id, [...(bySurvey.get(q.survey_id) ?? []), q]);
-  const pivot = await conn.all<{ column_name: string; source_key: string }>(
-    `SELECT column_name, source_key FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`,
-    [responses.name],
-  );
-  const columnOf = new Map(pivot.map((p) => [p.source_key, p.column_name]));
+  const counts = await answerCounts(conn, dialect, schema, responses.name);
   const surveys = [...bySurvey].map(([id, list]) => {
     const ordered = list.sort(questionOrder);
     const label = ordered[0]?.question_text ?? null;
     return { id, label, questions: ordered, view: surveyViewName(id, label) };
   });
+  await conn.run(`DELETE FROM ${qualified(schema, 'survey_question_columns')}`);
   for (const survey of surveys) {
-    const columns = viewColumns(survey.questions, responses);
-    const select = surveyViewSql(dialect, schema, responses, survey.id, columns, columnOf);
+    const columns = viewColumns(survey.questions, responses, counts.get(survey.id));
+    const select = surveyViewSql(dialect, schema, responses, survey.id, survey.view, columns);
     if (await replaceView(conn, schema, survey.view, select, stamp)) await recordViewColumns(conn, schema, survey.view, columns, stamp);
+    await recordQuestionColumns(conn, schema, survey.id, survey.view, columns, stamp);
   }
   await conn.run(`DELETE FROM ${qualified(schema, 'surveys')}`);
   if (surveys.length === 0) return;
@@ -87,10 +92,43 @@ export async function refreshSurveyCatalog(
   );
 }
 
+/**
+ * Per survey and question code, how many answers there are and how many fit each type: one aggregate over every
+ * answer, read again at each commit, so a type follows the answers as they come.
+ */
+async function answerCounts(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  responses: string,
+): Promise<Map<string, Map<string, AnswerCounts>>> {
+  const fits = ANSWER_TYPES.map((type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'a.answer')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`);
+  const rows = await conn.all<Record<string, string | number | bigint | null>>(
+    `SELECT r.survey_id, a.question_code, COUNT(*) AS answers, ${fits.join(', ')}
+       FROM ${qualified(schema, 'survey_answers')} a
+       JOIN ${qualified(schema, responses)} r ON r.response_id = a.response_id
+      WHERE a.answer IS NOT NULL
+      GROUP BY r.survey_id, a.question_code`,
+  );
+  const out = new Map<string, Map<string, AnswerCounts>>();
+  for (const row of rows) {
+    const survey = String(row.survey_id);
+    if (!out.has(survey)) out.set(survey, new Map());
+    out.get(survey)!.set(String(row.question_code), {
+      answers: Number(row.answers),
+      fits: new Map(ANSWER_TYPES.map((type) => [type, Number(row[type] ?? 0)])),
+    });
+  }
+  return out;
+}
+
 /** A question's column in its survey's view. */
 interface ViewColumn {
   code: string;
   column: string;
+  type: AnswerType;
+  answers: number;
+  unparsed: number;
 }
 
 /** Questions in their survey's order (codes of surveys loaded before the order was kept: by code). */
@@ -99,32 +137,57 @@ function questionOrder(a: QuestionRow, b: QuestionRow): number {
   return x !== y ? x - y : a.question_code < b.question_code ? -1 : a.question_code > b.question_code ? 1 : 0;
 }
 
-/** Each question's column name, unique within the view, in question order. */
-function viewColumns(questions: QuestionRow[], responses: TableSpec): ViewColumn[] {
-  const taken = new Set([...responses.columns.map((c) => c.name), '_window_start', '_run_id', '_loaded_at']);
+/** Each question's column name, unique within the view, in question order, and its type. */
+function viewColumns(questions: QuestionRow[], responses: ResponsesTable, counts: ReadonlyMap<string, AnswerCounts> | undefined): ViewColumn[] {
+  const taken = new Set([...responses.columns, '_window_start', '_run_id', '_loaded_at']);
   return questions.map((q) => {
-    const column = pivotColumnName(responses.pivot!.prefix, q.question_code, taken);
+    const column = pivotColumnName(QUESTION_PREFIX, q.question_code, taken);
     taken.add(column);
-    return { code: q.question_code, column };
+    const seen = counts?.get(q.question_code) ?? { answers: 0, fits: new Map() };
+    return { code: q.question_code, column, answers: seen.answers, ...answerTypeOf(seen) };
   });
 }
 
-function surveyViewSql(
-  dialect: WarehouseDialect,
-  schema: string,
-  responses: TableSpec,
-  surveyId: string,
-  columns: ViewColumn[],
-  columnOf: ReadonlyMap<string, string>,
-): string {
-  const base = responses.columns.map((c) => `r.${quoteIdent(c.name)}`);
-  // a question nobody answered yet has no column in survey_responses: its view column is NULL until one does
-  const answers = columns.map(({ code, column }) => {
-    const source = columnOf.get(code);
-    return `${source ? `r.${quoteIdent(source)}` : `CAST(NULL AS ${dialect.typeName('text')})`} AS ${quoteIdent(column)}`;
-  });
+/** The prefix of a question's column in its survey's view. */
+const QUESTION_PREFIX = 'q_';
+
+/**
+ * One survey's responses, each question's answer joined from `survey_answers` and typed. The code a column holds is
+ * read from `_etl_columns` (by the view's and column's names, both made by the loader), so no source text is ever
+ * part of a view's SQL.
+ */
+function surveyViewSql(dialect: WarehouseDialect, schema: string, responses: ResponsesTable, surveyId: string, view: string, columns: ViewColumn[]): string {
+  const base = responses.columns.map((c) => `r.${quoteIdent(c)}`);
+  const answers = columns.map(({ column, type }, i) => `${typedAnswer(dialect, type, `a${i}."answer"`)} AS ${quoteIdent(column)}`);
+  const joins = columns.map(
+    ({ column }, i) =>
+      ` LEFT JOIN ${qualified(schema, 'survey_answers')} a${i} ON a${i}."response_id" = r."response_id" AND a${i}."question_code" = ` +
+      `(SELECT c."source_key" FROM ${qualified(schema, '_etl_columns')} c WHERE c."table_name" = ${quoteLiteral(view)} AND c."column_name" = ${quoteLiteral(column)})`,
+  );
   const system = ['_window_start', '_run_id', '_loaded_at'].map((c) => `r.${quoteIdent(c)}`);
-  return `SELECT ${[...base, ...answers, ...system].join(', ')} FROM ${qualified(schema, responses.name)} r WHERE r."survey_id" = ${quoteLiteral(surveyId)}`;
+  return `SELECT ${[...base, ...answers, ...system].join(', ')} FROM ${qualified(schema, responses.name)} r${joins.join('')} WHERE r."survey_id" = ${quoteLiteral(surveyId)}`;
+}
+
+/** Where each question's answers are: its view, its column there, the column's type and the answers that did not fit it. */
+async function recordQuestionColumns(
+  conn: SqlConnection,
+  schema: string,
+  surveyId: string,
+  view: string,
+  columns: ViewColumn[],
+  stamp: ViewStamp,
+): Promise<void> {
+  if (columns.length === 0) return;
+  const list = valuesList(
+    columns.map((c) => [surveyId, c.code, view, c.column, c.type, c.answers, c.unparsed]),
+    ['TEXT', 'TEXT', 'TEXT', 'TEXT', 'TEXT', 'BIGINT', 'BIGINT'],
+    3,
+  );
+  await conn.run(
+    `INSERT INTO ${qualified(schema, 'survey_question_columns')} (survey_id, question_code, view_name, column_name, answer_type, answers, answers_unparsed, _run_id, _loaded_at)
+     SELECT v.*, $1, CAST($2 AS TIMESTAMPTZ) FROM (VALUES ${list.sql}) v (survey_id, question_code, view_name, column_name, answer_type, answers, answers_unparsed)`,
+    [stamp.runId, stamp.now, ...list.params],
+  );
 }
 
 /** The view's question columns in `_etl_columns`, under the view's name: which code each holds. */
@@ -136,4 +199,31 @@ async function recordViewColumns(conn: SqlConnection, schema: string, view: stri
       [view, column, code, stamp.now, stamp.runId],
     );
   }
+}
+
+/**
+ * Moves a warehouse made before `survey_responses` lost its `q_` columns to the new shape, once, after the DDL
+ * migrations: the survey views (which read those columns) are dropped, the columns and their `_etl_columns` rows go,
+ * and the views are made again from `survey_answers`. A warehouse without such columns is left as it is.
+ */
+export async function dropSharedQuestionColumns(conn: SqlConnection, dialect: WarehouseDialect, schema: string, stamp: ViewStamp): Promise<boolean> {
+  const table = 'survey_responses';
+  const old = await conn.all<{ column_name: string }>(`SELECT column_name FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [table]);
+  if (old.length === 0) return false;
+  await conn.transaction(async () => {
+    const views = await conn.all<{ view_name: string }>(`SELECT view_name FROM ${qualified(schema, 'surveys')}`);
+    for (const { view_name } of views) {
+      await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, view_name)} CASCADE`);
+      await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [view_name]);
+    }
+    for (const { column_name } of old) await conn.run(`ALTER TABLE ${qualified(schema, table)} DROP COLUMN IF EXISTS ${quoteIdent(column_name)}`);
+    await conn.run(`DELETE FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [table]);
+    const columns = await conn.all<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+      [schema, table],
+    );
+    const data = columns.map((c) => c.column_name).filter((c) => !['_window_start', '_run_id', '_loaded_at'].includes(c));
+    await refreshSurveyCatalog(conn, dialect, schema, { name: table, columns: data }, stamp);
+  });
+  return true;
 }

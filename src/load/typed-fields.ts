@@ -1,5 +1,6 @@
 import { keySuffix } from '../transform/column-names.js';
-import { fieldTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
+import { choiceTypeOf, formatTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
+import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from './sql-connection.js';
@@ -16,7 +17,7 @@ const LONG_TABLE = 'account_custom_fields';
 const TYPED_VIEW = 'accounts_typed';
 
 /** The warehouse type of each kind of field. */
-const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = { date: 'date', number: 'double', boolean: 'boolean' };
+const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = { date: 'date', number: 'double', boolean: 'boolean', label: 'text' };
 
 /** A typed `cf_` column, as `_etl_typed_columns` holds it. */
 interface TypedColumn {
@@ -46,7 +47,7 @@ export async function refreshTypedFields(
   staged: { accounts: TableSpec; tables: readonly TableSpec[] } | undefined,
   stamp: ViewStamp,
 ): Promise<void> {
-  const wanted = await typedFieldsOfProfiles(conn, schema);
+  const wanted = await typedFields(conn, dialect, schema);
   const current = new Map(
     (
       await conn.all<TypedColumn>(
@@ -98,28 +99,61 @@ export async function refreshTypedFields(
 }
 
 /**
- * The typed `cf_` columns `profile_fields` asks for: column → its key and type. A field several profiles define
- * takes the definition of the main profile, then of a used one, then of the lowest profile id.
+ * The typed `cf_` columns: column → its key and type. A field's `format` types it for sure (`formatTypeOf`); a field
+ * several profiles define takes the definition of the main profile, then of a used one, then of the lowest profile
+ * id. A choice field (a definition with `options`) gets its labels (`cf_<name>_label`). Any other field, defined or not, is typed from its
+ * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
+ * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, read again at every commit.
  */
-async function typedFieldsOfProfiles(conn: SqlConnection, schema: string): Promise<Map<string, { key: string; type: FieldType }>> {
-  const rows = await conn.all<{ column_name: string; source_key: string; type_id: number | string | null; format: string | null }>(
-    `SELECT c.column_name, c.source_key, f.type_id, f.format
+async function typedFields(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<Map<string, { key: string; type: FieldType }>> {
+  const rows = await conn.all<{ column_name: string; source_key: string; format: string | null; options: string | null }>(
+    `SELECT c.column_name, c.source_key, f.format, CAST(f.options AS ${dialect.typeName('text')}) AS options
        FROM ${qualified(schema, '_etl_columns')} c
-       JOIN ${qualified(schema, 'profile_fields')} f ON f.name = c.source_key
+       LEFT JOIN ${qualified(schema, 'profile_fields')} f ON f.name = c.source_key
        LEFT JOIN ${qualified(schema, 'profiles')} p ON p.profile_id = f.profile_id
       WHERE c.table_name = $1
       ORDER BY c.column_name, CASE WHEN p.main THEN 0 ELSE 1 END, CASE WHEN p.used THEN 0 ELSE 1 END, f.profile_id, f.field_id`,
     [TYPED_TABLE],
   );
+  const seen = await valueCounts(conn, dialect, schema);
   const out = new Map<string, { key: string; type: FieldType }>();
   const decided = new Set<string>();
   for (const r of rows) {
     if (decided.has(r.column_name)) continue;
     decided.add(r.column_name);
-    const type = fieldTypeOf(r.type_id === null ? null : Number(r.type_id), r.format);
-    if (type) out.set(r.column_name, { key: r.source_key, type });
+    const declared = formatTypeOf(r.format);
+    if (declared) {
+      out.set(r.column_name, { key: r.source_key, type: declared });
+      continue;
+    }
+    // a choice field: its option keys read as their labels
+    const choice = choiceTypeOf(r.options);
+    if (choice) {
+      out.set(r.column_name, { key: r.source_key, type: choice });
+      continue;
+    }
+    const counts = seen.get(r.source_key);
+    const kind = counts ? KIND_OF_ANSWER_TYPE.get(answerTypeOf(counts).type) : undefined;
+    if (kind) out.set(r.column_name, { key: r.source_key, type: { kind, format: null } });
   }
   return out;
+}
+
+/** What a type read from values makes of a field. */
+const KIND_OF_ANSWER_TYPE: ReadonlyMap<AnswerType, FieldKind> = new Map([
+  ['integer', 'number'],
+  ['decimal', 'number'],
+  ['boolean', 'boolean'],
+  ['date', 'date'],
+]);
+
+/** Per field name, how many of its values there are and how many fit each type. */
+async function valueCounts(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<Map<string, AnswerCounts>> {
+  const fits = ANSWER_TYPES.map((type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'f.value')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`);
+  const rows = await conn.all<Record<string, string | number | bigint | null>>(
+    `SELECT f.field_name, COUNT(*) AS n, ${fits.join(', ')} FROM ${qualified(schema, LONG_TABLE)} f WHERE f.value IS NOT NULL GROUP BY f.field_name`,
+  );
+  return new Map(rows.map((r) => [String(r.field_name), { answers: Number(r.n), fits: new Map(ANSWER_TYPES.map((type) => [type, Number(r[type] ?? 0)])) }]));
 }
 
 /** `cf_x` + `_date`, `_number` or `_boolean`; a name taken already gets the hash of the column's name. */

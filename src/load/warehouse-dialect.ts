@@ -1,3 +1,4 @@
+import { quoteLiteral } from './identifiers.js';
 import type { ColumnType } from './table-spec.js';
 
 /** What differs between the warehouses in the SQL the loader generates; everything else is shared. */
@@ -43,6 +44,18 @@ export interface WarehouseDialect {
    * a timestamp reads as the same text every time.
    */
   contentHash(values: string[], objects: string[]): string;
+  /** A condition: the text `value` matches the regular expression `pattern` (POSIX, written by the loader) whole. */
+  fullMatch(value: string, pattern: string): string;
+  /** SHA-256 of the text `value`, as 64 lower-case hex digits. */
+  sha256(value: string): string;
+  /**
+   * A query of the comments in schema `$1`: one row per table or view (`kind` `table` or `view`, `column_name` NULL)
+   * and per column of them (`kind` NULL, its `data_type`), with its `comment` (NULL when it has none), columns in
+   * their order.
+   */
+  readonly commentsQuery: string;
+  /** A text as an SQL literal for `COMMENT ON … IS`, which takes no parameter: whatever it holds. */
+  commentLiteral(text: string): string;
 }
 
 function duckdbJsonObject(column: string): string {
@@ -77,6 +90,14 @@ export const duckdbDialect: WarehouseDialect = {
   // a JSON text keeps its members' order: the sorted entries of its map are what is compared
   contentHash: (values, objects) =>
     `md5(CAST(json_array(${[...values.map((v) => `CAST(${v} AS VARCHAR)`), ...objects.map((o) => `to_json(list_sort(map_entries(${duckdbJsonObject(o)})))`)].join(', ')}) AS VARCHAR))`,
+  fullMatch: (value, pattern) => `regexp_full_match(${value}, ${quoteLiteral(pattern)})`,
+  sha256: (value) => `sha256(${value})`,
+  commentsQuery: `SELECT table_name, 'table' AS kind, NULL AS column_name, NULL AS data_type, comment, 0 AS position FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = $1
+     UNION ALL SELECT view_name, 'view', NULL, NULL, comment, 0 FROM duckdb_views() WHERE database_name = current_database() AND schema_name = $1 AND NOT internal
+     UNION ALL SELECT table_name, NULL, column_name, data_type, comment, column_index + 1 FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = $1
+     ORDER BY 1, 6`,
+  // DuckDB's strings have no escapes: a quote doubled is the whole rule
+  commentLiteral: (text) => quoteLiteral(text.replaceAll('\u0000', '')),
 };
 
 export const postgresDialect: WarehouseDialect = {
@@ -105,4 +126,17 @@ export const postgresDialect: WarehouseDialect = {
   notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,
   // jsonb orders an object's members itself
   contentHash: (values, objects) => `md5(CAST(jsonb_build_array(${[...values.map((v) => `CAST(${v} AS text)`), ...objects].join(', ')}) AS text))`,
+  fullMatch: (value, pattern) => `(${value} ~ ${quoteLiteral(`^(${pattern})$`)})`,
+  sha256: (value) => `encode(sha256(convert_to(${value}, 'UTF8')), 'hex')`,
+  commentsQuery: `SELECT c.relname AS table_name, CASE WHEN c.relkind = 'v' THEN 'view' ELSE 'table' END AS kind, CAST(NULL AS text) AS column_name,
+            CAST(NULL AS text) AS data_type, obj_description(c.oid, 'pg_class') AS comment, 0 AS position
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'p')
+     UNION ALL
+     SELECT c.relname, NULL, a.attname, format_type(a.atttypid, a.atttypmod), col_description(c.oid, a.attnum), a.attnum
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'p')
+     ORDER BY 1, 6`,
+  // an escape string, so the literal means the same whatever standard_conforming_strings says
+  commentLiteral: (text) => `E'${text.replaceAll('\u0000', '').replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
 };

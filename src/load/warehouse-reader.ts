@@ -13,6 +13,11 @@ export interface StatementResult {
 export interface WarehouseReader {
   /** What it reads, for the prompt's first line (no credentials). */
   describe(): string;
+  /**
+   * Queries of the descriptions (comments) of the session's schema: `tables` lists each table and view with its
+   * description; `columns(table)` each column of one, with its type and description.
+   */
+  readonly descriptions: { tables: string; columns(table: string): string };
   /** Runs one statement. @throws ReadOnlyRefusal for a statement that would write, QueryError for any other failure. */
   execute(statement: string): Promise<StatementResult>;
   close(): Promise<void>;

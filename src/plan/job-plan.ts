@@ -59,6 +59,24 @@ export interface DuckdbSettings {
   publish_path?: string | false | undefined;
   event_spool?: string | undefined;
   busy_timeout_s?: number | undefined;
+  analysts?: AnalystsSettings | undefined;
+}
+
+/**
+ * What analysts read of the customers' personal data, resolved: the policy, and under `hash` the key the hashes are
+ * salted with (derived from `LOYALTY_PII_SALT`; a secret, never logged); `schema` is PostgreSQL's schema of views
+ * for analysts.
+ */
+export interface AnalystsPolicy {
+  personalData: 'keep' | 'hash' | 'drop';
+  key?: string | undefined;
+  schema?: string | undefined;
+}
+
+/** `destination.analysts`: what analysts read of personal data, and (PostgreSQL) where. */
+export interface AnalystsSettings {
+  personal_data: 'keep' | 'hash' | 'drop';
+  schema?: string | undefined;
 }
 
 /** A PostgreSQL warehouse, as the `destination` block of `jobs.yaml` states it. */
@@ -66,6 +84,7 @@ export interface PostgresSettings {
   type: 'postgres';
   url: string;
   schema: string;
+  analysts?: AnalystsSettings | undefined;
 }
 
 export type DestinationSettings = DuckdbSettings | PostgresSettings;

@@ -53,8 +53,8 @@ export const surveyResponsesTable: TableSpec = {
   name: 'survey_responses',
   key: ['response_id'],
   merge: { kind: 'replace-window' },
-  pivot: { prefix: 'q_', child: 'survey_answers' },
-  // q_ columns are named by code across surveys: each survey's own wide view holds its questions alone
+  // no answer columns: a code names different questions in different surveys, so each survey's own view holds its
+  // questions, typed (load/survey-catalog.ts)
   derived: 'surveys',
   columns: [
     { name: 'response_id', type: 'text' },
@@ -74,7 +74,7 @@ export const surveyResponsesTable: TableSpec = {
     UNLISTED_COLUMN,
   ],
   recordType: 'survey answer',
-  // the response's answers, `{question code: answer | null}`: `survey_answers` and the `q_` columns read them
+  // the response's answers, `{question code: answer | null}`: `survey_answers` reads them
   stagingOnly: [{ name: ANSWERS, type: 'json' }],
 };
 

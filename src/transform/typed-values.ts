@@ -1,24 +1,17 @@
 import { DateTime } from 'luxon';
 
-/** The types a custom field's text can be read as. */
-export type FieldKind = 'date' | 'number' | 'boolean';
+/** The types a custom field's text can be read as; `label`: a choice field's option key read as its label. */
+export type FieldKind = 'date' | 'number' | 'boolean' | 'label';
 
 /** How a custom field's values are read: its kind and the pattern they follow. */
 export interface FieldType {
   kind: FieldKind;
-  /** A luxon date pattern (`dd/MM/yyyy`), or a number pattern (`#.##0,00`); null: the kind's plain form. */
+  /**
+   * A luxon date pattern (`dd/MM/yyyy`), or a number pattern (`#.##0,00`); null: the kind's plain form. For `label`,
+   * the field's options as `[[key, label], …]` JSON ({@link choiceTypeOf}).
+   */
   format: string | null;
 }
-
-/**
- * The spec leaves the `typeId` codes unexplained; these are the service's codes as its emulator serves them
- * (`src/emulator/README.md`, "Typed custom fields"). A `format` decides before the code does.
- */
-const KIND_BY_TYPE_ID: ReadonlyMap<number, FieldKind> = new Map([
-  [4, 'date'],
-  [6, 'boolean'],
-  [7, 'number'],
-]);
 
 /** A number pattern: digit placeholders with grouping and decimal marks, nothing else. */
 const NUMBER_PATTERN = /^[#0]+([.,'\u00a0 ][#0]+)*$/;
@@ -26,19 +19,20 @@ const NUMBER_PATTERN = /^[#0]+([.,'\u00a0 ][#0]+)*$/;
 const DATE_TOKENS = /[yMdL]/;
 
 /**
- * The type of a custom field from its profile definition, or null for a field read as text.
+ * The type a custom field's `format` says it has for sure, or null when it says none (no format, or one that is no
+ * date or number pattern). The spec gives `typeId` no meaning, so no code types a field: a field without a format is
+ * typed from its values instead (`load/typed-fields.ts`).
  *
  * @example
- * fieldTypeOf(4, 'dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }
- * fieldTypeOf(7, null)         // { kind: 'number', format: null }
- * fieldTypeOf(1, null)         // null
+ * formatTypeOf('dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }
+ * formatTypeOf('#.##0,00')   // { kind: 'number', format: '#.##0,00' }
+ * formatTypeOf(null)         // null
  */
-export function fieldTypeOf(typeId: number | null, format: string | null): FieldType | null {
+export function formatTypeOf(format: string | null): FieldType | null {
   const pattern = format?.trim() || null;
   if (pattern && NUMBER_PATTERN.test(pattern)) return { kind: 'number', format: pattern };
   if (pattern && DATE_TOKENS.test(pattern)) return { kind: 'date', format: pattern };
-  const kind = typeId === null ? undefined : KIND_BY_TYPE_ID.get(typeId);
-  return kind ? { kind, format: null } : null;
+  return null;
 }
 
 /** Values of a boolean field, lower-cased: the words people and systems write for yes and no. */
@@ -79,7 +73,37 @@ export function parseTypedValue(type: FieldType, raw: string): string | null {
       const flag = BOOLEAN_WORDS.get(text.toLowerCase());
       return flag === undefined ? null : String(flag);
     }
+    case 'label': {
+      // an option's key, else (a source that sends the label itself) an option's label; anything else is no option
+      const options: Array<[string, string]> = JSON.parse(type.format ?? '[]');
+      return options.find(([key]) => key === raw)?.[1] ?? options.find(([, label]) => label === raw)?.[1] ?? null;
+    }
   }
+}
+
+/**
+ * A choice field's type from its definition's `options` (`[{key, value}]`, as JSON text): its values are option keys,
+ * read as their labels. Null when it has no option (not a choice field).
+ *
+ * @example
+ * choiceTypeOf('[{"key":"gold","value":"Gold"}]') // { kind: 'label', format: '[["gold","Gold"]]' }
+ */
+export function choiceTypeOf(options: string | null): FieldType | null {
+  if (!options) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(options);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const pairs: Array<[string, string]> = [];
+  for (const option of parsed) {
+    if (!option || typeof option !== 'object') continue;
+    const { key, value } = option as { key?: unknown; value?: unknown };
+    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string') pairs.push([String(key), value]);
+  }
+  return pairs.length > 0 ? { kind: 'label', format: JSON.stringify(pairs) } : null;
 }
 
 /** Most digits a number may have: what a double holds exactly, so the typed column is the written value. */

@@ -13,7 +13,7 @@ import { withWarehouse } from '../helpers/warehouse-reader.js';
 function jobsFor(config: DestinationSettings): string {
   const destination =
     config.type === 'duckdb'
-      ? `  type: duckdb\n  path: ${JSON.stringify(config.path)}`
+      ? `  type: duckdb\n  path: ${JSON.stringify(config.path)}\n  analysts:\n    personal_data: keep`
       : `  type: postgres\n  url: ${JSON.stringify(config.url)}\n  schema: ${config.schema}`;
   return writeJobsFile(
     `source:\n  base_url: http://127.0.0.1:9\ndestination:\n${destination}\njobs:\n  nightly:\n    streams: [accounts]\n    first_day: 2024-01-01\n`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { loadConfig, parseConfig, resolveJobPlan } from '../../src/config/load-config.js';
+import { loadConfig, parseConfig, requireAnalystsKey, resolveJobPlan } from '../../src/config/load-config.js';
 
 const minimal = `
 source:
@@ -131,5 +131,44 @@ describe('jobs.yaml', () => {
     expect(config.secrets).toEqual(['s3cret-token', 'pw-secret']);
     expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_WAREHOUSE: '/tmp/x.duckdb' }).destination).toMatchObject({ type: 'duckdb', path: '/tmp/x.duckdb' });
     expect(errorOf(() => parseConfig(minimal, 'jobs.yaml', { LOYALTY_TIMEZONE: 'Nowhere' })).message).toMatch(/^LOYALTY_TIMEZONE: /);
+  });
+});
+
+describe('destination.analysts', () => {
+  const withAnalysts = (destination: string) => `${minimal}destination:\n${destination}\n`;
+
+  it('hashes by default with a key derived from LOYALTY_PII_SALT, the same for the same salt; keep and drop need none', () => {
+    const a = parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'pepper' });
+    const b = parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'pepper' });
+    expect(a.analysts.personalData).toBe('hash');
+    expect(a.analysts.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(b.analysts.key).toBe(a.analysts.key);
+    expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'salt' }).analysts.key).not.toBe(a.analysts.key);
+    expect(a.secrets).toEqual(expect.arrayContaining(['pepper', a.analysts.key]));
+    const dropped = parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: drop'), 'jobs.yaml', {});
+    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined });
+    expect(() => requireAnalystsKey(dropped)).not.toThrow();
+  });
+
+  it('without a salt under hash, loads and publishes stop with one line naming the variable; a warehouse that publishes nothing needs none', () => {
+    expect(errorOf(() => requireAnalystsKey(parseConfig(minimal, 'jobs.yaml', {}))).message).toMatch(
+      /^LOYALTY_PII_SALT: is not set: destination\.analysts\.personal_data is hash/,
+    );
+    const postgres = parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh'), 'jobs.yaml', {});
+    expect(postgres.analysts.schema).toBe('public_analysts');
+    expect(() => requireAnalystsKey(postgres)).toThrow(ConfigError);
+    expect(() => requireAnalystsKey(parseConfig(withAnalysts('  type: duckdb\n  publish_path: false'), 'jobs.yaml', {}))).not.toThrow();
+  });
+
+  it('refuses an unknown policy, a schema for DuckDB, and the warehouse schema itself', () => {
+    expect(errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: mask'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: destination\.analysts\.personal_data: /,
+    );
+    expect(errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    schema: x'), 'my.yaml', {})).message).toBe(
+      'my.yaml: destination.analysts.schema: is for PostgreSQL: DuckDB analysts read the published copy',
+    );
+    expect(
+      errorOf(() => parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh\n  schema: s\n  analysts:\n    schema: s'), 'my.yaml', {})).message,
+    ).toBe("my.yaml: destination.analysts.schema: must differ from the warehouse's schema s");
   });
 });

@@ -77,11 +77,14 @@ export function emulatorJobs(options: {
     ...historyStart,
     ...options.sourceKeys,
   };
+  const analysts = d?.analysts
+    ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}`
+    : '';
   const destination = !d
     ? ''
     : d.type === 'duckdb'
-      ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
-      : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
+      ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n${analysts}`
+      : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n${analysts}`;
   return writeJobsFile(`
 source:
   base_url: ${options.url}

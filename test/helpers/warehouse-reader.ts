@@ -131,24 +131,77 @@ export async function readSurveyResponses(conn: SqlConnection): Promise<Array<Re
   }));
 }
 
-/** Pivot columns of `table` that disagree with its long-form child, per `_etl_columns`. */
+/**
+ * The test's own reading of an answer as its view column's type (docs/warehouse.md, "Surveys and their views"), as
+ * the text the warehouse casts the value to; null where the answer is no value of the type.
+ */
+export function readAnswerAs(type: string, answer: string | null): string | null {
+  if (answer === null) return null;
+  const t = answer.replace(/^ +| +$/g, '');
+  switch (type) {
+    case 'text':
+      return answer;
+    case 'integer':
+      return /^[+-]?\d{1,9}$/.test(t) ? String(Number(t)) : null;
+    case 'decimal':
+      return /^[+-]?\d{1,15}(\.\d{1,15})?$/.test(t) ? String(Number(t)) : null;
+    case 'boolean':
+      return ['true', 'yes', 'y'].includes(t.toLowerCase()) ? 'true' : ['false', 'no', 'n'].includes(t.toLowerCase()) ? 'false' : null;
+    case 'date': {
+      const m = /^([1-9]\d{3})-(\d{2})-(\d{2})$/.exec(t);
+      if (!m) return null;
+      const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+      return day.getUTCMonth() === Number(m[2]) - 1 && day.getUTCDate() === Number(m[3]) ? t : null;
+    }
+    default:
+      throw new Error(`unknown answer type ${type}`);
+  }
+}
+
+/**
+ * Where a survey view disagrees with `survey_answers`: each question's column must hold the answer of its own code,
+ * read as the column's type (`survey_question_columns`), and `answers_unparsed` must count the answers that are no
+ * value of it. Also: `survey_responses` has no column of answers.
+ */
 export async function surveyPivotMismatches(conn: SqlConnection): Promise<string[]> {
-  const map = await conn.all<{ column_name: string; source_key: string }>(
-    `SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'survey_responses'`,
+  const problems: string[] = [];
+  const wide = await conn.all<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_name = 'survey_responses' AND column_name LIKE 'q\\_%' ESCAPE '\\'`,
   );
-  const wide = await conn.all<Record<string, string | null>>('SELECT * FROM survey_responses');
+  for (const c of wide) problems.push(`survey_responses has ${c.column_name}`);
   const answers = await conn.all<{ response_id: string; question_code: string; answer: string | null }>(
     'SELECT response_id, question_code, answer FROM survey_answers',
   );
   const byResponse = new Map<string, Map<string, string | null>>();
   for (const a of answers) byResponse.set(a.response_id, (byResponse.get(a.response_id) ?? new Map()).set(a.question_code, a.answer));
-  const problems: string[] = [];
-  for (const row of wide) {
-    const mine = byResponse.get(row.response_id!) ?? new Map();
-    for (const { column_name, source_key } of map) {
-      const expected = mine.has(source_key) ? mine.get(source_key) : null;
-      if ((row[column_name] ?? null) !== expected) problems.push(`${row.response_id} ${column_name}`);
+  const columns = await conn.all<{
+    survey_id: string;
+    view_name: string;
+    question_code: string;
+    column_name: string;
+    answer_type: string;
+    answers_unparsed: number;
+  }>('SELECT survey_id, view_name, question_code, column_name, answer_type, answers_unparsed FROM survey_question_columns');
+  const views = new Set(columns.map((c) => c.view_name));
+  for (const view of views) {
+    const mine = columns.filter((c) => c.view_name === view);
+    const select = mine.map((c) => `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`).join(', ');
+    const rows = await conn.all<Record<string, string | null>>(`SELECT response_id${select ? `, ${select}` : ''} FROM "${view}"`);
+    const unparsed = new Map(mine.map((c) => [c.column_name, 0]));
+    for (const row of rows) {
+      const given = byResponse.get(row.response_id!) ?? new Map<string, string | null>();
+      for (const c of mine) {
+        const answer = given.has(c.question_code) ? given.get(c.question_code)! : null;
+        const expected = readAnswerAs(c.answer_type, answer);
+        if (answer !== null && expected === null) unparsed.set(c.column_name, unparsed.get(c.column_name)! + 1);
+        const held = row[c.column_name] ?? null;
+        const same = c.answer_type === 'decimal' && held !== null && expected !== null ? Number(held) === Number(expected) : held === expected;
+        if (!same) problems.push(`${view} ${row.response_id} ${c.column_name}: ${held} for ${answer}`);
+      }
     }
+    for (const c of mine)
+      if (Number(c.answers_unparsed) !== unparsed.get(c.column_name))
+        problems.push(`${view} ${c.column_name}: ${c.answers_unparsed} unparsed counted, ${unparsed.get(c.column_name)} seen`);
   }
   return problems;
 }

@@ -89,7 +89,7 @@ describe.each(testDestinations)('source keys named like object internals, into $
     );
   });
 
-  it('surveys: every answer is in survey_answers and its q_ column, every question in survey_questions', async () => {
+  it('surveys: every answer is in survey_answers and its survey view column, every question in survey_questions', async () => {
     const questionSet = fc
       .uniqueArray(fc.tuple(anyName, anyName), { selector: ([text]) => text, maxLength: 5 })
       .map((qs) => qs.filter(([, code], i) => qs.findIndex(([, c]) => c === code) === i));

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fieldTypeOf, parseTypedValue } from '../../src/transform/typed-values.js';
+import { formatTypeOf, parseTypedValue } from '../../src/transform/typed-values.js';
 
 describe('typed custom fields', () => {
-  it('takes the type from the format first, then from the type code; other fields stay text', () => {
-    expect(fieldTypeOf(1, 'dd/MM/yyyy')).toEqual({ kind: 'date', format: 'dd/MM/yyyy' });
-    expect(fieldTypeOf(1, '#.##0,00')).toEqual({ kind: 'number', format: '#.##0,00' });
-    expect(fieldTypeOf(4, null)).toEqual({ kind: 'date', format: null });
-    expect(fieldTypeOf(6, '')).toEqual({ kind: 'boolean', format: null });
-    expect(fieldTypeOf(7, null)).toEqual({ kind: 'number', format: null });
-    expect(fieldTypeOf(5, null)).toBeNull();
-    expect(fieldTypeOf(null, null)).toBeNull();
+  it('a format types a field for sure when it is a date or number pattern; no type code does', () => {
+    expect(formatTypeOf('dd/MM/yyyy')).toEqual({ kind: 'date', format: 'dd/MM/yyyy' });
+    expect(formatTypeOf(' #.##0,00 ')).toEqual({ kind: 'number', format: '#.##0,00' });
+    expect(formatTypeOf('')).toBeNull();
+    expect(formatTypeOf('upper case')).toBeNull();
+    expect(formatTypeOf(null)).toBeNull();
   });
 
   it('reads dates by their luxon pattern, and real calendar days only', () => {

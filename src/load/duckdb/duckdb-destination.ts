@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { migrate } from '../migrate.js';
+import { dropSharedQuestionColumns } from '../survey-catalog.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
+import { duckdbDialect } from '../warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../mutex.js';
 import { quoteIdent } from '../identifiers.js';
@@ -118,6 +122,10 @@ export class DuckDbDestination implements Destination {
     }
   }
 
+  describeTables(): Promise<DescribedRelation[]> {
+    return this.withConnection((conn) => describeRelations(conn, duckdbDialect, this.schema));
+  }
+
   describe(): string {
     return `duckdb ${this.path} (schema ${this.schema})`;
   }
@@ -127,6 +135,8 @@ export class DuckDbDestination implements Destination {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
       await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+      await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
+      await commentWarehouse(conn, duckdbDialect, this.schema);
     });
   }
 
@@ -153,8 +163,8 @@ export class DuckDbDestination implements Destination {
     return this.commitLock.run(() => this.withConnection(fn));
   }
 
-  publishCopy(target: string): Promise<PublishedCopy> {
-    return publishWarehouse(this, target);
+  publishCopy(target: string, analysts: AnalystsPolicy): Promise<PublishedCopy> {
+    return publishWarehouse(this, target, analysts);
   }
 
   ledgerTransaction<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { quoteLiteral } from '../identifiers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, ResultReturnType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
@@ -39,6 +40,12 @@ export class DuckDbReader implements WarehouseReader {
     await conn.run('SET lock_configuration = true');
     return new DuckDbReader(instance, conn, file);
   }
+
+  readonly descriptions = {
+    tables: `SELECT table_name AS name, 'table' AS kind, comment AS description FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() UNION ALL SELECT view_name, 'view', comment FROM duckdb_views() WHERE database_name = current_database() AND schema_name = current_schema() AND NOT internal ORDER BY name`,
+    columns: (table: string) =>
+      `SELECT column_name AS "column", data_type AS type, comment AS description FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = ${quoteLiteral(table)} ORDER BY column_index`,
+  };
 
   describe(): string {
     return `duckdb ${this.file} (read-only)`;

@@ -2,7 +2,9 @@ import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs
 import { constants } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
+import { rewriteForAnalysts } from './analyst-copy.js';
 import type { SqlConnection } from '../sql-connection.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
@@ -33,7 +35,7 @@ export class PublishError extends Error {
  * const copy = await publishWarehouse(destination, './warehouse.published.duckdb');
  * copy.bytes // the size of the file readers open
  */
-export async function publishWarehouse(source: PublishSource, target: string): Promise<PublishedCopy> {
+export async function publishWarehouse(source: PublishSource, target: string, analysts: AnalystsPolicy = { personalData: 'keep' }): Promise<PublishedCopy> {
   const path = resolve(target);
   if (path === resolve(source.path)) throw new PublishError(`the publish path ${path} is the warehouse itself`);
   const started = performance.now();
@@ -48,6 +50,8 @@ export async function publishWarehouse(source: PublishSource, target: string): P
       await copyFile(source.path, temporary, constants.COPYFILE_FICLONE);
     });
     const heldSeconds = (performance.now() - heldFrom) / 1000;
+    // what analysts may read of personal data (destination.analysts.personal_data)
+    await rewriteForAnalysts(temporary, analysts);
     const handle = await open(temporary, 'r');
     await handle.sync().finally(() => handle.close());
     await proveReadable(temporary);
@@ -83,7 +87,8 @@ async function removeAbandonedCopies(path: string): Promise<void> {
   const prefix = `${basename(path)}.tmp-`;
   for (const name of await readdir(dirname(path))) {
     if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
+    // `<pid>` or `<pid>.raw` (the snapshot a copy for analysts is rewritten from)
+    const pid = Number.parseInt(name.slice(prefix.length), 10);
     if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(dirname(path), name), { force: true });
   }
 }

@@ -4,6 +4,11 @@ import { redactUrl } from '../../log/redact.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import { quoteIdent } from '../identifiers.js';
 import { migrate } from '../migrate.js';
+import { dropSharedQuestionColumns } from '../survey-catalog.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
+import { recordAnalystsPolicy, refreshAnalystViews } from '../analyst-views.js';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
+import { postgresDialect } from '../warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../sql-connection.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
@@ -64,6 +69,10 @@ export class PostgresDestination implements Destination {
     return destination;
   }
 
+  describeTables(): Promise<DescribedRelation[]> {
+    return this.withConnection((conn) => describeRelations(conn, postgresDialect, this.schema));
+  }
+
   describe(): string {
     return `postgres ${this.shownUrl} (schema ${this.schema})`;
   }
@@ -77,10 +86,18 @@ export class PostgresDestination implements Destination {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
         await migrate(conn, 'postgres', this.schema, new Date().toISOString());
+        await dropSharedQuestionColumns(conn, postgresDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
+        await commentWarehouse(conn, postgresDialect, this.schema);
+        await refreshAnalystViews(conn, postgresDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
       } finally {
         await conn.run('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
       }
     });
+  }
+
+  /** Records what analysts may read of personal data, and makes their schema of views (`load/analyst-views.ts`). */
+  async keepAnalysts(policy: AnalystsPolicy, runId: string): Promise<void> {
+    await this.withConnection((conn) => recordAnalystsPolicy(conn, postgresDialect, this.schema, policy, { runId, now: new Date().toISOString() }));
   }
 
   async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { quoteIdent } from '../identifiers.js';
+import { quoteIdent, quoteLiteral } from '../identifiers.js';
 import { QueryError, ReadOnlyRefusal, uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse-reader.js';
 import { displayUrl, WarehouseConnectionError } from './postgres-destination.js';
 import { textTypes } from './postgres-connection.js';
@@ -36,6 +36,15 @@ export class PostgresReader implements WarehouseReader {
     }
     return new PostgresReader(client, url);
   }
+
+  readonly descriptions = {
+    tables: `SELECT c.relname AS name, CASE WHEN c.relkind = 'v' THEN 'view' ELSE 'table' END AS kind, obj_description(c.oid, 'pg_class') AS description
+               FROM pg_class c WHERE c.relnamespace = CAST(current_schema() AS regnamespace) AND c.relkind IN ('r', 'v', 'p') ORDER BY name`,
+    columns: (table: string) =>
+      `SELECT a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS type, col_description(a.attrelid, a.attnum) AS description
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relnamespace = CAST(current_schema() AS regnamespace) AND c.relname = ${quoteLiteral(table)} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+  };
 
   describe(): string {
     return `postgres ${displayUrl(this.url)} (read-only)`;

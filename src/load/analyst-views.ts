@@ -1,0 +1,100 @@
+import type { AnalystsPolicy } from '../plan/job-plan.js';
+import { qualified, quoteIdent } from './identifiers.js';
+import { analystValue, isWithheld } from './personal-data.js';
+import type { ViewStamp } from './replace-view.js';
+import type { SqlConnection } from './sql-connection.js';
+import { describeRelations } from './table-comments.js';
+import type { WarehouseDialect } from './warehouse-dialect.js';
+
+/** The pipeline's record of the analysts' policy (PostgreSQL, `sql/postgres/011_analysts.sql`); not shown to analysts. */
+const POLICY_TABLE = '_etl_analysts';
+
+/**
+ * Records `policy` for the warehouse (a run, backfill or demo starts with it) and keeps the analysts' schema of views
+ * in step. A warehouse without the policy table (DuckDB, whose analysts read the published copy) is left alone.
+ */
+export async function recordAnalystsPolicy(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  policy: AnalystsPolicy,
+  stamp: ViewStamp,
+): Promise<void> {
+  if (!policy.schema || !(await hasPolicyTable(conn, schema))) return;
+  await conn.transaction(async () => {
+    const [held] = await conn.all<{ analysts_schema: string; personal_data: string; key: string | null }>(
+      `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
+    );
+    if (!held || held.analysts_schema !== policy.schema || held.personal_data !== policy.personalData || held.key !== (policy.key ?? null)) {
+      await conn.run(`DELETE FROM ${qualified(schema, POLICY_TABLE)}`);
+      await conn.run(
+        `INSERT INTO ${qualified(schema, POLICY_TABLE)} (analysts_schema, personal_data, key, updated_at) VALUES ($1, $2, $3, CAST($4 AS TIMESTAMPTZ))`,
+        [policy.schema, policy.personalData, policy.key ?? null, stamp.now],
+      );
+    }
+    await refreshAnalystViews(conn, dialect, schema, stamp);
+  });
+}
+
+/**
+ * Makes the analysts' schema hold one view per table and view of the warehouse's schema (the policy table aside),
+ * each column as `analystValue` gives it under the recorded policy, with the same comments; a view is made again
+ * only when its definition changed or it is missing (a view it reads was made again, which drops it). Inside the
+ * caller's transaction: after every commit that may add a column or a view, and when the policy is recorded.
+ */
+export async function refreshAnalystViews(conn: SqlConnection, dialect: WarehouseDialect, schema: string, stamp: ViewStamp): Promise<void> {
+  if (!(await hasPolicyTable(conn, schema))) return;
+  const [policyRow] = await conn.all<{ analysts_schema: string; personal_data: AnalystsPolicy['personalData']; key: string | null }>(
+    `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
+  );
+  if (!policyRow) return;
+  const target = policyRow.analysts_schema;
+  const policy: AnalystsPolicy = { personalData: policyRow.personal_data };
+  await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
+  const existing = new Set(
+    (await conn.all<{ table_name: string }>(`SELECT table_name FROM information_schema.views WHERE table_schema = $1`, [target])).map((r) => r.table_name),
+  );
+  const known = new Map(
+    (
+      await conn.all<{ view_name: string; definition: string }>(
+        `SELECT view_name, definition FROM ${qualified(schema, '_etl_views')} WHERE view_name LIKE $1`,
+        [`${target}.%`],
+      )
+    ).map((r) => [r.view_name, r.definition]),
+  );
+  for (const relation of await describeRelations(conn, dialect, schema)) {
+    if (relation.name === POLICY_TABLE) continue;
+    const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
+    const select = relation.columns.map((c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`);
+    const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
+    const name = `${target}.${relation.name}`;
+    if (known.get(name) === definition && existing.has(relation.name)) continue;
+    await conn.run(`DROP VIEW IF EXISTS ${qualified(target, relation.name)}`);
+    await conn.run(`CREATE VIEW ${qualified(target, relation.name)} AS ${definition}`);
+    await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [name]);
+    await conn.run(`INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`, [
+      name,
+      definition,
+      stamp.now,
+      stamp.runId,
+    ]);
+    const note = (column: string) =>
+      isWithheld(policy, column)
+        ? ` Here: ${analystValue(dialect, policy, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
+        : '';
+    if (relation.description) await conn.run(`COMMENT ON VIEW ${qualified(target, relation.name)} IS ${dialect.commentLiteral(relation.description)}`);
+    for (const c of relation.columns)
+      if (c.description)
+        await conn.run(
+          `COMMENT ON COLUMN ${qualified(target, relation.name)}.${quoteIdent(c.name)} IS ${dialect.commentLiteral(c.description + note(c.name))}`,
+        );
+  }
+}
+
+async function hasPolicyTable(conn: SqlConnection, schema: string): Promise<boolean> {
+  const rows = await conn.all(`SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2`, [
+    schema,
+    POLICY_TABLE,
+  ]);
+  return rows.length > 0;
+}
