@@ -1,5 +1,5 @@
 import type { JobSettings } from '../plan/job-plan.js';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import type { Destination } from '../load/destination.js';
 import { addDays, type Day } from '../plan/days.js';
 import { planRange, windowStartOf } from '../plan/plan-windows.js';

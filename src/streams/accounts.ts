@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
