@@ -100,6 +100,10 @@ export const accountWindowsTable: TableSpec = {
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
+  // the key: a record without it is rejected, never loaded keyed on NULL
+  if ((raw as { customerId?: unknown } | null)?.customerId == null) {
+    throw new RecordError('customerId', 'is missing: accounts are keyed on it');
+  }
   const parsed = accountRecordSchema.safeParse(raw);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
   const r = parsed.data;
