@@ -42,7 +42,9 @@ export interface PagedListing {
  * 1. every page reported the `totalCount` of page 1: the listing kept its size while it was read;
  * 2. every page held exactly the records that count leaves for it: no page cut short or padded (a page size the
  *    source caps without saying shows here);
- * 3. a keyed listing: no key came twice. With (1) and (2), a repeat is also a miss: a record moved;
+ * 3. a keyed listing: no record came twice. With (1) and (2), a repeat is also a miss: a record moved. A key
+ *    that comes again with other content may be the listing's own way (an export listing a customer once per
+ *    change): the read is then proven as a keyless one, by (4);
  * 4. a keyless listing of more than one page: two reads of pages 1..k, each holding (1) and (2), hold the same
  *    records, compared as multisets of content fingerprints (exact duplicates are real records, so a repeat
  *    alone proves nothing). Offset paging skips or repeats a record only when positions change between two page
@@ -99,8 +101,11 @@ class ListingRead {
   problem: string | undefined;
   pagesRead = 0;
   private total = 0;
-  private readonly keys: Set<string> | undefined;
-  /** Content fingerprint → times read, for a keyless listing. */
+  /** Key → fingerprint of the record that carried it, for a keyed listing. */
+  private readonly keys: Map<string, string> | undefined;
+  /** A key came again with other content: the read is proven as a keyless one. */
+  private keyRepeated = false;
+  /** Content fingerprint → times read. */
   private readonly contents = new Map<string, number>();
 
   constructor(
@@ -108,12 +113,12 @@ class ListingRead {
     /** For a confirming read: exactly these pages, whatever the stop rule said. */
     private readonly pagesToRead?: number,
   ) {
-    this.keys = listing.keyOf ? new Set() : undefined;
+    this.keys = listing.keyOf ? new Map() : undefined;
   }
 
   /** A keyless read of more than one page is proven by a second read (4). */
   get needsConfirming(): boolean {
-    return this.keys === undefined && this.pagesRead > 1;
+    return (this.keys === undefined || this.keyRepeated) && this.pagesRead > 1;
   }
 
   async *pages(): AsyncGenerator<unknown[]> {
@@ -164,15 +169,14 @@ class ListingRead {
     const expected = n < pages ? pageSize : this.total - (pages - 1) * pageSize;
     if (page.data.length !== expected) return `page ${n} held ${page.data.length} records where totalCount ${this.total} leaves ${expected}`;
     for (const record of page.data) {
-      if (this.keys && keyOf) {
-        const key = keyOf(record);
-        if (key === undefined) continue;
-        if (this.keys.has(key)) return `${key} came again on page ${n}`;
-        this.keys.add(key);
-      } else {
-        const print = fingerprint(record);
-        this.contents.set(print, (this.contents.get(print) ?? 0) + 1);
-      }
+      const print = fingerprint(record);
+      this.contents.set(print, (this.contents.get(print) ?? 0) + 1);
+      const key = keyOf?.(record);
+      if (!this.keys || key === undefined) continue;
+      const before = this.keys.get(key);
+      if (before === print) return `${key} came again on page ${n}`;
+      if (before !== undefined) this.keyRepeated = true;
+      this.keys.set(key, print);
     }
     return undefined;
   }

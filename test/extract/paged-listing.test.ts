@@ -208,4 +208,26 @@ describe('what proves a read complete', () => {
     expect([...read.records].sort((x, y) => (x as { answer: number }).answer - (y as { answer: number }).answer)).toEqual(rows);
     expect(requests()).toBe(6); // read 1, its confirming read, read 2 (agreeing with that confirming read)
   });
+
+  it('reads a keyed listing that lists a customer once per change, proven by a confirming read', async () => {
+    const rows = [
+      { customerId: 'C1', profileSet: '2024-09-03 08:00:00' },
+      { customerId: 'C2', profileSet: '2024-09-03 09:00:00' },
+      { customerId: 'C1', profileSet: '2024-09-03 10:00:00' },
+      { customerId: 'C3', profileSet: '2024-09-03 11:00:00' },
+    ];
+    const { listing, requests } = served(rows, 2);
+    const read = await collect(readAllPages({ ...listing, keyOf: customerIdOf }));
+    expect(read).toEqual({ records: rows, restarts: 0, reasons: [] });
+    expect(requests()).toBe(4);
+  });
+
+  it('catches a customer re-saved while its listing is paged: its key twice with other content, and another customer skipped', async () => {
+    const rows = [{ customerId: 'C1', v: 1 }, { customerId: 'C2' }, { customerId: 'C3' }, { customerId: 'C4' }];
+    const resaved = [rows[1], rows[2], rows[3], { customerId: 'C1', v: 2 }];
+    const { listing } = served(rows, 2, (request) => (request === 0 ? rows : resaved));
+    const read = await collect(readAllPages({ ...listing, keyOf: customerIdOf }));
+    expect(read.restarts).toBe(1);
+    expect(read.records).toEqual(resaved);
+  });
 });
