@@ -93,6 +93,13 @@ export interface HistorySpec {
   objects?: ReadonlyArray<{ staged: string; column: string }>;
   /** Data columns the loader derives (vouchers' `first_seen_at`, `gone_at`): neither content nor kept in the history. */
   exclude?: readonly string[];
+  /**
+   * With `observedAt: '_window_start'`: a staging-only DATE column, also kept in the observations, holding the day the
+   * source says the row's content was set (accounts: `profileSet`, in the job's zone). No version starts before it:
+   * an observation counts from the later of its window and that day, so an export that serves a customer's current
+   * profile for a past window never backdates it. Of observations counting from the same day, the last loaded wins.
+   */
+  notBefore?: string;
   /** One observation covers every key of its scope (see {@link HistoryScope}); without it, a key is versioned alone. */
   scope?: HistoryScope;
 }

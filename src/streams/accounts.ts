@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-listing.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
@@ -34,6 +35,8 @@ export const accountRecordSchema = z.looseObject({
 
 /** The staging-only column of `accounts` that holds a record's custom fields. */
 const CUSTOM_FIELDS = '_custom_fields';
+/** The staging-only column of `accounts` that holds the day (in the job's zone) its `profileSet` names. */
+const SET_ON = '_set_on';
 
 export const accountsTable: TableSpec = {
   name: 'accounts',
@@ -60,13 +63,17 @@ export const accountsTable: TableSpec = {
     { name: 'language', type: 'text' },
   ],
   // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
-  stagingOnly: [{ name: CUSTOM_FIELDS, type: 'json' }],
-  // a version per change the export served: the window that first served it starts it
+  stagingOnly: [
+    { name: CUSTOM_FIELDS, type: 'json' },
+    { name: SET_ON, type: 'date' },
+  ],
+  // a version per change the export served: the window that first served it starts it, never before its profileSet day
   history: {
     table: 'accounts_history',
     observations: '_etl_accounts_observations',
     observedAt: '_window_start',
     objects: [{ staged: CUSTOM_FIELDS, column: 'custom_fields' }],
+    notBefore: SET_ON,
   },
 };
 
@@ -113,6 +120,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   };
   const birthdate = cleanText(r.birthdate, 'birthdate');
   const customerId = r.customerId.trim();
+  const profileSetAt = ts('profileSet');
   const account = {
     customer_id: customerId,
     phone: cleanText(r.phone, 'phone'),
@@ -121,7 +129,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     last_name: cleanText(r.last, 'last'),
     birthdate: birthdate === null ? null : parseSourceDate(birthdate, 'birthdate'),
     source: cleanText(r.source, 'source'),
-    profile_set_at: ts('profileSet'),
+    profile_set_at: profileSetAt,
     country: cleanText(r.country, 'country'),
     customer_since: ts('customerSince'),
     member_since: ts('memberSince'),
@@ -130,6 +138,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
     [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
+    [SET_ON]: profileSetAt === null ? null : DateTime.fromISO(profileSetAt, { zone: timezone }).toISODate(),
   };
   return { accounts: [account] };
 }
