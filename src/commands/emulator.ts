@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
-import { type EmulatorOptions, type FaultOptions, resolveFaults, startEmulator } from '../emulator/index.js';
+import { type EmulatorOptions, type EmulatorReadings, type FaultOptions, parseReadings, resolveFaults, startEmulator } from '../emulator/index.js';
 import { redactHookUrl } from '../webhook/hook-path.js';
 import { Option, type Command } from 'commander';
 
@@ -36,6 +36,8 @@ export interface EmulatorCommandOptions extends FaultFlags {
   postingsOrder?: string;
   /** Loyalty webhook subscriber URLs (`--webhook`, repeatable). */
   webhook?: string[];
+  /** Readings of the spec's open conventions, `key=value` (`--reading`, repeatable). */
+  reading?: string[];
 }
 
 /** `loyalty-etl emulator`: serves the emulated source until interrupted. */
@@ -62,6 +64,7 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
     `emulator listening on ${emulator.url}\n` +
       `  ${o.accounts} accounts, data ${o.startDate}..${o.endDate} (${o.timezone}), seed ${o.seed}${opts.auth ? `, auth header ${opts.auth.header}` : ''}\n` +
       (faults ? `  faults: ${faults} (fault seed ${o.faults.seed})\n` : '') +
+      (options.reading?.length ? `  readings: ${options.reading.join(', ')}\n` : '') +
       `  ground truth: ${emulator.url}/_emulator/truth/accounts?start=${o.startDate}&end=${o.endDate}\n` +
       (options.webhook?.length ? `  loyalty webhook: ${options.webhook.map(shownSubscriber).join(', ')}\n` : ''),
   );
@@ -103,7 +106,17 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     contactlessRate,
     postingsOrder: options.postingsOrder as EmulatorOptions['postingsOrder'],
     faults: faultOptions(options, seed),
+    readings: readingOptions(options.reading ?? []),
   };
+}
+
+/** The readings asked for by `--reading key=value` flags. */
+export function readingOptions(texts: readonly string[]): EmulatorReadings {
+  try {
+    return parseReadings(texts);
+  } catch (error) {
+    throw new CommandError(`--reading: ${(error as Error).message}`, ExitCode.usage);
+  }
 }
 
 /** The faults asked for by flags, checked as a whole (e.g. shares adding up to more than 1). */
@@ -210,6 +223,11 @@ export function registerEmulator(program: Command): void {
       ...urls,
       url,
     ])
+    .option(
+      '--reading <key=value>',
+      'serve one open convention another way, e.g. errorStatus=200 (repeatable; src/emulator/README.md)',
+      (text: string, texts: string[] = []) => [...texts, text],
+    )
     .option('--latency <ms>', 'fault: delay before every answer')
     .option('--jitter <ms>', 'fault: extra random delay, from 0 to this')
     .option('--server-errors <share>', 'fault: share of requests answered 500, 502 or 503')

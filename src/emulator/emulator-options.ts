@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { formatDay, parseDay } from './model/calendar.js';
 import { ZoneClock } from './model/zone-clock.js';
 import { type FaultOptions, type ResolvedFaults, resolveFaults } from './faults/fault-options.js';
+import { type EmulatorReadings, type ResolvedReadings, resolveReadings } from './readings/readings.js';
 
 /** What the emulated source holds and how it behaves. Every field has a default. */
 export interface EmulatorOptions {
@@ -37,14 +38,21 @@ export interface EmulatorOptions {
   surveyDuplicateRate?: number;
   /** Latency, errors, hangs, cut bodies and drift to inject (README "Faults"). Default: none. */
   faults?: FaultOptions;
+  /**
+   * How the emulator reads each convention the spec leaves open (README "Readings"); defaults are the
+   * readings of "Choices where the spec is silent". The ground truth is the same whatever the readings.
+   */
+  readings?: EmulatorReadings;
 }
 
 /** {@link EmulatorOptions} with every default filled in. */
-export interface ResolvedEmulatorOptions extends Required<Omit<EmulatorOptions, 'auth' | 'faults'>> {
+export interface ResolvedEmulatorOptions extends Required<Omit<EmulatorOptions, 'auth' | 'faults' | 'readings'>> {
   /** The required auth header, or null when the emulator accepts every caller. */
   auth: { header: string; value: string } | null;
   /** The faults injected from the start (none unless asked for). */
   faults: ResolvedFaults;
+  /** Every reading, defaults filled in. */
+  readings: ResolvedReadings;
 }
 
 /** The largest population the phone numbering can tell apart. */
@@ -96,6 +104,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     surveysPerDay,
     surveyDuplicateRate,
     faults: resolveFaults(options.faults, seed),
+    readings: resolveReadings(options.readings),
   };
 }
 

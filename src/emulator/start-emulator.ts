@@ -18,6 +18,7 @@ import { writeRoutes } from './http/routes/write-routes.js';
 import { activityRoutes } from './http/routes/activity-routes.js';
 import { ActivityOverlay } from './model/activity-overlay.js';
 import { SourceData } from './model/source-data.js';
+import { ReadingLayer } from './readings/reading-layer.js';
 import { ExpiryNotifier } from './webhook/expiry-notifier.js';
 import { WebhookDispatcher, type WebhookOptions, type WebhookStats } from './webhook/webhook-dispatcher.js';
 
@@ -125,18 +126,25 @@ export function createEmulatorHandler(
   const expiries = writes.expiries ?? new ExpiryNotifier(writes.activity, writes.webhooks, writes.now);
   const userView = hooks.dataView;
   const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
-  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, ...writes, expiries };
-  const router = createRouter([
-    ...exportRoutes(context),
-    ...postingRoutes(context),
-    ...customerRoutes(context),
-    ...setupRoutes(),
-    ...writeRoutes(context),
-    ...truthRoutes(context),
-    ...activityRoutes(context),
-  ]);
+  const readings = new ReadingLayer(data.options.readings, data.calendar.clock, data.options.seed);
+  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, readings, ...writes, expiries };
+  const router = createRouter(
+    [
+      ...exportRoutes(context),
+      ...postingRoutes(context),
+      ...customerRoutes(context),
+      ...setupRoutes(context),
+      ...writeRoutes(context),
+      ...truthRoutes(context),
+      ...activityRoutes(context),
+    ],
+    (error) => readings.errorResponse(error),
+  );
   const auth = data.options.auth;
-  return composePipeline([stats.middleware(), ...(auth ? [requireAuth(auth)] : []), faults.middleware, ...(hooks.middleware ?? [])], router);
+  return composePipeline(
+    [stats.middleware(), ...(auth ? [requireAuth(auth, (error) => readings.errorResponse(error))] : []), faults.middleware, ...(hooks.middleware ?? [])],
+    router,
+  );
 }
 
 /**

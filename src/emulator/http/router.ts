@@ -1,5 +1,5 @@
 import type { EmulatorRequest, EmulatorResponse, RequestHandler } from './request-pipeline.js';
-import { ApiError, SourceError, errorResponse } from './responses.js';
+import { ApiError, SourceError, errorResponse as defaultErrorResponse } from './responses.js';
 
 /** One endpoint. */
 export interface Route {
@@ -13,7 +13,7 @@ export interface Route {
  * Dispatches to the first route matching method and path: 404 for an unknown path, 405 for a known path
  * with another method. An {@link ApiError} becomes its error body; anything else a 500.
  */
-export function createRouter(routes: readonly Route[]): RequestHandler {
+export function createRouter(routes: readonly Route[], errorResponse: (error: ApiError) => EmulatorResponse = defaultErrorResponse): RequestHandler {
   return async (request) => {
     let pathKnown = false;
     for (const route of routes) {

@@ -31,12 +31,19 @@ export interface TruthAccount {
 
 const CACHED_WINDOWS = 16;
 
+/** What the export lists for a window (the `accountsListing` reading); see {@link AccountExport}. */
+export type AccountsListing = 'last-change' | 'per-change' | 'current';
+
 /**
  * `GET /business-data/accounts`: each customer created or modified in the window, once, as of its last
  * change in the window, ordered by that change's time, with malformed records spread among them.
  *
  * Which change is "last in the window" depends on the window's end, so the first request of a window
  * scans that window's changes once (never all customers) and keeps the result; later pages are O(size).
+ *
+ * Other listings (readings of a spec that does not say): `per-change` lists every change in the window, each
+ * as of that change; `current` lists the same customers as `last-change`, each with its latest profile and
+ * `profileSet`, even when that change came after the window. The canonical form of a record is what it serves.
  */
 export class AccountExport implements WindowedExport<TruthAccount> {
   /** `badOffsets[d]..badOffsets[d + 1]` are the global indexes of day `d`'s malformed records. */
@@ -56,12 +63,13 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     }
   }
 
-  window(first: number, last: number): ExportWindow<TruthAccount> {
-    const entries = this.entries(first, last);
+  window(first: number, last: number, listing: AccountsListing = 'last-change'): ExportWindow<TruthAccount> {
+    const entries = this.entries(first, last, listing === 'per-change');
+    const current = listing === 'current';
     return {
       totalCount: entries.length,
-      served: (position) => this.served(entries[position]!),
-      canonical: (position) => this.canonical(entries[position]!),
+      served: (position) => this.served(entries[position]!, current),
+      canonical: (position) => this.canonical(entries[position]!, current),
     };
   }
 
@@ -92,8 +100,8 @@ export class AccountExport implements WindowedExport<TruthAccount> {
   }
 
   /** Entries are change-log positions, or `changes.size + i` for malformed record `i`. */
-  private entries(first: number, last: number): Uint32Array {
-    const key = `${first}:${last}`;
+  private entries(first: number, last: number, everyChange: boolean): Uint32Array {
+    const key = `${first}:${last}:${everyChange}`;
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
@@ -106,7 +114,7 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     let length = 0;
     for (let day = first; day <= last; day++) {
       const good: number[] = [];
-      for (let p = offsets[day]!; p < offsets[day + 1]!; p++) if (this.changes.isLastThrough(p, last)) good.push(p);
+      for (let p = offsets[day]!; p < offsets[day + 1]!; p++) if (everyChange || this.changes.isLastThrough(p, last)) good.push(p);
       const bad = this.badOffsets[day + 1]! - this.badOffsets[day]!;
       const total = good.length + bad;
       for (let slot = 0; slot < total; slot++) {
@@ -120,16 +128,19 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     return result;
   }
 
-  private served(entry: number): unknown {
+  private served(entry: number, current: boolean): unknown {
     if (entry >= this.changes.size) return this.bad(entry - this.changes.size).payload;
-    const { customer, version } = this.changes.event(entry);
-    return this.render(this.directory.version(customer, version));
+    return this.render(this.versionOf(entry, current));
   }
 
-  private canonical(entry: number): CanonicalEntry<TruthAccount> {
+  private canonical(entry: number, current: boolean): CanonicalEntry<TruthAccount> {
     if (entry >= this.changes.size) return { reason: this.bad(entry - this.changes.size).reason };
+    return { rows: [truthAccount(this.versionOf(entry, current))] };
+  }
+
+  private versionOf(entry: number, current: boolean): CustomerVersion {
     const { customer, version } = this.changes.event(entry);
-    return { rows: [truthAccount(this.directory.version(customer, version))] };
+    return current ? this.directory.latest(customer) : this.directory.version(customer, version);
   }
 
   private bad(index: number) {

@@ -1,4 +1,4 @@
-import { type TruthAccount, truthAccount } from './account-export.js';
+import { type AccountsListing, type TruthAccount, truthAccount } from './account-export.js';
 import { parseDay } from './calendar.js';
 import type { CustomerVersion } from './customer-directory.js';
 import { EMPTY_WINDOW, type ExportWindow } from './export-window.js';
@@ -150,19 +150,27 @@ export class ActivityOverlay {
    * The accounts export of the inclusive days [start, end]: the seeded window, except that a customer
    * modified by a client in those days is served once, as of its last written change there, after the
    * seeded records. Days outside the seeded range hold only written changes.
+   *
+   * Under the other listings: `per-change` serves the seeded window's every change and then every written one
+   * in the days; `current` serves every customer as of its latest change, written or seeded.
    */
-  accountsWindow(start: string, end: string): ExportWindow<TruthAccount> {
+  accountsWindow(start: string, end: string, listing: AccountsListing = 'last-change'): ExportWindow<TruthAccount> {
     const days = this.data.calendar.span(start, end);
-    const seeded: ExportWindow<TruthAccount> = days ? this.data.accounts.window(days.first, days.last) : EMPTY_WINDOW;
+    const seededWindow: ExportWindow<TruthAccount> = days ? this.data.accounts.window(days.first, days.last, listing) : EMPTY_WINDOW;
+    const seeded = listing === 'current' && this.versions.size > 0 ? this.currentOf(seededWindow) : seededWindow;
     const [fromMs, toMs] = this.instants(start, end);
-    const lastOf = new Map<number, CustomerVersion>();
-    for (const version of this.changes) if (version.profileSetMs >= fromMs && version.profileSetMs < toMs) lastOf.set(version.index, version);
-    if (lastOf.size === 0) return seeded;
-    const key = `${start}:${end}`;
+    const inWindow = this.changes.filter((version) => version.profileSetMs >= fromMs && version.profileSetMs < toMs);
+    if (inWindow.length === 0) return seeded;
+    const key = `${start}:${end}:${listing}`;
     const cached = this.windows.get(key);
     if (cached) return cached;
-    const written = [...lastOf.values()].sort((a, b) => a.profileSetMs - b.profileSetMs);
-    const replaced = new Set(written.map((v) => v.customerId));
+    const lastOf = new Map<number, CustomerVersion>();
+    for (const version of inWindow) lastOf.set(version.index, version);
+    const written =
+      listing === 'per-change'
+        ? inWindow.sort((a, b) => a.profileSetMs - b.profileSetMs)
+        : [...lastOf.values()].sort((a, b) => a.profileSetMs - b.profileSetMs).map((v) => (listing === 'current' ? this.latest(v.index) : v));
+    const replaced = new Set(listing === 'per-change' ? [] : written.map((v) => v.customerId));
     const kept: number[] = [];
     for (let p = 0; p < seeded.totalCount; p++) {
       const record = seeded.served(p) as { customerId?: unknown } | null;
@@ -175,6 +183,27 @@ export class ActivityOverlay {
     };
     this.windows.set(key, window);
     return window;
+  }
+
+  /** `window` with each customer a client modified served as of its latest written change. */
+  private currentOf(window: ExportWindow<TruthAccount>): ExportWindow<TruthAccount> {
+    const writtenLatest = (p: number): CustomerVersion | null => {
+      const entry = window.canonical(p);
+      if (!('rows' in entry)) return null;
+      const index = Number(entry.rows[0]!.customer_id.slice(1)) - 1;
+      return this.versions.has(index) ? this.latest(index) : null;
+    };
+    return {
+      totalCount: window.totalCount,
+      served: (p) => {
+        const version = writtenLatest(p);
+        return version ? this.data.accounts.render(version) : window.served(p);
+      },
+      canonical: (p) => {
+        const version = writtenLatest(p);
+        return version ? { rows: [truthAccount(version)] } : window.canonical(p);
+      },
+    };
   }
 
   /** Written postings whose posting time falls on one of the inclusive days [start, end], as truth rows. */

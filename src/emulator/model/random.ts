@@ -23,6 +23,8 @@ export const Stream = {
   contactless: 15,
   postingWallets: 16,
   surveyDuplicates: 17,
+  listingOrder: 18,
+  unlistedFields: 19,
 } as const;
 
 /** A stream kind from {@link Stream}. */

@@ -2,7 +2,7 @@ import type { CustomerVersion } from '../../model/customer-directory.js';
 import { loyaltySummary } from '../../model/loyalty-summary.js';
 import { renderVoucher } from '../../model/vouchers.js';
 import { formatUtcWall } from '../../model/zone-clock.js';
-import { identityParams, intParam } from '../query-params.js';
+import { identityParams } from '../query-params.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
@@ -46,7 +46,7 @@ export function customerRoutes(context: RouteContext): Route[] {
           businessFields: Object.fromEntries(version.customFields),
         };
         const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(activity.loyaltyOf(customer, now)) } : { profile };
-        return json(200, body);
+        return json(200, context.readings.form.lookup(body));
       },
     },
     {
@@ -58,24 +58,25 @@ export function customerRoutes(context: RouteContext): Route[] {
         const now = context.now();
         const customer = data.findCustomer(phone, email);
         if (customer < 0 || !activity.existsAt(customer, now)) return json(200, []);
-        return json(200, activity.vouchersOf(customer, now).map(renderVoucher));
+        return json(
+          200,
+          activity.vouchersOf(customer, now).map((voucher) => context.readings.form.voucher(renderVoucher(voucher))),
+        );
       },
     },
   ];
 }
 
 /** Partial, case-insensitive matching on first, last, phone and e-mail; scans customers in index order. */
-function search({ data, activity }: RouteContext, request: EmulatorRequest) {
+function search({ data, activity, readings }: RouteContext, request: EmulatorRequest) {
   const { query } = request;
   const fieldsParam = query.get('businessFieldsRequired');
   if (fieldsParam === null) throw SourceError.badRequest('businessFieldsRequired is required');
-  const page = intParam(query, 'page', 1);
-  const size = intParam(query, 'size', 1, data.options.maxPageSize);
+  const { page, size, from } = readings.page(query, 'page', 'size', data.options.maxPageSize);
   const wanted = fieldsParam === '' ? [] : fieldsParam.split(',');
   const filters = (['first', 'last', 'phone', 'email'] as const)
     .map((name) => [name, query.get(name)?.toLowerCase() ?? ''] as const)
     .filter(([, value]) => value !== '');
-  const from = (page - 1) * size;
   const hits: number[] = [];
   let totalCount = data.directory.size;
   if (filters.length === 0) {

@@ -6,6 +6,7 @@ import type { ExpiryNotifier } from '../../webhook/expiry-notifier.js';
 import type { WebhookDispatcher } from '../../webhook/webhook-dispatcher.js';
 import type { DataViewHook } from '../export-page-view.js';
 import type { RequestStats } from '../request-stats.js';
+import type { ReadingLayer } from '../../readings/reading-layer.js';
 
 /** What route handlers serve from. */
 export interface RouteContext {
@@ -21,6 +22,8 @@ export interface RouteContext {
   now: () => number;
   /** Fires the loyalty webhook for points expired since the last check. */
   expiries: ExpiryNotifier;
+  /** How the readings of the open conventions change what is served. */
+  readings: ReadingLayer;
   /** The faults in force now (they can change while the emulator runs). */
   faults(): ResolvedFaults;
 }

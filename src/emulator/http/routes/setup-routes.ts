@@ -2,9 +2,10 @@ import { integrationFor } from '../../model/integration.js';
 import { PROFILES, profileWithFields } from '../../model/profiles.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
+import type { RouteContext } from './route-context.js';
 
 /** Endpoints 1, 10 and 11: the integration and the profile definitions. */
-export function setupRoutes(): Route[] {
+export function setupRoutes({ readings }: Pick<RouteContext, 'readings'>): Route[] {
   return [
     {
       method: 'POST',
@@ -24,7 +25,7 @@ export function setupRoutes(): Route[] {
         return json(200, integrationFor(token));
       },
     },
-    { method: 'GET', path: /^\/accounts\/profiles\/?$/, handle: () => json(200, PROFILES) },
+    { method: 'GET', path: /^\/accounts\/profiles\/?$/, handle: () => json(200, readings.form.other(PROFILES)) },
     {
       method: 'GET',
       path: /^\/accounts\/profiles\/([^/]+)$/,
@@ -32,7 +33,7 @@ export function setupRoutes(): Route[] {
         if (!/^\d+$/.test(id!)) throw SourceError.badRequest(`profile id must be an integer, got "${id}"`);
         const profile = profileWithFields(Number(id));
         if (!profile) throw SourceError.badRequest(`no profile with id ${id}`);
-        return json(200, profile);
+        return json(200, readings.form.other(profile));
       },
     },
   ];
