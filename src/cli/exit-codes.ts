@@ -14,6 +14,8 @@ export const ExitCode = {
   gaps: 4,
   /** Everything was loaded, but the read-only copy for readers (DuckDB) could not be published: they keep the previous one. */
   unpublished: 5,
+  /** `verify` cannot prove something under the service's reading of the spec, and says why ("cannot prove …, because …"). */
+  cannotProve: 6,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;

@@ -1,5 +1,5 @@
 import { qualified, quoteIdent } from './identifiers.js';
-import type { Statement } from './merge-statements.js';
+import { latestOrder, type Statement } from './merge-statements.js';
 import { stagedRows } from './staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';
 import { scopedHistoryStatements } from './scoped-history-statements.js';
@@ -66,7 +66,7 @@ function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
     content.map((c) => `s.${q(c)}`),
     objectValues,
   );
-  const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
+  const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY ${latestOrder(spec)}) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
   const notBefore = history.notBefore ? [history.notBefore] : [];
   const columns = [...data, ...objects.map((o) => o.column), ...notBefore, '_window_start', 'content_hash', '_run_id', '_loaded_at'];
   const values = [

@@ -41,7 +41,8 @@ const SET_ON = '_set_on';
 export const accountsTable: TableSpec = {
   name: 'accounts',
   key: ['customer_id'],
-  merge: { kind: 'latest-wins' },
+  // an export listing a customer once per change: the last change of a window wins, whatever order it was listed in
+  merge: { kind: 'latest-wins', order: 'profile_set_at' },
   pivot: { prefix: 'cf_', child: 'account_custom_fields' },
   // new values of fields profile_fields types are read as their type (accounts_typed)
   derived: 'typed-fields',

@@ -1,12 +1,20 @@
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandError } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator, type EmulatorResponse, type Middleware } from '../../src/emulator/index.js';
+import { verifyCommand } from '../../src/commands/verify.js';
+import { startEmulator, type Emulator, type EmulatorOptions, type EmulatorResponse, type Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { captureStdout } from '../helpers/stdout.js';
+import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const TZ = 'Europe/Athens';
+
+function emulatorWith(options: Partial<EmulatorOptions>): Promise<Emulator> {
+  return startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options });
+}
 
 /** The JSON body of a response, changed by `change`. */
 async function rewriteJson(response: EmulatorResponse, change: (body: { data?: Array<Record<string, unknown>> }) => void): Promise<EmulatorResponse> {
@@ -18,71 +26,162 @@ async function rewriteJson(response: EmulatorResponse, change: (body: { data?: A
   return { ...response, body: JSON.stringify(body) };
 }
 
-/** While set, the accounts export names `customerId` otherwise: every record lacks the field its key comes from. */
-let renameKey = false;
+/** The accounts export names `customerId` otherwise: every record lacks the field its key comes from. */
 const renamedKey: Middleware = async (request, next) => {
   const response = await next(request);
-  if (!renameKey || request.path !== '/business-data/accounts' || response.status !== 200) return response;
+  if (request.path !== '/business-data/accounts' || response.status !== 200) return response;
   return rewriteJson(response, (body) => {
     for (const record of body.data ?? []) {
-      record.accountId = record.customerId;
+      record.clientRef = record.customerId;
       delete record.customerId;
     }
   });
 };
 
-/** While set, an export leaves out its `end` day (a window of one day lists nothing). */
-let exclusiveEnd = false;
-const endExcluded: Middleware = async (request, next) => {
-  if (!exclusiveEnd || !request.path.startsWith('/business-data/')) return next(request);
-  const { start, end } = { start: request.query.get('start')!, end: request.query.get('end')! };
-  if (start === end)
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pageNumber: 1, pageSize: 1, totalCount: 0, data: [] }) };
-  const before = new Date(Date.parse(`${end}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-  request.query.set('end', before);
-  return next(request);
-};
-
 describe.each(testDestinations)('a service that reads the spec otherwise, into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, hooks: { middleware: [renamedKey, endExcluded] } });
-  });
-  afterAll(async () => emulator.close());
-
   it('rejects every record missing the field its key comes from, and fails each window of them, small as it is', async () => {
-    const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'] });
-    renameKey = true;
+    const emulator = await emulatorWith({ hooks: { middleware: [renamedKey] } });
     try {
+      const { config } = await target.fresh();
+      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'] });
       await expect(backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' })).rejects.toThrow(
         /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all \d+ records rejected \(the first: customerId: is missing: accounts are keyed on it\)/,
       );
+      await withWarehouse(config, async (conn) => {
+        expect(await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`)).toEqual([{ status: 'failed' }]);
+        const [accounts] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`);
+        expect(Number(accounts!.n)).toBe(0); // nothing keyed on NULL
+      });
     } finally {
-      renameKey = false;
+      await emulator.close();
     }
-    await withWarehouse(config, async (conn) => {
-      const windows = await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`);
-      expect(windows).toEqual([{ status: 'failed' }]);
-      const [accounts] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`);
-      expect(Number(accounts!.n)).toBe(0); // nothing keyed on NULL
-    });
   });
 
   it('fails the windows of an export that leaves out its end day, where the source counts records, naming source.export_end', async () => {
-    const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts', 'surveys'] });
-    exclusiveEnd = true;
+    const emulator = await emulatorWith({ readings: { exportEnd: 'exclusive' } });
     try {
+      const { config } = await target.fresh();
+      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts', 'surveys'] });
       await expect(backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '1' })).rejects.toThrow(
         /accounts 2024-02-01\.\.2024-02-10: the source counts \d+ records in these days, but reading its windows found none; if the export leaves out its end day, set source\.export_end: exclusive/,
       );
+      await withWarehouse(config, async (conn) => {
+        // never recorded done with nothing
+        expect(await conn.all<{ stream: string }>(`SELECT DISTINCT stream FROM _etl_windows WHERE status = 'done'`)).toEqual([]);
+      });
     } finally {
-      exclusiveEnd = false;
+      await emulator.close();
     }
+  });
+});
+
+const LISTINGS = (['per-change', 'current'] as const).flatMap((listing) => testDestinations.map((target) => ({ listing, target, name: target.name })));
+
+describe.each(LISTINGS)('an accounts export that lists customers $listing, into $name', ({ listing, target }) => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await emulatorWith({ readings: { accountsListing: listing } });
+  });
+  afterAll(async () => emulator.close());
+
+  it('loads the ground truth, never backdates a version, and verify finds no gap until a customer is deleted, then names it', async () => {
+    const { config } = await target.fresh();
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'], pageSize: 4 });
+    await backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '2' });
     await withWarehouse(config, async (conn) => {
-      const done = await conn.all<{ stream: string }>(`SELECT DISTINCT stream FROM _etl_windows WHERE status = 'done'`);
-      expect(done).toEqual([]); // never recorded done with nothing
+      const truth = new Map([...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)].map((a) => [a.customer_id, { ...a }]));
+      expect(await readAccounts(conn)).toEqual(truth);
+      const versions = await conn.all<{ customer_id: string; valid_from: string; set_at: string | null }>(
+        `SELECT customer_id, CAST(valid_from AS VARCHAR) AS valid_from, CAST(profile_set_at AS VARCHAR) AS set_at FROM accounts_history`,
+      );
+      expect(versions.length).toBeGreaterThanOrEqual(truth.size);
+      const backdated = versions.filter(
+        (v) =>
+          v.set_at !== null &&
+          v.valid_from <
+            DateTime.fromSQL(v.set_at.replace(/\+00(:00)?$/, ''), { zone: 'UTC' })
+              .setZone(TZ)
+              .toISODate()!,
+      );
+      expect(backdated).toEqual([]);
     });
+
+    const clean = await captureStdout(() => verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }));
+    expect(clean.error, clean.out).toBeUndefined();
+    expect(clean.out).toMatch(/no gaps/);
+    expect(clean.out).toMatch(/customer directory: complete/);
+
+    const gone = [...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)][0]!.customer_id;
+    await withWarehouse(config, (conn) => conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [gone]));
+    const gap = await captureStdout(() => verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }));
+    expect(gap.error).toBeInstanceOf(CommandError);
+    expect((gap.error as CommandError).exitCode).toBe(4);
+    expect((gap.error as CommandError).message).toMatch(new RegExp(`customer directory: 1 customer\\(s\\) missing from accounts; first: ${gone} `));
+  });
+});
+
+describe.each(testDestinations)('listings whose order changes between page requests, into $name', (target) => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    // enough customers for days of several survey elements (a listing of two is rotated alike by every request)
+    emulator = await emulatorWith({ accounts: 150, readings: { listingOrder: 'unstable' } });
+  });
+  afterAll(async () => emulator.close());
+
+  /** Survey answers and postings the warehouse holds per window it recorded done, beside the truth of those windows. */
+  async function doneWindowsAgainstTruth(config: Parameters<typeof withWarehouse>[0]) {
+    return withWarehouse(config, async (conn) => {
+      const done = await conn.all<{ stream: string; d: string; loaded: number | string }>(
+        `SELECT stream, CAST(window_start AS VARCHAR) AS d, rows_loaded AS loaded FROM _etl_windows WHERE status = 'done' AND stream <> 'accounts' ORDER BY 1, 2`,
+      );
+      const held = (stream: string, d: string) =>
+        conn.all<{ n: number | string }>(
+          `SELECT COUNT(*) AS n FROM ${stream === 'surveys' ? 'survey_responses' : 'loyalty_postings'} WHERE _window_start = CAST($1 AS DATE)`,
+          [d],
+        );
+      const out: Array<[string, string, number, number]> = [];
+      for (const w of done) {
+        const truth = w.stream === 'surveys' ? [...emulator.truth.surveyResponses(w.d, w.d)] : [...emulator.truth.postings(w.d, w.d)];
+        out.push([w.stream, w.d, Number((await held(w.stream, w.d))[0]!.n), truth.length]);
+      }
+      return out;
+    });
+  }
+
+  it('fails the keyless listings it cannot prove, loudly, and records no window done with records missing or twice', async () => {
+    const { config } = await target.fresh();
+    const jobs = (pageSize: number) =>
+      emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: RANGE.startDate,
+        destination: config,
+        streams: ['accounts', 'surveys', 'loyalty_postings'],
+        pageSize,
+      });
+    // the customers first, each window in one page; then surveys and postings one record a page
+    await backfillCommand({ config: jobs(500), from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' });
+    for (const stream of ['surveys', 'loyalty_postings']) {
+      await expect(backfillCommand({ config: jobs(1), from: RANGE.startDate, to: RANGE.endDate, stream, concurrency: '2' }), stream).rejects.toThrow(
+        /the listing kept changing while it was read, 3 times in a row \(read 1: two reads of pages 1\.\.\d+ \(totalCount \d+ both times\) held different records/,
+      );
+    }
+    for (const [stream, day, held, truth] of await doneWindowsAgainstTruth(config)) expect(held, `${stream} ${day}`).toBe(truth);
+  });
+
+  it('with pages that hold each listing whole, loads the exact truth', async () => {
+    const { config } = await target.fresh();
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: RANGE.startDate,
+      destination: config,
+      streams: ['accounts', 'surveys', 'loyalty_postings'],
+      pageSize: 500,
+    });
+    await backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '2' });
+    const windows = await doneWindowsAgainstTruth(config);
+    expect(windows.length).toBe(20);
+    for (const [stream, day, held, truth] of windows) expect(held, `${stream} ${day}`).toBe(truth);
   });
 });
