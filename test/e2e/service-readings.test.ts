@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { verifyCommand } from '../../src/commands/verify.js';
-import { startEmulator, type Emulator, type EmulatorOptions, type EmulatorResponse, type Middleware } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator, type EmulatorResponse, type StartEmulatorOptions, type Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { captureStdout } from '../helpers/stdout.js';
@@ -12,7 +12,7 @@ import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const TZ = 'Europe/Athens';
 
-function emulatorWith(options: Partial<EmulatorOptions>): Promise<Emulator> {
+function emulatorWith(options: StartEmulatorOptions): Promise<Emulator> {
   return startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options });
 }
 
