@@ -1,4 +1,4 @@
-import type { Destination, SpanLoad } from '../load/destination.js';
+import type { Destination, FieldReject, SpanLoad } from '../load/destination.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -8,6 +8,7 @@ import { selectCustomers, type CustomerSelection } from '../state/customer-selec
 import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
+import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
@@ -174,7 +175,11 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart)) staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
-      for (const [table, list] of rows) await load.append(table, list);
+      for (const [table, list] of rows) {
+        // fields loaded as NULL are no rows of the stream: they are kept with their raw values
+        if (table === FIELD_REJECTS) await load.rejectFields(list.map((r) => fieldReject(r.windowStart, r.row)));
+        else await load.append(table, list);
+      }
       await load.reject(rejects);
     }
   } catch (error) {
@@ -243,6 +248,7 @@ export function commitWindows(load: SpanLoad, ledger: SpanLedger, windows: Windo
       extracted: extracted.get(window.start) ?? 0,
       loaded: merged.loaded.get(window.start) ?? 0,
       rejected: merged.rejected.get(window.start) ?? 0,
+      fieldsRejected: merged.fieldsRejected.get(window.start) ?? 0,
       requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window
     }));
     await recordWindowsDone(conn, job, stream, runId, merged.loadedAt, counts, { backfillId: ledger.backfillId });
@@ -292,6 +298,17 @@ async function checkNothingUnread(stream: StreamDefinition, span: Window[], stag
     `${stream.name} ${formatWindow(range)}: the source counts ${counted} records in these days, but reading its windows found none; ` +
       'if the export leaves out its end day, set source.export_end: exclusive in jobs.yaml',
   );
+}
+
+function fieldReject(windowStart: Day, row: Row): FieldReject {
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    windowStart,
+    recordKey: text(row.record_key) ?? '',
+    field: text(row.field) ?? '',
+    rawValue: text(row.raw_value),
+    error: storableMessage(text(row.error) ?? ''),
+  };
 }
 
 function add(counts: Map<Day, number>, day: Day, n: number): void {

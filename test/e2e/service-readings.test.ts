@@ -4,13 +4,25 @@ import { CommandError } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { verifyCommand } from '../../src/commands/verify.js';
 import { startEmulator, type Emulator, type EmulatorResponse, type StartEmulatorOptions, type Middleware } from '../../src/emulator/index.js';
-import { emulatorJobs } from '../helpers/cli.js';
+import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-program.js';
+import { truthState } from '../helpers/loyalty-state-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const TZ = 'Europe/Athens';
+/** A small loyalty program, its clock the morning after its last day. */
+const PROGRAM_OPTIONS = {
+  seed: 43,
+  accounts: 20,
+  startDate: PROGRAM.start,
+  endDate: PROGRAM.end,
+  timezone: PROGRAM.timezone,
+  port: 0,
+  clock: () => MORNING_AFTER,
+};
 
 function emulatorWith(options: StartEmulatorOptions): Promise<Emulator> {
   return startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options });
@@ -183,5 +195,53 @@ describe.each(testDestinations)('listings whose order changes between page reque
     const windows = await doneWindowsAgainstTruth(config);
     expect(windows.length).toBe(20);
     for (const [stream, day, held, truth] of windows) expect(held, `${stream} ${day}`).toBe(truth);
+  });
+});
+
+describe.each(testDestinations)('a voucher with one field the pipeline cannot read, into $name', (target) => {
+  let emulator: Emulator;
+  /** The customer (by phone or e-mail) whose first voucher is served with a `value` that is no number. */
+  let spoiled: string | undefined;
+  let code: string | undefined;
+  const oneBadValue: Middleware = async (request, next) => {
+    const response = await next(request);
+    if (request.path !== '/accounts/vouchers/get' || response.status !== 200) return response;
+    const who = request.query.get('phone') || request.query.get('email') || '';
+    const text = typeof response.body === 'string' ? response.body : '';
+    const vouchers = JSON.parse(text) as Array<Record<string, unknown>>;
+    if (vouchers.length < 2 || (spoiled !== undefined && spoiled !== who)) return response;
+    spoiled = who;
+    code = String(vouchers[0]!.code);
+    vouchers[0]!.value = 'lots';
+    return { ...response, body: JSON.stringify(vouchers) };
+  };
+  beforeAll(async () => {
+    emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadValue] } });
+  });
+  afterAll(async () => emulator.close());
+
+  it('loads the voucher and every other voucher of its customer, the field NULL, and keeps the raw value and the problem', async () => {
+    const { config } = await target.fresh();
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: PROGRAM.start, destination: config, streams: ['accounts', 'vouchers'] });
+    const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
+    expect(run.code, run.stderr.slice(-800)).toBe(0);
+    expect(run.stdout).toMatch(/^vouchers: .*, 0 rejected, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m);
+    await withWarehouse(config, async (conn) => {
+      const truth = truthState(emulator.truth).vouchers;
+      const [held] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM vouchers`);
+      expect(Number(held!.n)).toBe(truth.length);
+      const fields = await conn.all<{ stream: string; record_key: string; field: string; raw_value: string; error: string }>(
+        `SELECT stream, record_key, field, raw_value, error FROM _etl_field_rejects`,
+      );
+      expect(fields).toHaveLength(1);
+      expect(fields[0]).toMatchObject({ stream: 'vouchers', field: 'value', raw_value: '"lots"' });
+      expect(fields[0]!.record_key).toMatch(new RegExp(` ${code}$`));
+      const [bad] = await conn.all<{ value: string | null }>(`SELECT CAST(value AS VARCHAR) AS value FROM vouchers WHERE code = $1`, [code]);
+      expect(bad!.value).toBeNull();
+      expect(await conn.all(`SELECT * FROM _etl_rejects`)).toEqual([]);
+    });
+    const status = await runCli(['status', '--config', file]);
+    expect(status.stdout).toMatch(/NULL fields/);
+    expect(status.stdout).toMatch(/^vouchers\s.*\s1\s+\d+\s*$/m);
   });
 });
