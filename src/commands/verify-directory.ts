@@ -102,7 +102,7 @@ export async function checkDirectory(options: {
         check.cannotProve =
           `cannot prove the customer directory ${from}..${through} complete, because the export counts ${shortfall} more records than the ` +
           `warehouse saw customers, in more than ${WINDOWS_READ} windows, and the ${WINDOWS_READ} read whole lack no customer ` +
-          '(an export that lists a customer once per change counts changes): verify a shorter range of accounts windows';
+          '(an export that lists a customer once per change counts changes, not customers)';
     }
   }
   check.gap = directoryGap(check);

@@ -245,3 +245,38 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
     expect(status.stdout).toMatch(/^vouchers\s.*\s1\s+\d+\s*$/m);
   });
 });
+
+describe.each(testDestinations)('a source whose counts exceed what its listings hold, into $name', (target) => {
+  let emulator: Emulator;
+  /** While set, every count (a page of one record) says one record more than the listing holds. */
+  let inflate = false;
+  const inflatedCount: Middleware = async (request, next) => {
+    const response = await next(request);
+    if (!inflate || request.path !== '/business-data/accounts' || request.query.get('size') !== '1' || response.status !== 200) return response;
+    return rewriteJson(response, (body) => void ((body as { totalCount: number }).totalCount += 1));
+  };
+  beforeAll(async () => {
+    emulator = await emulatorWith({ endDate: '2024-02-28', hooks: { middleware: [inflatedCount] } });
+  });
+  afterAll(async () => emulator.close());
+
+  it("verify invents no gap: each window's listing proves itself, and where too many are left to read it says it cannot prove, exit 6", async () => {
+    const { config, warehouse } = await target.fresh();
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'] });
+    await backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-28' });
+    expect((await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], { LOYALTY_WAREHOUSE: warehouse })).code).toBe(0);
+    inflate = true;
+    try {
+      const verify = await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], { LOYALTY_WAREHOUSE: warehouse });
+      // every window's count says one more; the windows' own listings hold what the warehouse holds
+      expect(verify.stdout).toMatch(/verified 28 window\(s\) × 1 stream\(s\) \(accounts\) of job nightly, 2024-02-01\.\.2024-02-28: no gaps/);
+      // the directory's count too, over more windows than it reads whole: what it cannot settle, it says
+      expect(verify.code, verify.stderr).toBe(6);
+      expect(verify.stderr).toMatch(
+        /^loyalty-etl: verify: cannot prove the customer directory 2024-02-01\.\.2024-02-28 complete, because the export counts 1 more records than the warehouse saw customers, in more than 20 windows/m,
+      );
+    } finally {
+      inflate = false;
+    }
+  });
+});
