@@ -39,7 +39,7 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
     backoffMaxMs: source.backoff_max_ms,
     logger,
   });
-  return new LoyaltyApi(http);
+  return new LoyaltyApi(http, { exportEnd: source.export_end, firstPage: source.first_page });
 }
 
 /**

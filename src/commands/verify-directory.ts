@@ -147,6 +147,13 @@ async function windowsShort(
   return { windows: found, more };
 }
 
+/** A record's customer id, by either name the service may give it. */
+function customerIdOf(record: unknown): string | undefined {
+  const named = record as { customerId?: unknown; accountId?: unknown } | null;
+  const id = named?.customerId ?? named?.accountId;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** Every customer id one accounts window of the source lists (a record without one by its whole JSON). */
 export async function listedCustomers(api: LoyaltyApi, window: Window, pageSize: number): Promise<Set<string>> {
   const ids = new Set<string>();
@@ -154,17 +161,11 @@ export async function listedCustomers(api: LoyaltyApi, window: Window, pageSize:
     label: `accounts ${window.start}..${window.end}`,
     pageSize,
     fetchPage: (n: number) => api.accountsPage(window, n, pageSize),
-    keyOf: (record: unknown) => {
-      const id = (record as { customerId?: unknown } | null)?.customerId;
-      return typeof id === 'string' ? id : undefined;
-    },
+    keyOf: customerIdOf,
   };
   for await (const page of readAllPages(listing)) {
     if (page.restart) ids.clear();
-    for (const record of page.records) {
-      const id = (record as { customerId?: unknown } | null)?.customerId;
-      ids.add(typeof id === 'string' ? id.trim() : JSON.stringify(record));
-    }
+    for (const record of page.records) ids.add(customerIdOf(record)?.trim() ?? JSON.stringify(record));
   }
   return ids;
 }

@@ -40,6 +40,10 @@ const sourceSchema = z
      */
     history_start: isoDay.default(DEFAULT_HISTORY_START),
     page_size: z.int().min(1).max(1000).default(500),
+    /** Whether the exports' `end` day is included (the spec does not say): `exclusive` asks `end` = the day after. */
+    export_end: z.enum(['inclusive', 'exclusive']).default('inclusive'),
+    /** The number of the first page of every listing (the spec's samples start at 1). */
+    first_page: z.union([z.literal(0), z.literal(1)]).default(1),
     concurrency: z.int().min(1).max(64).default(4),
     requests_per_second: z.number().positive().max(10_000).default(20),
     retries: z.int().min(0).max(20).default(5),

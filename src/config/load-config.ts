@@ -39,6 +39,8 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     historyStart: source.history_start,
     timezone: source.timezone,
     pageSize: source.page_size,
+    exportEnd: source.export_end,
+    firstPage: source.first_page,
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,

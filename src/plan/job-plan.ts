@@ -28,6 +28,9 @@ export interface JobSettings {
   postings: { customers: PostingsSelection; max_span_days: number };
 }
 
+/** Whether the source's exports include their `end` day (`source.export_end`). */
+export type ExportEnd = 'inclusive' | 'exclusive';
+
 /** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
 export interface SourceSettings {
   base_url: string;
@@ -35,6 +38,8 @@ export interface SourceSettings {
   timezone: string;
   history_start: Day;
   page_size: number;
+  export_end: ExportEnd;
+  first_page: 0 | 1;
   concurrency: number;
   requests_per_second: number;
   retries: number;
@@ -78,6 +83,10 @@ export interface JobPlan {
   /** Zone of zone-less source timestamps and of window days (`source.timezone`). */
   readonly timezone: string;
   readonly pageSize: number;
+  /** Whether the exports include their `end` day (`source.export_end`); the source client asks accordingly. */
+  readonly exportEnd: ExportEnd;
+  /** The number of the source's first page (`source.first_page`); the source client numbers pages from it. */
+  readonly firstPage: 0 | 1;
   /** Requests kept in flight to the source (`source.concurrency`). */
   readonly sourceConcurrency: number;
   /** The source's rate limit, shared by every worker of the warehouse (`source.requests_per_second`). */

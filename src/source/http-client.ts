@@ -10,6 +10,7 @@ import {
   RetriableSourceError,
   SourceError,
 } from './source-errors.js';
+import { describeStated, isBusinessCode, statedError } from './error-body.js';
 import { RateLimiter } from './rate-limiter.js';
 import { withDeparture } from './request-departure.js';
 
@@ -58,7 +59,9 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  *   empty or not complete JSON. The wait is the source's `Retry-After` when it sent one (every caller of
  *   the client then waits too), else exponential backoff with full jitter.
  * - Not retried ({@link FatalSourceError}): other 4xx, redirects, 1xxx error bodies; `1005 Data Not Found`
- *   is a {@link DataNotFoundError}, `1010` a {@link FieldsRequiredError}. After a 401 or 403
+ *   is a {@link DataNotFoundError}, `1010` a {@link FieldsRequiredError}. A 1xxx code is read from the body
+ *   whatever the HTTP status (200, 4xx, 5xx) and in each body shape of `error-body.ts`; a 2xx whose body states
+ *   an error is never data. After a 401 or 403
  *   ({@link AuthenticationError}) no request is sent any more: each fails with that error. POSTs are retried only after 429, as they may not be repeatable.
  *
  * @example
@@ -215,42 +218,30 @@ function interpret(response: Response, text: string, label: string): unknown {
   } catch {
     json = false;
   }
-  const said = describeBody(body, json, text);
+  const stated = statedError(body, json, text);
+  // A business code is the service's answer whatever status carried it: never retried, never data.
+  if (isBusinessCode(stated?.code)) {
+    const message = `${label}: ${describeStated(stated)} (HTTP ${status})`;
+    if (stated.code === 1005) throw new DataNotFoundError(message, label, status);
+    throw new (stated.code === 1010 ? FieldsRequiredError : FatalSourceError)(message, label, status);
+  }
+  const said = stated ? ` ${describeStated(stated)}` : describeBody(json, text);
   if (status === 429 || status === 408 || status >= 500) {
     throw new RetriableSourceError(`${label}: HTTP ${status}${said}`, label, status, parseRetryAfter(response.headers.get('retry-after')));
   }
-  const code = errorCode(body);
-  if (code === 1005) throw new DataNotFoundError(`${label}: 1005 Data Not Found`, label, status);
   if (status === 401 || status === 403)
     throw new AuthenticationError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
   if (status >= 300 && status < 400)
     throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
-  const Refused = code === 1010 ? FieldsRequiredError : FatalSourceError;
-  if (status >= 400 || status < 200) throw new Refused(`${label}: HTTP ${status}${said}`, label, status);
+  if (status >= 400 || status < 200) throw new FatalSourceError(`${label}: HTTP ${status}${said}`, label, status);
   if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
   if (body === undefined) throw new RetriableSourceError(`${label}: empty response body`, label, status);
-  if (code !== undefined) throw new Refused(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
+  if (stated) throw new FatalSourceError(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
   return body;
 }
 
-/** The code of a `{code, message}` error body (one with no `data`), or undefined. */
-function errorCode(body: unknown): number | undefined {
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body && !('data' in body)) {
-    const code = Number((body as { code: unknown }).code);
-    return Number.isFinite(code) ? code : undefined;
-  }
-  return undefined;
-}
-
-/** What an error answer said, short and on one line; secrets are removed before anything is cut. */
-function describeBody(body: unknown, json: boolean, text: string): string {
-  if (json && body && typeof body === 'object' && 'message' in body) {
-    const { code, message } = body as { code?: unknown; message: unknown };
-    return ` ${redact(`${String(code ?? '')} ${String(message)}`)
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 200)}`;
-  }
+/** What a body that is not JSON said, short and on one line; secrets are removed before anything is cut. */
+function describeBody(json: boolean, text: string): string {
   if (!json && text.trim() !== '') return ` (not JSON: ${redact(text).replace(/\s+/g, ' ').trim().slice(0, 80)})`;
   return '';
 }

@@ -15,6 +15,18 @@ export interface SourcePage {
 const count = z.union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)]).pipe(z.int().min(0));
 const pageEnvelope = z.looseObject({ pageNumber: count, pageSize: count, totalCount: count, data: z.array(z.unknown()) });
 
+/**
+ * Conventions of the source the spec leaves open and only its operator can state (`source.export_end`,
+ * `source.first_page`). Callers always count pages from 1 and name windows by inclusive days; the client asks the
+ * source its own way.
+ */
+export interface SourceConventions {
+  /** `exclusive`: an export's `end` is the day after the last day wanted. Default `inclusive`. */
+  exportEnd?: 'inclusive' | 'exclusive';
+  /** The number the source gives its first page. Default 1. */
+  firstPage?: 0 | 1;
+}
+
 /** A customer as the postings endpoint is asked about: by phone, or by e-mail when there is no phone. */
 export interface CustomerIdentity {
   customerId: string;
@@ -37,7 +49,16 @@ export class LoyaltyApi {
   private readonly calls = new AbortController();
   readonly counter: RequestCounter = { requests: 0, signal: this.calls.signal };
 
-  constructor(readonly http: HttpClient) {}
+  private readonly exportEnd: 'inclusive' | 'exclusive';
+  private readonly firstPage: 0 | 1;
+
+  constructor(
+    readonly http: HttpClient,
+    readonly conventions: SourceConventions = {},
+  ) {
+    this.exportEnd = conventions.exportEnd ?? 'inclusive';
+    this.firstPage = conventions.firstPage ?? 1;
+  }
 
   /** Calls off every request of this instance still queued, in flight or waiting to retry. */
   cancel(reason: string): void {
@@ -46,36 +67,31 @@ export class LoyaltyApi {
 
   /** The same client with a request counter of its own, for one span. */
   scoped(): LoyaltyApi {
-    return new LoyaltyApi(this.http);
+    return new LoyaltyApi(this.http, this.conventions);
   }
 
-  /** `GET /business-data/accounts`: accounts created or changed in the window (both days included). */
+  /** `GET /business-data/accounts`: accounts created or changed in the window (both days included); `page` from 1. */
   accountsPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf(
-      '/business-data/accounts',
-      { start: window.start, end: window.end, page, size },
-      page,
-      size,
-      `accounts ${window.start}..${window.end} page ${page}`,
-    );
+    return this.pageOf('/business-data/accounts', this.windowQuery(window), 'page', 'size', page, size, `accounts ${window.start}..${window.end} page ${page}`);
   }
 
-  /** `GET /business-data/surveys`: survey answers in the window. */
+  /** `GET /business-data/surveys`: survey answers in the window (both days included); `page` from 1. */
   surveysPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf(
-      '/business-data/surveys',
-      { start: window.start, end: window.end, page, size },
-      page,
-      size,
-      `surveys ${window.start}..${window.end} page ${page}`,
-    );
+    return this.pageOf('/business-data/surveys', this.windowQuery(window), 'page', 'size', page, size, `surveys ${window.start}..${window.end} page ${page}`);
+  }
+
+  /** The `start` and `end` that ask an export for the inclusive days of `window`. */
+  private windowQuery(window: Window): Record<string, string> {
+    return { start: window.start, end: this.exportEnd === 'exclusive' ? dayAfter(window.end) : window.end };
   }
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
   postingsPage(customer: CustomerIdentity, page: number, size: number): Promise<SourcePage> {
     return this.pageOf(
       '/accounts/loyalty/postings',
-      { ...identity(customer), pageNumber: page, pageSize: size },
+      identity(customer),
+      'pageNumber',
+      'pageSize',
       page,
       size,
       `postings of ${customer.customerId} page ${page}`,
@@ -115,15 +131,29 @@ export class LoyaltyApi {
     return body as Record<string, unknown>;
   }
 
-  private async pageOf(path: string, query: Record<string, string | number>, page: number, size: number, label: string): Promise<SourcePage> {
-    const body = await this.http.get(path, query, label, this.counter);
+  /** Page `page` (from 1) of a listing, asked as the source numbers its pages; the answer's `pageNumber` counted from 1. */
+  private async pageOf(
+    path: string,
+    query: Record<string, string>,
+    pageParam: string,
+    sizeParam: string,
+    page: number,
+    size: number,
+    label: string,
+  ): Promise<SourcePage> {
+    const asked = page - 1 + this.firstPage;
+    const body = await this.http.get(path, { ...query, [pageParam]: asked, [sizeParam]: size }, label, this.counter);
     const parsed = pageEnvelope.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new FatalSourceError(`${label}: unexpected response shape at '${issue.path.join('.') || '(root)'}': ${issue.message}`, label);
     }
-    const { pageNumber, pageSize, totalCount, data } = parsed.data;
-    if (pageNumber !== page) throw new FatalSourceError(`${label}: the source answered page ${pageNumber}`, label);
+    const { pageSize, totalCount, data } = parsed.data;
+    if (parsed.data.pageNumber !== asked) {
+      const hint = parsed.data.pageNumber === asked + (this.firstPage === 1 ? -1 : 1) ? ` (set source.first_page to ${1 - this.firstPage})` : '';
+      throw new FatalSourceError(`${label}: the source answered page ${parsed.data.pageNumber} to a request for page ${asked}${hint}`, label);
+    }
+    const pageNumber = page;
     // A source that serves fewer records per page than asked would make every offset after page 1 wrong.
     // (A last page may report its own length as pageSize; that is no cap.)
     const short = data.length < size && (page - 1) * size + data.length < totalCount;
@@ -135,4 +165,9 @@ export class LoyaltyApi {
     if (data.length > size) throw new FatalSourceError(`${label}: the page holds ${data.length} records, more than the ${size} asked for`, label);
     return { pageNumber, pageSize, totalCount, data };
   }
+}
+
+/** The day after `day` (`YYYY-MM-DD`). */
+function dayAfter(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }

@@ -54,10 +54,11 @@ export interface DirectoryHeld {
   rejected: number;
 }
 
-/** The key a rejected accounts record counts under: its `customerId` when it is text, else its whole payload. */
+/** The key a rejected accounts record counts under: its `customerId` (or `accountId`) when it is text, else its whole payload. */
 function rejectKey(payload: string): string {
   try {
-    const id = (JSON.parse(payload) as { customerId?: unknown } | null)?.customerId;
+    const record = JSON.parse(payload) as { customerId?: unknown; accountId?: unknown } | null;
+    const id = record?.customerId ?? record?.accountId;
     return typeof id === 'string' ? id.trim() : payload;
   } catch {
     return payload;

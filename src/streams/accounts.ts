@@ -6,7 +6,7 @@ import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
-import { customerIdSchema } from './customer-id.js';
+import { customerIdSchema, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
@@ -108,11 +108,12 @@ export const accountWindowsTable: TableSpec = {
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
+  const record = withCustomerId(raw);
   // the key: a record without it is rejected, never loaded keyed on NULL
-  if ((raw as { customerId?: unknown } | null)?.customerId == null) {
+  if ((record as { customerId?: unknown } | null)?.customerId == null) {
     throw new RecordError('customerId', 'is missing: accounts are keyed on it');
   }
-  const parsed = accountRecordSchema.safeParse(raw);
+  const parsed = accountRecordSchema.safeParse(record);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
   const r = parsed.data;
   const ts = (field: keyof typeof r) => {
@@ -149,9 +150,10 @@ export function withCustomFields(account: Row, fields: ReadonlyMap<string, strin
   return { ...account, [CUSTOM_FIELDS]: stagedObject(fields) };
 }
 
-/** The key of an export record: its `customerId` when it is text (a malformed record may have none). */
+/** The key of an export record: its `customerId` (or `accountId`) when it is text (a malformed record may have none). */
 function customerIdOf(record: unknown): string | undefined {
-  const id = (record as { customerId?: unknown } | null)?.customerId;
+  const named = record as { customerId?: unknown; accountId?: unknown } | null;
+  const id = named?.customerId ?? named?.accountId;
   return typeof id === 'string' ? id : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordError } from '../transform/record-error.js';
 
 /**
  * A customer's id as the source sends it: text that is not blank. It keys rows in both warehouses, so it must
@@ -9,3 +10,18 @@ export const customerIdSchema = z
   .string()
   .refine((s) => s.trim().length > 0, 'must not be empty')
   .refine((s) => !s.includes('\u0000'), 'must not hold the character U+0000');
+
+/**
+ * An export record with its customer's id under `customerId`. The spec's tables name it `customerId` in the
+ * accounts export and in survey answers, while the identity block, the profile and search results name it
+ * `accountId`; a service may use either. A record naming only `accountId` is read as naming `customerId`; one naming
+ * both, differently, cannot be keyed and is rejected. Any other record is returned as it is.
+ */
+export function withCustomerId(record: unknown): unknown {
+  if (!record || typeof record !== 'object' || Array.isArray(record) || !('accountId' in record)) return record;
+  const { accountId, ...rest } = record as Record<string, unknown>;
+  if (!('customerId' in rest)) return { ...rest, customerId: accountId };
+  if (rest.customerId !== accountId && accountId !== null && accountId !== undefined)
+    throw new RecordError('customerId', `customerId ${JSON.stringify(rest.customerId)} and accountId ${JSON.stringify(accountId)} name different customers`);
+  return record;
+}

@@ -2,10 +2,23 @@ import { z } from 'zod';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { FatalSourceError } from '../source/source-errors.js';
-import { withoutNul } from '../transform/values.js';
+import { cleanBoolean, withoutNul } from '../transform/values.js';
 
 const int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
-const profileListSchema = z.array(z.looseObject({ id: int, label: z.string().nullish(), main: z.boolean().nullish(), used: z.boolean().nullish() }));
+/** A Boolean, sent as JSON true/false or as text (`"true"`, `"0"`); null when missing. */
+const bool = z
+  .union([z.boolean(), z.string(), z.null()])
+  .optional()
+  .transform((value, ctx) => {
+    try {
+      const text = cleanBoolean(value);
+      return text === null ? null : text === 'true';
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^: /, '') });
+      return z.NEVER;
+    }
+  });
+const profileListSchema = z.array(z.looseObject({ id: int, label: z.string().nullish(), main: bool, used: bool }));
 const fieldSchema = z.looseObject({
   id: int,
   name: z.string(),
@@ -13,9 +26,9 @@ const fieldSchema = z.looseObject({
   typeId: int.nullish(),
   renderType: int.nullish(),
   orderValue: int.nullish(),
-  required: z.boolean().nullish(),
-  multiple: z.boolean().nullish(),
-  isBusiness: z.boolean().nullish(),
+  required: bool,
+  multiple: bool,
+  isBusiness: bool,
   columnNumber: z.string().nullish(),
   format: z.string().nullish(),
   defaultValue: z.string().nullish(),
@@ -68,7 +81,7 @@ export const profileFieldsTable: TableSpec = {
 export const PROFILE_TABLES: TableSpec[] = [profilesTable, profileFieldsTable];
 
 /** A flag as staged: the loader casts the text. */
-const flag = (b: boolean | null | undefined) => (b == null ? null : String(b));
+const flag = (b: boolean | null) => (b === null ? null : String(b));
 
 /**
  * Reference data: what the source lists now of `profiles` and `profile_fields` (endpoints 10 and 11), as rows

@@ -7,7 +7,7 @@ import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
-import { customerIdSchema } from './customer-id.js';
+import { customerIdSchema, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
@@ -110,7 +110,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
   const keys = new OccurrenceKeys();
   const surveysEmitted = new Set<string>();
   return (raw) => {
-    const parsed = surveyAnswerRecordSchema.safeParse(raw);
+    const parsed = surveyAnswerRecordSchema.safeParse(answerWithCustomerId(raw));
     if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
     const { questions } = parsed.data;
     const a = parsed.data.answers[0];
@@ -147,6 +147,14 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     }
     return out;
   };
+}
+
+/** A survey answer record whose answer names its customer `customerId` (see {@link withCustomerId}). */
+function answerWithCustomerId(raw: unknown): unknown {
+  const answers = (raw as { answers?: unknown } | null)?.answers;
+  if (!Array.isArray(answers) || answers.length !== 1) return raw;
+  const answer = withCustomerId(answers[0]);
+  return answer === answers[0] ? raw : { ...(raw as object), answers: [answer] };
 }
 
 /** Splits a listing element into one record per answer, each with the element's questions. */

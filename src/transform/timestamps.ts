@@ -1,22 +1,30 @@
 import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { RecordError } from './record-error.js';
+import { AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS } from './zone-abbreviations.js';
 
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
-const SHAPE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+-]*)?$/;
+const SHAPE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+:-]*)?$/;
+/** A bare `YYYY-MM-DD` where a timestamp is expected: the day's start, midnight in the source's zone. */
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** `UTC+2`, `GMT-05:30`, `UTC+0200`: an offset written after UTC or GMT. */
+const UTC_OFFSET = /^(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?$/i;
 
 const ZONE_LABELS: Record<string, string> = { Z: 'UTC', UTC: 'UTC', GMT: 'UTC', UT: 'UTC' };
 
 /**
  * Parses any timestamp shape the source sends and returns the instant in UTC, ISO 8601 with milliseconds.
- * Zone-less timestamps are read in `zone` (the source's business zone). A zone label may be `UTC`/`GMT`/`Z`,
- * a numeric offset (`+0000`, `+02:00`) or an IANA name. Anything else is a {@link RecordError}.
+ * Zone-less timestamps are read in `zone` (the source's business zone), and so is a bare date `YYYY-MM-DD` (its
+ * midnight there). A zone label may be `UTC`/`GMT`/`Z`, a numeric offset (`+0000`, `+02:00`, `+02`, `UTC+2`), an
+ * abbreviation of {@link ZONE_ABBREVIATIONS} (`EET`, `CEST`) or an IANA name. An ambiguous abbreviation (`IST`,
+ * `CST`) and anything else is a {@link RecordError}.
  *
  * @example
  * parseSourceTimestamp('2024-03-01 12:15:00', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
  * parseSourceTimestamp('2024-03-01T10:15:00.000+0000', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
  */
 export function parseSourceTimestamp(text: string, zone: string, field = ''): string {
-  const m = SHAPE.exec(text.trim());
+  const trimmed = text.trim();
+  const m = SHAPE.exec(BARE_DATE.test(trimmed) ? `${trimmed} 00:00:00` : trimmed);
   if (!m) throw new RecordError(field, `not a timestamp: ${JSON.stringify(text.slice(0, 60))}`);
   const [, y, mo, d, h, mi, s, frac, label] = m;
   const dtZone = label ? zoneOfLabel(label, field) : zone;
@@ -123,7 +131,19 @@ function steadyDayOffset(midnight: number, zone: Zone): number | null {
   return first === middle && middle === last ? first : null;
 }
 
+/** The zone of each label read so far: a source writes few distinct labels, so each is worked out once. */
+const labelZones = new Map<string, string | FixedOffsetZone>();
+const MAX_LABELS = 1000;
+
 function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
+  const hit = labelZones.get(label);
+  if (hit !== undefined) return hit;
+  const zone = readZoneLabel(label, field);
+  if (labelZones.size < MAX_LABELS) labelZones.set(label, zone);
+  return zone;
+}
+
+function readZoneLabel(label: string, field: string): string | FixedOffsetZone {
   const known = ZONE_LABELS[label.toUpperCase()];
   if (known) return known;
   if (/^[+-]/.test(label)) {
@@ -132,6 +152,16 @@ function zoneOfLabel(label: string, field: string): string | FixedOffsetZone {
     const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
     if (minutes > 18 * 60) throw new RecordError(field, `offset out of range: ${label}`);
     return FixedOffsetZone.instance(sign * minutes);
+  }
+  const abbreviation = ZONE_ABBREVIATIONS.get(label.toUpperCase());
+  if (abbreviation !== undefined) return FixedOffsetZone.instance(abbreviation);
+  const ambiguous = AMBIGUOUS_ABBREVIATIONS.get(label.toUpperCase());
+  if (ambiguous) throw new RecordError(field, `ambiguous time zone label ${JSON.stringify(label)}: it may mean ${ambiguous}`);
+  const utcOffset = UTC_OFFSET.exec(label);
+  if (utcOffset) {
+    const minutes = Number(utcOffset[2]) * 60 + Number(utcOffset[3] ?? '0');
+    if (minutes > 18 * 60) throw new RecordError(field, `offset out of range: ${label}`);
+    return FixedOffsetZone.instance((utcOffset[1] === '-' ? -1 : 1) * minutes);
   }
   if (label.includes('/') && IANAZone.isValidZone(label)) return label;
   throw new RecordError(field, `unknown time zone label ${JSON.stringify(label)}`);

@@ -77,7 +77,10 @@ export function cleanInteger(value: unknown, field = ''): number | null {
   return n;
 }
 
-/** A Boolean for a BOOLEAN column, as `true`/`false` text: JSON true/false, or that text (missing values are NULL). */
+/**
+ * A Boolean for a BOOLEAN column, as `true`/`false` text: JSON true/false, or that text in any case, or `1`/`0` (a
+ * source that sends its booleans as strings); missing values are NULL.
+ */
 export function cleanBoolean(value: unknown, field = ''): 'true' | 'false' | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -85,6 +88,7 @@ export function cleanBoolean(value: unknown, field = ''): 'true' | 'false' | nul
     const t = value.trim().toLowerCase();
     if (t === '' || t === 'null') return null;
     if (t === 'true' || t === 'false') return t;
+    if (t === '1' || t === '0') return t === '1' ? 'true' : 'false';
   }
   throw new RecordError(field, `expected true or false, got ${JSON.stringify(value)?.slice(0, 40)}`);
 }

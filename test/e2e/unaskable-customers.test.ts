@@ -68,7 +68,9 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
         );
       }
       expect(byCustomer.get(refused.customer_id)!.error).toMatch(
-        new RegExp(`^postings of ${refused.customer_id} page 1: HTTP 400 1010 At least one .*: the service cannot be asked about this customer; skipped$`),
+        new RegExp(
+          `^postings of ${refused.customer_id} page 1: 1010 At least one .* \\(HTTP 400\\): the service cannot be asked about this customer; skipped$`,
+        ),
       );
       const windows = await conn.all<{ status: string; n: number | string }>(
         `SELECT status, COUNT(*) AS n FROM _etl_windows WHERE stream = 'loyalty_postings' GROUP BY status`,

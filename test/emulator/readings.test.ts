@@ -218,6 +218,10 @@ describe('readings of the open conventions', () => {
       expect(await strings(path)).toEqual(stringify(await typed(path)));
     }
     expect(JSON.stringify(await strings(`/accounts/vouchers/get?phone=${phone}`))).toMatch(/"enabled":"(true|false)"/);
+    // hostile member names (`__proto__` among the question codes) stay members
+    const surveys = await pages(emulator, 'surveys', ...WINDOW);
+    expect(surveys).toEqual(stringify(await pages(plain, 'surveys', ...WINDOW)));
+    expect(JSON.stringify(surveys)).toContain('"__proto__"');
   });
 
   describe('zoneLabels', () => {

@@ -144,7 +144,7 @@ describe('HttpClient against the emulator', () => {
     emulator.faults.set({ errorBodyRate: 1, errorBodyCode: 1006 });
     const failure = await http.get(PATH, QUERY, 'accounts page 1').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(FatalSourceError);
-    expect((failure as Error).message).toMatch(/^accounts page 1: error body 1006 The following fields are invalid/);
+    expect((failure as Error).message).toMatch(/^accounts page 1: 1006 The following fields are invalid: start \(HTTP 200\)$/);
     emulator.faults.set({});
 
     middleware = script([answer(302, '', { location: 'http://elsewhere.example/steal' })]);

@@ -31,6 +31,37 @@ describe('parseSourceTimestamp', () => {
     expect(parseSourceTimestamp('2024-03-01T10:15:00Z', 'Asia/Tokyo')).toBe('2024-03-01T10:15:00.000Z');
   });
 
+  it('reads every offset form, UTC±N and the table of zone abbreviations', () => {
+    const at = '2024-07-01T10:15:00.000Z';
+    for (const text of [
+      '2024-07-01 12:15:00+02:00',
+      '2024-07-01 12:15:00 +0200',
+      '2024-07-01T12:15:00+02',
+      '2024-07-01 12:15:00 UTC+2',
+      '2024-07-01 12:15:00 GMT+02:00',
+      '2024-07-01 12:15:00 CEST',
+      '2024-07-01 13:15:00 EEST',
+      '2024-07-01 11:15:00 BST',
+      '2024-07-01 11:15:00 west',
+      '2024-07-01 06:15:00 EDT',
+      '2024-07-01T10:15:00Z',
+    ])
+      expect(parseSourceTimestamp(text, 'Asia/Tokyo'), text).toBe(at);
+    expect(parseSourceTimestamp('2024-01-15 12:15:00 EET', 'UTC')).toBe('2024-01-15T10:15:00.000Z');
+    expect(parseSourceTimestamp('2024-01-15 05:15:00 UTC-05:00', 'UTC')).toBe('2024-01-15T10:15:00.000Z');
+  });
+
+  it('rejects an ambiguous abbreviation, saying what it could mean, instead of guessing', () => {
+    expect(() => parseSourceTimestamp('2024-07-01 12:15:00 IST', 'UTC', 'date')).toThrowError(/^date: ambiguous time zone label "IST": it may mean India/);
+    expect(() => parseSourceTimestamp('2024-07-01 12:15:00 CST', 'UTC', 'date')).toThrowError(RecordError);
+  });
+
+  it('reads a bare date where a timestamp is expected as midnight in the source zone', () => {
+    expect(parseSourceTimestamp('2024-07-01', 'Europe/Athens')).toBe('2024-06-30T21:00:00.000Z');
+    expect(parseSourceTimestamp(' 2024-01-15 ', 'UTC')).toBe('2024-01-15T00:00:00.000Z');
+    expect(() => parseSourceTimestamp('2024-02-30', 'UTC')).toThrowError(/not a real date/);
+  });
+
   it.each([
     'yesterday',
     '2024-02-30 10:00:00',
@@ -42,6 +73,8 @@ describe('parseSourceTimestamp', () => {
     '2024-03-01 24:00:00',
     '0000-01-01 00:00:00',
     '2024-03-01 10:00:00 +2500',
+    '2024-03-01 10:00:00 UTC+19',
+    '2024-03-01 10:00:00 UTC+',
   ])('rejects %s with a RecordError naming the field', (text) => {
     expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(RecordError);
     expect(() => parseSourceTimestamp(text, 'UTC', 'profileSet')).toThrowError(/^profileSet: /);

@@ -91,7 +91,7 @@ export class ServedForm {
   /** The spec's tables call a customer's id `customerId` in both exports; its samples and every other record, `accountId`. */
   private sampleNames(record: Json): Json {
     if (this.readings.fieldNames !== 'sample' || !('customerId' in record)) return record;
-    const out: Json = {};
+    const out = memberMap();
     for (const [name, value] of Object.entries(record)) out[name === 'customerId' ? 'accountId' : name] = value;
     return out;
   }
@@ -106,9 +106,14 @@ export function stringScalars(value: unknown): unknown {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.map(stringScalars);
   if (value !== null && typeof value === 'object') {
-    const out: Json = {};
+    const out = memberMap();
     for (const [name, member] of Object.entries(value)) out[name] = stringScalars(member);
     return out;
   }
   return value;
+}
+
+/** An object whose members are data: without a prototype, a member named `__proto__` is a member like any other. */
+function memberMap(): Json {
+  return Object.create(null) as Json;
 }

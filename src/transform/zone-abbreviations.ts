@@ -1,0 +1,60 @@
+/**
+ * Zone abbreviations a timestamp's label may be, with the UTC offset (minutes) each one names. An abbreviation is
+ * here when the time zone database uses it for one offset only; one it uses for several (IST: India, Ireland,
+ * Israel) is in {@link AMBIGUOUS_ABBREVIATIONS} and a timestamp labelled with it is rejected, never guessed.
+ * Documented in docs/source-conventions.md; keep the two alike.
+ */
+export const ZONE_ABBREVIATIONS: ReadonlyMap<string, number> = new Map([
+  ['WET', 0],
+  ['WEST', 60],
+  ['BST', 60],
+  ['CET', 60],
+  ['CEST', 120],
+  ['MET', 60],
+  ['MEST', 120],
+  ['EET', 120],
+  ['EEST', 180],
+  ['MSK', 180],
+  ['TRT', 180],
+  ['SAST', 120],
+  ['WAT', 60],
+  ['CAT', 120],
+  ['EAT', 180],
+  ['PKT', 300],
+  ['HKT', 480],
+  ['AWST', 480],
+  ['JST', 540],
+  ['KST', 540],
+  ['ACST', 570],
+  ['ACDT', 630],
+  ['AEST', 600],
+  ['AEDT', 660],
+  ['NZST', 720],
+  ['NZDT', 780],
+  ['NST', -210],
+  ['NDT', -150],
+  ['ADT', -180],
+  ['EST', -300],
+  ['EDT', -240],
+  ['MST', -420],
+  ['MDT', -360],
+  ['PST', -480],
+  ['PDT', -420],
+  ['AKST', -540],
+  ['AKDT', -480],
+  ['HST', -600],
+]);
+
+/** Abbreviations that name more than one offset, with the offsets they may mean. */
+export const AMBIGUOUS_ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
+  ['IST', 'India +05:30, Ireland +01:00 or Israel +02:00'],
+  ['CST', 'Central America -06:00, China +08:00 or Cuba -05:00'],
+  ['CDT', 'Central America -05:00 or Cuba -04:00'],
+  ['AST', 'Atlantic -04:00 or Arabia +03:00'],
+  ['GST', 'Gulf +04:00 or South Georgia -02:00'],
+  ['SST', 'Samoa -11:00 or Singapore +08:00'],
+  ['AMT', 'Amazon -04:00 or Armenia +04:00'],
+  ['IDT', 'Israel +03:00 or Ireland +01:00'],
+  ['ECT', 'Ecuador -05:00 or Central Europe +01:00'],
+  ['BDT', 'Bangladesh +06:00 or Brunei +08:00'],
+]);
