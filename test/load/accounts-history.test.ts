@@ -225,4 +225,20 @@ describe.each(testDestinations)('an export that serves the current profile for a
       await destination.close();
     }
   });
+
+  it('keeps the last change of a window listed once per change, whatever order the changes were listed in', async () => {
+    const destination = await openDestination((await target.fresh()).config);
+    try {
+      // the evening's change listed before the morning's, as a listing whose order is not stable may serve them
+      await loadAccountWindows(destination, [
+        { day: '2024-03-02', accounts: [current('C1', 'Volos', '2024-03-02 19:00:00'), current('C1', 'Patras', '2024-03-02 08:00:00')] },
+      ]);
+      await destination.withConnection(async (conn) => {
+        expect(await conn.all(`SELECT city FROM accounts`)).toEqual([{ city: 'Volos' }]);
+      });
+      expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([['Volos', '2024-03-02', null]]);
+    } finally {
+      await destination.close();
+    }
+  });
 });
