@@ -14,6 +14,8 @@ export const ExitCode = {
   gaps: 4,
   /** Everything was loaded, but the read-only copy for readers (DuckDB) could not be published: they keep the previous one. */
   unpublished: 5,
+  /** `verify` cannot prove something under the service's reading of the spec, and says why ("cannot prove …, because …"). */
+  cannotProve: 6,
   /** `probe` found the config and the service disagree on a convention (the lines to set are printed). */
   probeDisagrees: 7,
   /** Anything unexpected: a bug. */

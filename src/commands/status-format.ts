@@ -14,7 +14,7 @@ export function formatStatus(status: JobStatus): string {
 function streams(status: JobStatus): string[] {
   return [
     table(
-      ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'requests'],
+      ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'NULL fields', 'requests'],
       status.streams.map((s) => [
         s.stream,
         s.completeThrough ?? '-',
@@ -24,6 +24,7 @@ function streams(status: JobStatus): string[] {
         s.windowsPending,
         s.rowsLoaded,
         s.rejects,
+        s.fieldRejects,
         s.requests,
       ]),
     ),

@@ -1,5 +1,5 @@
 import type { JobSettings } from '../plan/job-plan.js';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import type { Destination } from '../load/destination.js';
 import { addDays, type Day } from '../plan/days.js';
 import { planRange, windowStartOf } from '../plan/plan-windows.js';
@@ -39,6 +39,8 @@ export interface DirectoryCheck {
   missing: MissingCustomer[];
   /** Null when complete; otherwise what is wrong, in one line. */
   gap: string | null;
+  /** What the counts could not settle, as `cannot prove …, because …`; null when they did. */
+  cannotProve: string | null;
 }
 
 /**
@@ -61,7 +63,18 @@ export async function checkDirectory(options: {
   const from = windowStartOf(jobConfig, options.historyStart);
   const through = await destination.withConnection((conn) => directoryCompleteThrough(conn, job, from));
   const notLoaded = through < options.to ? planRange(jobConfig, addDays(through, 1), addDays(through, 1))[0]! : null;
-  const check: DirectoryCheck = { from, through, notLoaded, source: null, seen: 0, rejected: 0, missingTotal: 0, missing: [], gap: null };
+  const check: DirectoryCheck = {
+    from,
+    through,
+    notLoaded,
+    source: null,
+    seen: 0,
+    rejected: 0,
+    missingTotal: 0,
+    missing: [],
+    gap: null,
+    cannotProve: null,
+  };
   if (through >= from) {
     const count = (range: Window) => accountsStream.countRange!(api, range);
     const held = (range: Window) => destination.withConnection((conn) => directoryHeld(conn, job, range.start, range.end));
@@ -74,15 +87,22 @@ export async function checkDirectory(options: {
     check.missing = lost.first.map((c) => ({ customerId: c.customerId, window: c.lastSeen, why: 'deleted from accounts' as const }));
     const shortfall = check.source - all.seen - all.rejected;
     if (shortfall > 0) {
-      check.missingTotal += shortfall;
-      // the last window that lists a customer holds its latest version: that is the one to re-load
+      // The count says records, not customers: an export that lists a customer once per change counts more records
+      // than customers. Only the windows' own listings, read whole, say which customers are missing.
       const lastListed = new Map<string, Day>();
-      for (const window of await windowsShort(planRange(jobConfig, from, through), count, held)) {
+      const short = await windowsShort(planRange(jobConfig, from, through), count, held);
+      for (const window of short.windows) {
         const known = await destination.withConnection((conn) => customersOfWindow(conn, job, window.start));
         for (const id of await listedCustomers(api, window, options.pageSize)) if (!known.has(id)) lastListed.set(id, window.start);
       }
+      check.missingTotal += lastListed.size;
       for (const [customerId, window] of [...lastListed].slice(0, NAMED - check.missing.length))
         check.missing.push({ customerId, window, why: 'never loaded' });
+      if (short.more && lastListed.size === 0)
+        check.cannotProve =
+          `cannot prove the customer directory ${from}..${through} complete, because the export counts ${shortfall} more records than the ` +
+          `warehouse saw customers, in more than ${WINDOWS_READ} windows, and the ${WINDOWS_READ} read whole lack no customer ` +
+          '(an export that lists a customer once per change counts changes, not customers)';
     }
   }
   check.gap = directoryGap(check);
@@ -102,17 +122,19 @@ function directoryGap(check: DirectoryCheck): string | null {
 }
 
 /**
- * The windows of `windows` where the source lists more customers than the warehouse holds, found by halving: a
- * half that adds up is left alone. At most {@link WINDOWS_READ} are returned.
+ * The windows of `windows` where the source lists more records than the warehouse holds customers, found by halving:
+ * a half that adds up is left alone. At most {@link WINDOWS_READ} are returned; `more` says whether others were left.
  */
 async function windowsShort(
   windows: Window[],
   count: (range: Window) => Promise<number>,
   held: (range: Window) => Promise<{ seen: number; rejected: number }>,
-): Promise<Window[]> {
+): Promise<{ windows: Window[]; more: boolean }> {
   const found: Window[] = [];
+  let more = false;
   const visit = async (part: Window[]): Promise<void> => {
-    if (part.length === 0 || found.length >= WINDOWS_READ) return;
+    if (part.length === 0) return;
+    if (found.length >= WINDOWS_READ) return void (more = true);
     const range = { start: part[0]!.start, end: part.at(-1)!.end };
     const [listed, h] = [await count(range), await held({ start: range.start, end: part.at(-1)!.start })];
     if (listed <= h.seen + h.rejected) return;
@@ -122,20 +144,28 @@ async function windowsShort(
     await visit(part.slice(half));
   };
   await visit(windows);
-  return found;
+  return { windows: found, more };
+}
+
+/** A record's customer id, by either name the service may give it. */
+function customerIdOf(record: unknown): string | undefined {
+  const named = record as { customerId?: unknown; accountId?: unknown } | null;
+  const id = named?.customerId ?? named?.accountId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Every customer id one accounts window of the source lists (a record without one by its whole JSON). */
-async function listedCustomers(api: LoyaltyApi, window: Window, pageSize: number): Promise<Set<string>> {
+export async function listedCustomers(api: LoyaltyApi, window: Window, pageSize: number): Promise<Set<string>> {
   const ids = new Set<string>();
-  const listing = { label: `accounts ${window.start}..${window.end}`, pageSize, fetchPage: (n: number) => api.accountsPage(window, n, pageSize) };
+  const listing = {
+    label: `accounts ${window.start}..${window.end}`,
+    pageSize,
+    fetchPage: (n: number) => api.accountsPage(window, n, pageSize),
+    keyOf: customerIdOf,
+  };
   for await (const page of readAllPages(listing)) {
     if (page.restart) ids.clear();
-    for (const record of page.records) {
-      const named = record as { customerId?: unknown; accountId?: unknown } | null;
-      const id = named?.customerId ?? named?.accountId;
-      ids.add(typeof id === 'string' ? id.trim() : JSON.stringify(record));
-    }
+    for (const record of page.records) ids.add(customerIdOf(record)?.trim() ?? JSON.stringify(record));
   }
   return ids;
 }

@@ -2,16 +2,16 @@ import pLimit from 'p-limit';
 import type { StreamName } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { checkWindow, duplicateKeys, warehouseWindowsOf, type DuplicateKeys, type WindowCheck } from '../state/window-reconciliation.js';
+import { checkWindow, duplicateKeys, warehouseWindowsOf, type DuplicateKeys, type WarehouseWindow, type WindowCheck } from '../state/window-reconciliation.js';
 import { streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
-import { checkDirectory, type DirectoryCheck } from './verify-directory.js';
+import { checkDirectory, listedCustomers, type DirectoryCheck } from './verify-directory.js';
 import { checkStateStream, STATE_STREAMS, stateCheckLines, type StateCheck } from './verify-state.js';
 import type { Command } from 'commander';
 import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
@@ -21,13 +21,19 @@ export interface VerifyOptions extends CommonOptions, RangeOptions {
 }
 
 /**
- * What the source says a window holds, at the level the warehouse counts it: accounts — the export's
- * `totalCount` (one record per customer; one cheap call); surveys — the answer records of every element of
+ * What the source says a window holds, at the level the warehouse counts it: accounts — the customers the export
+ * lists: its `totalCount` where that is what the warehouse holds (one cheap call), else the distinct customers of
+ * its pages (an export may list a customer once per change); surveys — the answer records of every element of
  * the listing (`totalCount` counts elements of 1–4 answers, so the pages are read and their answers counted).
  * Postings have no per-window count in the source: null.
  */
-async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, pageSize: number): Promise<number | null> {
-  if (stream === 'accounts') return (await api.accountsPage(window, 1, 1)).totalCount;
+async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, pageSize: number, held: WarehouseWindow | undefined): Promise<number | null> {
+  if (stream === 'accounts') {
+    const total = (await api.accountsPage(window, 1, 1)).totalCount;
+    // one request when it adds up; otherwise the export may count changes rather than customers (once per change): its customers are counted
+    if (held !== undefined && total === held.held + held.rejected) return total;
+    return (await listedCustomers(api, window, pageSize)).size;
+  }
   if (stream === 'surveys') {
     let answers = 0;
     const listing = { label: `surveys ${window.start}..${window.end}`, pageSize, fetchPage: (n: number) => api.surveysPage(window, n, pageSize) };
@@ -97,6 +103,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
   for (const c of state) if (c.gap) problems.push(`${c.coverage.stream}: ${c.gap}`);
   if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
+  if (directory?.cannotProve) throw new CommandError(`verify: ${directory.cannotProve}`, ExitCode.cannotProve);
 }
 
 /** What `verify` found. */
@@ -140,7 +147,7 @@ async function checkWindows(
   const limit = pLimit(config.source.concurrency);
   const checks: WindowCheck[] = [];
   for (const stream of streams) {
-    const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size))));
+    const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size, held.get(stream)!.get(w.start)))));
     for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
   }
   return { checks, duplicates };
@@ -195,7 +202,8 @@ function directoryLines(d: DirectoryCheck): string[] {
     );
   }
   if (d.notLoaded) lines.push(`customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`);
-  if (!d.gap) lines.push('customer directory: complete');
+  if (d.cannotProve) lines.push(`customer directory: ${d.cannotProve}`);
+  else if (!d.gap) lines.push('customer directory: complete');
   return lines;
 }
 

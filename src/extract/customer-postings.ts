@@ -1,10 +1,10 @@
 import { DateTime } from 'luxon';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { CustomerIdentity, LoyaltyApi, SourcePage } from '../source/loyalty-api.js';
-import { DataNotFoundError, IncompleteListingError } from '../source/source-errors.js';
+import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { askCustomer, type CustomerReject } from './askable-customer.js';
+import { readAllPages } from './paged-listing.js';
 
 /** A raw posting with the customer it was listed for, as the postings stream stages and rejects it. */
 export interface PostingRecord {
@@ -58,13 +58,33 @@ function postingMillis(posting: unknown, timezone: string): number | undefined {
 }
 
 /**
- * Reads one customer's postings and keeps those dated in the span. Paging stops early only when every page
- * read so far was in newest-first order (checked, never assumed) and the last posting read is older than the
- * span. Every page read must report page 1's `totalCount` and hold exactly the postings that count leaves
- * for it; otherwise postings were added or removed while the listing was read, and it is read again, up to
- * `maxPasses` times (postings carry no key, and exact duplicates are real, so counts are the proof).
- * `1005 Data Not Found` on page 1 means the customer has no postings. A customer the service cannot be asked about
- * comes back `rejected` ({@link askCustomer}).
+ * Whether a customer's listing, read page by page newest first, has gone past the span: true once every posting
+ * read so far came in newest-first order (checked, never assumed) and the last one is older than the span.
+ */
+class PastTheSpan {
+  stopped = false;
+  private previous = Number.POSITIVE_INFINITY;
+  private ordered = true;
+
+  constructor(private readonly span: SpanDays) {}
+
+  enough(postings: unknown[]): boolean {
+    for (const posting of postings) {
+      const ms = postingMillis(posting, this.span.timezone);
+      if (ms === undefined || ms > this.previous) this.ordered = false;
+      if (ms !== undefined) this.previous = ms;
+    }
+    this.stopped = this.ordered && this.previous < this.span.startMs;
+    return this.stopped;
+  }
+}
+
+/**
+ * Reads one customer's postings through the one paging proof ({@link readAllPages}: postings carry no key, so
+ * a listing of more than one page is confirmed by a second read) and keeps those dated in the span. Paging stops
+ * early only when the listing is proven newest-first past the span ({@link PastTheSpan}). `1005 Data Not Found`
+ * on page 1 means the customer has no postings. A customer the service cannot be asked about comes back
+ * `rejected` ({@link askCustomer}).
  */
 export async function readCustomerPostings(
   api: LoyaltyApi,
@@ -78,51 +98,34 @@ export async function readCustomerPostings(
 }
 
 async function readListing(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses: number): Promise<CustomerPostings> {
-  const problems: string[] = [];
-  for (let pass = 1; pass <= maxPasses; pass++) {
-    const read = await readOnce(api, customer, span, pageSize);
-    if (!('problem' in read)) return { ...read, readAgain: problems };
-    problems.push(`read ${pass}: ${read.problem}`);
-  }
-  const label = `postings of ${customer.customerId}`;
-  throw new IncompleteListingError(`${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`, label);
-}
-
-async function readOnce(
-  api: LoyaltyApi,
-  customer: CustomerIdentity,
-  span: SpanDays,
-  pageSize: number,
-): Promise<Omit<CustomerPostings, 'readAgain'> | { problem: string }> {
-  const kept: CustomerPostings['kept'] = [];
-  let total = 0;
-  let previous = Number.POSITIVE_INFINITY;
-  let ordered = true;
-  for (let page = 1; ; page++) {
-    let result: SourcePage;
-    try {
-      result = await api.postingsPage(customer, page, pageSize);
-    } catch (error) {
-      if (!(error instanceof DataNotFoundError)) throw error;
-      if (page === 1) return { kept: [], pages: 1, stoppedEarly: false };
-      return { problem: `page ${page} answered 1005 Data Not Found after page 1 listed ${total} postings` };
+  let past: PastTheSpan | undefined;
+  const pages = readAllPages({
+    label: `postings of ${customer.customerId}`,
+    pageSize,
+    fetchPage: (n) => api.postingsPage(customer, n, pageSize),
+    maxPasses,
+    notFoundIsEmpty: true,
+    stopRule: () => {
+      const rule = (past = new PastTheSpan(span));
+      return (postings) => rule.enough(postings);
+    },
+  });
+  const result: CustomerPostings = { kept: [], pages: 0, stoppedEarly: false, readAgain: [] };
+  for await (const page of pages) {
+    if (page.restart) {
+      result.kept = [];
+      result.pages = 0;
+      result.readAgain.push(page.reason ?? '');
     }
-    if (page === 1) total = result.totalCount;
-    else if (result.totalCount !== total) return { problem: `totalCount went from ${total} on page 1 to ${result.totalCount} on page ${page}` };
-    const expected = Math.min(pageSize, Math.max(0, total - (page - 1) * pageSize));
-    if (result.data.length !== expected) return { problem: `page ${page} held ${result.data.length} postings where totalCount ${total} leaves ${expected}` };
-    for (const posting of result.data) {
+    result.pages++;
+    for (const posting of page.records) {
+      const record = { customerId: customer.customerId, posting };
       const ms = postingMillis(posting, span.timezone);
-      if (ms === undefined) {
-        ordered = false; // cannot be placed nor ordered: the normalizer rejects it in the span's first window
-        kept.push({ windowStart: span.windows[0]!.start, record: { customerId: customer.customerId, posting } });
-        continue;
-      }
-      if (ms > previous) ordered = false;
-      previous = ms;
-      if (ms >= span.startMs && ms < span.endMs) kept.push({ windowStart: span.windowOf(ms), record: { customerId: customer.customerId, posting } });
+      // a posting that cannot be placed is kept under the span's first window, where the normalizer rejects it
+      if (ms === undefined) result.kept.push({ windowStart: span.windows[0]!.start, record });
+      else if (ms >= span.startMs && ms < span.endMs) result.kept.push({ windowStart: span.windowOf(ms), record });
     }
-    if (page * pageSize >= total) return { kept, pages: page, stoppedEarly: false };
-    if (ordered && previous < span.startMs) return { kept, pages: page, stoppedEarly: true };
   }
+  result.stoppedEarly = past?.stopped ?? false;
+  return result;
 }

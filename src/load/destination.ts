@@ -36,6 +36,8 @@ export interface MergedSpan {
   loaded: Map<Day, number>;
   /** Records each window rejected. */
   rejected: Map<Day, number>;
+  /** Fields each window loaded as NULL because their value could not be read. */
+  fieldsRejected: Map<Day, number>;
 }
 
 /**
@@ -44,6 +46,16 @@ export interface MergedSpan {
  * the same connection. Whatever it throws rolls all of it back.
  */
 export type SpanTransaction<T> = (conn: SqlConnection, merge: () => Promise<MergedSpan>) => Promise<T>;
+
+/** A field of a loaded record whose value could not be read: the record loads with the field NULL. */
+export interface FieldReject {
+  windowStart: Day;
+  recordKey: string;
+  field: string;
+  /** The value as served, as JSON. */
+  rawValue: string | null;
+  error: string;
+}
 
 /**
  * The staging of one span (one or more windows of one stream). Rows are appended in bounded batches as pages
@@ -54,6 +66,8 @@ export interface SpanLoad {
   append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void>;
   /** Stages rejected records. */
   reject(rows: ReadonlyArray<{ windowStart: Day; payload: string; error: string }>): Promise<void>;
+  /** Stages fields loaded as NULL (their records are loaded): the record's key, the field, its raw value and why. */
+  rejectFields(rows: ReadonlyArray<FieldReject>): Promise<void>;
   /**
    * Drops what was staged so far for the window starting `windowStart`, or for the whole span when no window is
    * named (the source changed while the window was read, and it is read again).

@@ -1,5 +1,5 @@
 import { qualified, quoteIdent } from './identifiers.js';
-import type { Statement } from './merge-statements.js';
+import { latestOrder, type Statement } from './merge-statements.js';
 import { stagedRows } from './staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';
 import { scopedHistoryStatements } from './scoped-history-statements.js';
@@ -66,9 +66,18 @@ function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
     content.map((c) => `s.${q(c)}`),
     objectValues,
   );
-  const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
-  const columns = [...data, ...objects.map((o) => o.column), '_window_start', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...data.map((c) => `s.${q(c)}`), ...objectValues, 's."_window_start"', hash, '$1', 'CAST($2 AS TIMESTAMPTZ)'];
+  const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY ${latestOrder(spec)}) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
+  const notBefore = history.notBefore ? [history.notBefore] : [];
+  const columns = [...data, ...objects.map((o) => o.column), ...notBefore, '_window_start', 'content_hash', '_run_id', '_loaded_at'];
+  const values = [
+    ...data.map((c) => `s.${q(c)}`),
+    ...objectValues,
+    ...notBefore.map((c) => `s.${q(c)}`),
+    's."_window_start"',
+    hash,
+    '$1',
+    'CAST($2 AS TIMESTAMPTZ)',
+  ];
   return {
     sql: `INSERT INTO ${qualified(ctx.schema, history.observations)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${latest} WHERE s."_latest" = 1`,
     params: [ctx.runId, ctx.loadedAt],
@@ -78,20 +87,25 @@ function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
 /**
  * The versions of the touched keys from their observations, in observation order: an observation whose hash differs
  * from the one before it starts a version, which ends where the next version starts. A version keeps the run and load
- * time of the observation that started it.
+ * time of the observation that started it. With `notBefore`, an observation counts from the later of its time and
+ * that day (and of those counting from the same day, the one loaded last), so no version starts before the source
+ * says its content was set.
  */
 function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpec, ctx: HistoryContext): Statement {
   const objects = (history.objects ?? []).map((o) => o.column);
   const content = [...keptColumns(spec).filter((c) => c !== history.observedAt), ...objects];
   const key = spec.key.map((k) => `o.${q(k)}`).join(', ');
-  const at = q(history.observedAt);
-  const observations = `${qualified(ctx.schema, history.observations)} o`;
-  const changes =
-    `SELECT o.*, LAG(o."content_hash") OVER (PARTITION BY ${key} ORDER BY o.${at}) AS "_previous" FROM ${observations} ` +
-    `WHERE EXISTS (SELECT 1 FROM ${touchedKeys(spec)} k WHERE ${match(spec.key, 'k', 'o')})`;
-  const versions = `SELECT o.*, LEAD(o.${at}) OVER (PARTITION BY ${key} ORDER BY o.${at}) AS "_next" FROM (${changes}) o WHERE o."_previous" IS NULL OR o."_previous" <> o."content_hash"`;
+  const observed = `o.${q(history.observedAt)}`;
+  const notBefore = history.notBefore ? `o.${q(history.notBefore)}` : undefined;
+  const from = notBefore ? `CASE WHEN ${notBefore} > ${observed} THEN ${notBefore} ELSE ${observed} END` : observed;
+  const touched = `FROM ${qualified(ctx.schema, history.observations)} o WHERE EXISTS (SELECT 1 FROM ${touchedKeys(spec)} k WHERE ${match(spec.key, 'k', 'o')})`;
+  const observations = notBefore
+    ? `(SELECT * FROM (SELECT o.*, ${from} AS "_from", row_number() OVER (PARTITION BY ${key}, ${from} ORDER BY o."_loaded_at" DESC, ${observed} DESC) AS "_last" ${touched}) l WHERE "_last" = 1) o`
+    : `(SELECT o.*, ${observed} AS "_from" ${touched}) o`;
+  const changes = `SELECT o.*, LAG(o."content_hash") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_previous" FROM ${observations}`;
+  const versions = `SELECT o.*, LEAD(o."_from") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_next" FROM (${changes}) o WHERE o."_previous" IS NULL OR o."_previous" <> o."content_hash"`;
   const columns = [...content, 'valid_from', 'valid_to', 'is_current', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...content.map((c) => `v.${q(c)}`), `v.${at}`, 'v."_next"', 'v."_next" IS NULL', 'v."content_hash"', 'v."_run_id"', 'v."_loaded_at"'];
+  const values = [...content.map((c) => `v.${q(c)}`), 'v."_from"', 'v."_next"', 'v."_next" IS NULL', 'v."content_hash"', 'v."_run_id"', 'v."_loaded_at"'];
   return {
     sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM (${versions}) v`,
     params: [],

@@ -8,7 +8,7 @@ import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
-import { REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
+import { FIELD_REJECTS_STAGING, FIELD_REJECTS_TABLE, REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -66,9 +66,20 @@ export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, 
       `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
     [span.job, span.runId, span.stream, span.loadedAt],
   );
+  await conn.run(`DELETE FROM ${qualified(schema, FIELD_REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [
+    span.job,
+    span.stream,
+    ...starts,
+  ]);
+  await conn.run(
+    `INSERT INTO ${qualified(schema, FIELD_REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "record_key", "field", "raw_value", "error", "rejected_at") ` +
+      `SELECT $1, $2, $3, "_window_start", "record_key", "field", "raw_value", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(FIELD_REJECTS_STAGING)}`,
+    [span.job, span.runId, span.stream, span.loadedAt],
+  );
   const loaded = await countByWindow(conn, distinctKeys(dialect, span.tables[0]!, span));
   const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
-  return { loadedAt: span.loadedAt, loaded, rejected };
+  const fieldsRejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(FIELD_REJECTS_STAGING)}`);
+  return { loadedAt: span.loadedAt, loaded, rejected, fieldsRejected };
 }
 
 /**

@@ -28,8 +28,17 @@ function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const key = spec.key.map(q).join(', ');
   const once = (where: string) => `SELECT *, CAST(1 AS BIGINT) AS "_latest" FROM ${rows} st${where}`;
   const latest = (from: string) =>
-    `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY "_seq" DESC) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
+    `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY ${latestOrder(spec)}) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
   return `(${byKeyRepetition(ctx.dialect, spec, ctx.tables, ctx.keys, rows, once, latest)})`;
+}
+
+/**
+ * The order of a key's staged rows, the winner first: the last occurrence, or for a `latest-wins` rule with `order`,
+ * the latest window, then the greatest value of that column.
+ */
+export function latestOrder(spec: TableSpec): string {
+  const order = spec.merge.kind === 'latest-wins' ? spec.merge.order : undefined;
+  return order ? `"_window_start" DESC, ${q(order)} DESC NULLS LAST, "_seq" DESC` : '"_seq" DESC';
 }
 
 /**

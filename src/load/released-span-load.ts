@@ -24,6 +24,7 @@ function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanL
   return {
     append: (table, rows) => load.append(table, rows),
     reject: (rows) => load.reject(rows),
+    rejectFields: (rows) => load.rejectFields(rows),
     reset: (windowStart) => load.reset(windowStart),
     commit: async (windows, work) => {
       try {

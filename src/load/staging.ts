@@ -13,6 +13,12 @@ export const REJECTS_TABLE = '_etl_rejects';
 /** Staging of rejected records of the window, merged into {@link REJECTS_TABLE}. */
 export const REJECTS_STAGING = '_stg_rejects';
 
+/** The table of fields loaded as NULL because their value could not be read. */
+export const FIELD_REJECTS_TABLE = '_etl_field_rejects';
+
+/** Staging of the fields of the window loaded as NULL, merged into {@link FIELD_REJECTS_TABLE}. */
+export const FIELD_REJECTS_STAGING = '_stg_field_rejects';
+
 /**
  * Columns of a staging table, in append order: `_seq` (occurrence order; a child row carries its parent's),
  * `_window_start`, then the data columns.
@@ -63,9 +69,19 @@ export function spanStagingTables(tables: readonly TableSpec[]): { appended: Sta
   const appended = [
     ...stagedTables(tables).map((t) => ({ name: stagingName(t.name), columns: stagingColumns(t) })),
     { name: REJECTS_STAGING, columns: REJECT_COLUMNS },
+    { name: FIELD_REJECTS_STAGING, columns: FIELD_REJECT_COLUMNS },
   ];
   return { appended, all: [...appended, { name: DUPLICATES_STAGING, columns: DUPLICATE_COLUMNS }] };
 }
+
+/** A field loaded as NULL: the key of its record, its name, the value as served (JSON) and why it could not be read. */
+export const FIELD_REJECT_COLUMNS: ColumnSpec[] = [
+  { name: '_window_start', type: 'date' },
+  { name: 'record_key', type: 'text' },
+  { name: 'field', type: 'text' },
+  { name: 'raw_value', type: 'text' },
+  { name: 'error', type: 'text' },
+];
 
 export const REJECT_COLUMNS: ColumnSpec[] = [
   { name: '_window_start', type: 'date' },

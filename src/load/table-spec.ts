@@ -8,7 +8,10 @@ export interface ColumnSpec {
 
 /**
  * How a staged table reaches its target inside the window's transaction.
- * - `latest-wins`: upsert on the key, but never over a row loaded from a later window (`_window_start`).
+ * - `latest-wins`: upsert on the key, but never over a row loaded from a later window (`_window_start`). Of a key staged
+ *   more than once in a window, the last occurrence wins, or with `order`, the row with the greatest value of that
+ *   column (accounts: `profile_set_at`, so an export listing a customer once per change keeps the last change
+ *   whatever order its pages came in).
  * - `upsert`: plain upsert on the key.
  * - `replace-window`: the span's windows hold exactly what was staged: rows loaded earlier from the same
  *   windows are deleted first (a listing filtered by window is the whole truth of that window).
@@ -23,7 +26,7 @@ export interface ColumnSpec {
  *   not stage get `gone` set to the instant of that customer's observation, once.
  */
 export type MergeRule =
-  | { kind: 'latest-wins' }
+  | { kind: 'latest-wins'; order?: string }
   | { kind: 'upsert' }
   | { kind: 'replace-window' }
   | { kind: 'replace-all' }
@@ -93,6 +96,13 @@ export interface HistorySpec {
   objects?: ReadonlyArray<{ staged: string; column: string }>;
   /** Data columns the loader derives (vouchers' `first_seen_at`, `gone_at`): neither content nor kept in the history. */
   exclude?: readonly string[];
+  /**
+   * With `observedAt: '_window_start'`: a staging-only DATE column, also kept in the observations, holding the day the
+   * source says the row's content was set (accounts: `profileSet`, in the job's zone). No version starts before it:
+   * an observation counts from the later of its window and that day, so an export that serves a customer's current
+   * profile for a past window never backdates it. Of observations counting from the same day, the last loaded wins.
+   */
+  notBefore?: string;
   /** One observation covers every key of its scope (see {@link HistoryScope}); without it, a key is versioned alone. */
   scope?: HistoryScope;
 }

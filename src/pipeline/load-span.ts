@@ -1,4 +1,4 @@
-import type { Destination, SpanLoad } from '../load/destination.js';
+import type { Destination, FieldReject, SpanLoad } from '../load/destination.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -9,6 +9,7 @@ import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { recordUnlistedFields, type UnlistedSighting } from '../state/unlisted-fields.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
+import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
 import { UnlistedTally } from './unlisted-tally.js';
@@ -47,9 +48,14 @@ export class SpanPartlyLoadedError extends Error {
   }
 }
 
-/** A window whose share of rejected records passed the threshold. */
+/** A window whose share of rejected records passed the threshold, or whose every record was rejected. */
 export class RejectThresholdError extends Error {
   override readonly name = 'RejectThresholdError';
+}
+
+/** A span the source counts as holding records, of which reading its windows found none. */
+export class UnreadRecordsError extends Error {
+  override readonly name = 'UnreadRecordsError';
 }
 
 /** Windows with fewer rejects than this never fail on the threshold: one bad record in a tiny window is noise. */
@@ -103,6 +109,7 @@ export async function loadSpan(
     const staged = await stageSpan(stream, span, ctx, load, logger);
     if (staged.stoppedBy === undefined) {
       checkRejects(stream, span, staged, settings.rejectThreshold);
+      await checkNothingUnread(stream, span, staged, ctx);
       // 3. one transaction for the whole span
       const counts = await commit(span, staged);
       logLoaded(stream, counts, started, logger, selection);
@@ -140,6 +147,8 @@ function tablesOf(stream: StreamDefinition, ctx: StreamContext): TableSpec[] {
 interface StagedSpan {
   extracted: Map<Day, number>;
   rejected: Map<Day, number>;
+  /** The first reject's reason of each window, for the line of a window whose every record was rejected. */
+  firstReject: Map<Day, string>;
   /** Windows whose listing was read to its end. */
   complete: Set<Day>;
   /** The members the spec does not list that the staged rows carry. */
@@ -149,7 +158,13 @@ interface StagedSpan {
 
 /** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
 async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, load: SpanLoad, logger: Logger): Promise<StagedSpan> {
-  const staged: StagedSpan = { extracted: new Map(), rejected: new Map(), complete: new Set(), unlisted: new UnlistedTally(stream.tables) };
+  const staged: StagedSpan = {
+    extracted: new Map(),
+    rejected: new Map(),
+    firstReject: new Map(),
+    complete: new Set(),
+    unlisted: new UnlistedTally(stream.tables),
+  };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
   let seq = 0;
@@ -164,6 +179,7 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
         staged.unlisted.forget(batch.windowStart);
+        staged.firstReject.delete(batch.windowStart);
       }
       const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
       if (batch.windowComplete) normalizers.forget(batch.windowStart);
@@ -174,7 +190,13 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       for (const r of invalid) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.raw), error: storableMessage(r.error.message) });
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
+      if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart)) staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
       for (const [table, list] of rows) {
+        // fields loaded as NULL are no rows of the stream: they are kept with their raw values
+        if (table === FIELD_REJECTS) {
+          await load.rejectFields(list.map((r) => fieldReject(r.windowStart, r.row)));
+          continue;
+        }
         staged.unlisted.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
@@ -260,6 +282,7 @@ export function commitWindows(
       extracted: extracted.get(window.start) ?? 0,
       loaded: merged.loaded.get(window.start) ?? 0,
       rejected: merged.rejected.get(window.start) ?? 0,
+      fieldsRejected: merged.fieldsRejected.get(window.start) ?? 0,
       requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window
     }));
     await recordWindowsDone(conn, job, stream, runId, merged.loadedAt, counts, { backfillId: ledger.backfillId });
@@ -271,16 +294,56 @@ export function commitWindows(
   });
 }
 
+/**
+ * A window fails when more than `threshold` of its records were rejected (and at least `MIN_REJECTS_TO_FAIL`),
+ * or when every record it read was rejected, whatever their number: a window of rejects alone says the service
+ * shapes or names something otherwise than the pipeline reads it, not that one record was bad.
+ */
 function checkRejects(stream: StreamDefinition, windows: Window[], staged: StagedSpan, threshold: number): void {
   for (const window of windows) {
     const bad = staged.rejected.get(window.start) ?? 0;
     const total = staged.extracted.get(window.start) ?? 0;
+    if (total > 0 && bad === total) {
+      throw new RejectThresholdError(
+        `${stream.name} ${formatWindow(window)}: all ${total} records rejected (the first: ${staged.firstReject.get(window.start) ?? 'no reason'}); ` +
+          'see _etl_rejects: the service may name or shape a field otherwise than the pipeline reads it',
+      );
+    }
     if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold) {
       throw new RejectThresholdError(
         `${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%`,
       );
     }
   }
+}
+
+/**
+ * A span of a listing filtered by date that read no record at all is asked for its count as a whole (one request):
+ * a source that counts records in those days while its windows list none reads the range otherwise than the
+ * pipeline asks it (most often an export that leaves out its `end` day), and recording the windows done would
+ * lose those records for good.
+ */
+async function checkNothingUnread(stream: StreamDefinition, span: Window[], staged: StagedSpan, ctx: StreamContext): Promise<void> {
+  if (!stream.countRange) return;
+  for (const window of span) if ((staged.extracted.get(window.start) ?? 0) > 0) return;
+  const range = { start: span[0]!.start, end: span.at(-1)!.end };
+  const counted = await stream.countRange(ctx.api, range);
+  if (counted === 0) return;
+  throw new UnreadRecordsError(
+    `${stream.name} ${formatWindow(range)}: the source counts ${counted} records in these days, but reading its windows found none; ` +
+      'if the export leaves out its end day, set source.export_end: exclusive in jobs.yaml',
+  );
+}
+
+function fieldReject(windowStart: Day, row: Row): FieldReject {
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    windowStart,
+    recordKey: text(row.record_key) ?? '',
+    field: text(row.field) ?? '',
+    rawValue: text(row.raw_value),
+    error: storableMessage(text(row.error) ?? ''),
+  };
 }
 
 function add(counts: Map<Day, number>, day: Day, n: number): void {

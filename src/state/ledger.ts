@@ -15,6 +15,8 @@ export interface WindowCounts {
   extracted: number;
   loaded: number;
   rejected: number;
+  /** Fields loaded as NULL because their value could not be read (`_etl_field_rejects`). */
+  fieldsRejected?: number;
   requests: number;
 }
 

@@ -23,6 +23,8 @@ export interface StreamStatus {
   rowsLoaded: number;
   /** Rejected records currently kept in `_etl_rejects`. */
   rejects: number;
+  /** Fields loaded as NULL because their value could not be read, kept in `_etl_field_rejects`. */
+  fieldRejects: number;
   requests: number;
 }
 
@@ -118,6 +120,10 @@ async function readStreams(conn: SqlConnection, job: string, names: readonly str
     `SELECT stream, COUNT(*) AS n FROM ${q(conn)}._etl_rejects WHERE job = $1 GROUP BY stream`,
     [job],
   );
+  const fieldRejects = await conn.all<{ stream: string; n: string | number }>(
+    `SELECT stream, COUNT(*) AS n FROM ${q(conn)}._etl_field_rejects WHERE job = $1 GROUP BY stream`,
+    [job],
+  );
   return names.map((stream): StreamStatus => {
     const mark = marks.find((m) => m.stream === stream)?.complete_through ?? null;
     const mine = windows.filter((w) => w.stream === stream);
@@ -131,6 +137,7 @@ async function readStreams(conn: SqlConnection, job: string, names: readonly str
       windowsPending: Number(mine.find((w) => w.status === 'pending')?.n ?? 0),
       rowsLoaded: Number(done?.rows ?? 0),
       rejects: Number(rejects.find((r) => r.stream === stream)?.n ?? 0),
+      fieldRejects: Number(fieldRejects.find((r) => r.stream === stream)?.n ?? 0),
       requests: mine.reduce((sum, w) => sum + Number(w.requests), 0),
     };
   });

@@ -1,5 +1,6 @@
+import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
@@ -38,11 +39,14 @@ export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(acco
 
 /** The staging-only column of `accounts` that holds a record's custom fields. */
 const CUSTOM_FIELDS = '_custom_fields';
+/** The staging-only column of `accounts` that holds the day (in the job's zone) its `profileSet` names. */
+const SET_ON = '_set_on';
 
 export const accountsTable: TableSpec = {
   name: 'accounts',
   key: ['customer_id'],
-  merge: { kind: 'latest-wins' },
+  // an export listing a customer once per change: the last change of a window wins, whatever order it was listed in
+  merge: { kind: 'latest-wins', order: 'profile_set_at' },
   pivot: { prefix: 'cf_', child: 'account_custom_fields' },
   // new values of fields profile_fields types are read as their type (accounts_typed)
   derived: 'typed-fields',
@@ -66,13 +70,17 @@ export const accountsTable: TableSpec = {
   ],
   recordType: 'account',
   // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
-  stagingOnly: [{ name: CUSTOM_FIELDS, type: 'json' }],
-  // a version per change the export served: the window that first served it starts it
+  stagingOnly: [
+    { name: CUSTOM_FIELDS, type: 'json' },
+    { name: SET_ON, type: 'date' },
+  ],
+  // a version per change the export served: the window that first served it starts it, never before its profileSet day
   history: {
     table: 'accounts_history',
     observations: '_etl_accounts_observations',
     observedAt: '_window_start',
     objects: [{ staged: CUSTOM_FIELDS, column: 'custom_fields' }],
+    notBefore: SET_ON,
   },
 };
 
@@ -106,7 +114,12 @@ export const accountWindowsTable: TableSpec = {
  * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
-  const parsed = accountRecordSchema.safeParse(withCustomerId(raw));
+  const record = withCustomerId(raw);
+  // the key: a record without it is rejected, never loaded keyed on NULL
+  if ((record as { customerId?: unknown } | null)?.customerId == null) {
+    throw new RecordError('customerId', 'is missing: accounts are keyed on it');
+  }
+  const parsed = accountRecordSchema.safeParse(record);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
   const r = parsed.data;
   const ts = (field: keyof typeof r) => {
@@ -115,6 +128,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   };
   const birthdate = cleanText(r.birthdate, 'birthdate');
   const customerId = r.customerId.trim();
+  const profileSetAt = ts('profileSet');
   const account = {
     customer_id: customerId,
     phone: cleanText(r.phone, 'phone'),
@@ -123,7 +137,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     last_name: cleanText(r.last, 'last'),
     birthdate: birthdate === null ? null : parseSourceDate(birthdate, 'birthdate'),
     source: cleanText(r.source, 'source'),
-    profile_set_at: ts('profileSet'),
+    profile_set_at: profileSetAt,
     country: cleanText(r.country, 'country'),
     customer_since: ts('customerSince'),
     member_since: ts('memberSince'),
@@ -133,6 +147,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     language: cleanText(r.language, 'language'),
     [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
     [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
+    [SET_ON]: profileSetAt === null ? null : DateTime.fromISO(profileSetAt, { zone: timezone }).toISODate(),
   };
   return { accounts: [account] };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readAllPages } from '../extract/paged-window.js';
+import { readAllPages } from '../extract/paged-listing.js';
 import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
@@ -189,7 +189,7 @@ export const surveysStream: StreamDefinition = {
   lanes: (concurrency) => concurrency,
   async *extract(ctx: StreamContext, span) {
     for (const window of span) {
-      // Survey elements carry no key: a read is proven complete by totalCount and page lengths alone.
+      // Survey elements carry no key: a read of more than one page is confirmed by a second read (see readAllPages).
       const pages = readAllPages({
         label: `surveys ${window.start}..${window.end}`,
         pageSize: ctx.pageSize,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
+import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
+import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
@@ -9,25 +10,26 @@ import type { NormalizedRecord } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
-const num = z.union([z.number(), z.string(), z.null()]).optional();
-
-/** One element of `GET /accounts/vouchers/get`. */
-const voucherSchema = z.looseObject({
-  code: text,
-  title: text,
-  icon: text,
-  value: num,
-  valueType: text,
-  expires: z.string().nullish(),
-  enabled: z.union([z.boolean(), z.string(), z.null()]).optional(),
-  status: text,
-  redeemed: z.string().nullish(),
-  redeemedBranch: text,
-});
 
 /** The members of a voucher the spec lists. */
-export const VOUCHER_MEMBERS: ReadonlySet<string> = new Set(Object.keys(voucherSchema.shape));
+export const VOUCHER_MEMBERS: ReadonlySet<string> = new Set([
+  'title',
+  'icon',
+  'code',
+  'value',
+  'valueType',
+  'expires',
+  'enabled',
+  'status',
+  'redeemed',
+  'redeemedBranch',
+]);
 
+/**
+ * One element of `GET /accounts/vouchers/get`: an object with its key, `code`. The other members are read one by
+ * one, leniently (see `voucherRows`).
+ */
+const voucherSchema = z.looseObject({ code: text });
 /**
  * One row per customer and voucher code ever listed. The customers asked replace what they list; a voucher no
  * longer in its customer's list keeps its row, with `gone_at` set to the observation that missed it.
@@ -65,38 +67,51 @@ export const vouchersTable: TableSpec = {
 };
 
 /**
- * A customer's voucher list as rows, one per code. A voucher without a code, a code listed twice, or any bad
- * field make the whole list a reject: a partial list would mark the vouchers left out as gone.
+ * A customer's voucher list as rows, one per code. A voucher without a code, or a code listed twice, make the whole
+ * list a reject: a partial list would mark the vouchers left out as gone. Any other field that cannot be read
+ * loads as NULL and is kept in `_etl_field_rejects`: one bad field never costs the voucher, nor the list.
  */
 export function voucherRows(customerId: string, answer: unknown, observedAt: string, timezone: string): NormalizedRecord {
   const parsed = z.array(voucherSchema).safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'vouchers:'));
   const seen = new Set<string>();
   const served = answer as unknown[];
+  const problems: Row[] = [];
   const rows = parsed.data.map((v, i) => {
     const code = cleanText(v.code, `${i}.code`);
     if (code === null) throw new RecordError(`${i}.code`, 'is missing');
     if (seen.has(code)) throw new RecordError(`${i}.code`, `voucher ${code} is listed twice`);
     seen.add(code);
-    return {
+    const fields = new LenientFields(`${customerId} ${code}`);
+    const member = v as Record<string, unknown>;
+    const read = <T>(name: string, parse: (value: unknown, field: string) => T) => fields.read(name, member[name], () => parse(member[name], name));
+    const row = {
       customer_id: customerId,
       code,
-      title: cleanText(v.title, `${i}.title`),
-      icon: cleanText(v.icon, `${i}.icon`),
-      value: cleanDecimal(v.value, `${i}.value`),
-      value_type: cleanText(v.valueType, `${i}.valueType`),
-      expires_on: v.expires == null || cleanText(v.expires) === null ? null : parseSourceDate(v.expires, `${i}.expires`),
-      enabled: cleanBoolean(v.enabled, `${i}.enabled`),
-      status: cleanText(v.status, `${i}.status`),
-      redeemed_at: v.redeemed == null || cleanText(v.redeemed) === null ? null : parseSourceTimestamp(v.redeemed, timezone, `${i}.redeemed`),
-      redeemed_branch: cleanText(v.redeemedBranch, `${i}.redeemedBranch`),
+      title: read('title', cleanText),
+      icon: read('icon', cleanText),
+      value: read('value', cleanDecimal),
+      value_type: read('valueType', cleanText),
+      expires_on: read('expires', (value, field) => {
+        const text = cleanText(value, field);
+        return text === null ? null : parseSourceDate(text, field);
+      }),
+      enabled: read('enabled', cleanBoolean),
+      status: read('status', cleanText),
+      redeemed_at: read('redeemed', (value, field) => {
+        const text = cleanText(value, field);
+        return text === null ? null : parseSourceTimestamp(text, timezone, field);
+      }),
+      redeemed_branch: read('redeemedBranch', cleanText),
       first_seen_at: observedAt,
       last_seen_at: observedAt,
       gone_at: null,
       [UNLISTED]: unlistedJson(unlistedMembers(served[i], VOUCHER_MEMBERS)),
     };
+    problems.push(...fields.rows());
+    return row;
   });
-  return { vouchers: rows };
+  return problems.length > 0 ? { vouchers: rows, [FIELD_REJECTS]: problems } : { vouchers: rows };
 }
 
 /** The vouchers stream: each selected customer's `GET /accounts/vouchers/get`, kept per code with when it was seen. */

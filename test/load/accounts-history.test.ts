@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { inOrderHistory, loadAccountWindows, readHistory, type Served, type ServedWindow } from '../helpers/account-history.js';
+import { normalizeAccount } from '../../src/streams/accounts.js';
 import { account } from '../helpers/account-spans.js';
 import { testDestinations, type TestDestination } from '../helpers/destinations.js';
 
@@ -165,9 +166,10 @@ describe.each(testDestinations)('a warehouse that held accounts before the histo
     const before = await openDestination(config);
     try {
       for (const night of NIGHTS) await loadAccountWindows(before, [night]);
-      // as a warehouse of the release before the history: its tables, and no record of the history's migration
+      // as a warehouse of the release before the history: its tables, and no record of the history's migrations
       await before.withConnection(async (conn) => {
         const migration = '008_accounts_history';
+        await conn.run('DELETE FROM _etl_migrations WHERE version = $1', ['010_accounts_set_on']);
         await conn.run(target.name === 'duckdb' ? 'DROP MACRO TABLE accounts_as_of' : 'DROP FUNCTION accounts_as_of(date)');
         await conn.run('DROP TABLE accounts_history');
         await conn.run('DROP TABLE _etl_accounts_observations');
@@ -188,6 +190,55 @@ describe.each(testDestinations)('a warehouse that held accounts before the histo
       expect(await historyOf(upgraded)).toEqual(inOrderHistory([...NIGHTS, again]));
     } finally {
       await upgraded.close();
+    }
+  });
+});
+
+describe.each(testDestinations)('an export that serves the current profile for a past window, into $name', (target) => {
+  /** What normalizing the export's record gives: `profileSet` at `setAt` (Athens wall time), in `city`. */
+  function current(id: string, city: string, setAt: string): Served {
+    const rows = normalizeAccount({ customerId: id, city, profileSet: setAt, customFieldMap: {} }, 'Europe/Athens');
+    return { row: rows.accounts![0]!, fields: {} };
+  }
+
+  it('never starts a version before the day its profileSet names; of the versions set on one day the last loaded holds', async () => {
+    const destination = await openDestination((await target.fresh()).config);
+    try {
+      await loadAccountWindows(destination, [{ day: '2024-03-01', accounts: [current('C1', 'Athens', '2024-03-01 10:00:00')] }]);
+      // a backfill of the 2nd, made on the 6th: the export serves C1 as it is now, set on the 5th
+      await loadAccountWindows(destination, [
+        { day: '2024-03-02', accounts: [current('C1', 'Patras', '2024-03-05 12:00:00')] },
+        { day: '2024-03-03', accounts: [] },
+      ]);
+      const versions = (await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to]);
+      expect(versions).toEqual([
+        ['Athens', '2024-03-01', '2024-03-05'],
+        ['Patras', '2024-03-05', null],
+      ]);
+      // the 5th itself, loaded later with another content set that day: one version starts on the 5th, the last loaded
+      await loadAccountWindows(destination, [{ day: '2024-03-05', accounts: [current('C1', 'Volos', '2024-03-05 18:00:00')] }]);
+      expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([
+        ['Athens', '2024-03-01', '2024-03-05'],
+        ['Volos', '2024-03-05', null],
+      ]);
+    } finally {
+      await destination.close();
+    }
+  });
+
+  it('keeps the last change of a window listed once per change, whatever order the changes were listed in', async () => {
+    const destination = await openDestination((await target.fresh()).config);
+    try {
+      // the evening's change listed before the morning's, as a listing whose order is not stable may serve them
+      await loadAccountWindows(destination, [
+        { day: '2024-03-02', accounts: [current('C1', 'Volos', '2024-03-02 19:00:00'), current('C1', 'Patras', '2024-03-02 08:00:00')] },
+      ]);
+      await destination.withConnection(async (conn) => {
+        expect(await conn.all(`SELECT city FROM accounts`)).toEqual([{ city: 'Volos' }]);
+      });
+      expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([['Volos', '2024-03-02', null]]);
+    } finally {
+      await destination.close();
     }
   });
 });

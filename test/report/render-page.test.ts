@@ -17,6 +17,7 @@ function stream(name: string, windows: ReportWindow[], extra: Partial<StreamRepo
     windowsPending: 0,
     rowsLoaded: 100,
     rejects: 1,
+    fieldRejects: 0,
     requests: 4,
     windows,
     gaps: countGaps(windows),

@@ -178,10 +178,23 @@ describe('the vouchers normalizer', () => {
     ['a list that is no list', answered({ code: 'V1' }), /expected array/],
     ['a voucher without a code', answered([{ ...voucher, code: '' }]), /0\.code: is missing/],
     ['a code listed twice', answered([voucher, voucher]), /voucher V00A1B203 is listed twice/],
-    ['enabled that is no Boolean', answered([{ ...voucher, enabled: 'maybe' }]), /0\.enabled: expected true or false/],
-    ['a redemption that is no instant', answered([{ ...voucher, redeemed: "'; DROP TABLE vouchers; --" }]), /0\.redeemed: not a timestamp/],
-    ['a value that is no number', answered([{ ...voucher, value: { amount: 3 } }]), /0\.value/],
   ];
+  // a field that is no part of the key costs that field alone: the voucher and the list load, the field NULL
+  const badField: Array<[string, Record<string, unknown>, string, string, RegExp]> = [
+    ['enabled that is no Boolean', { enabled: 'maybe' }, 'enabled', 'enabled', /^enabled: expected true or false/],
+    ['a redemption that is no instant', { redeemed: "'; DROP TABLE vouchers; --" }, 'redeemed', 'redeemed_at', /^redeemed: not a timestamp/],
+    ['a value that is no number', { value: { amount: 3 } }, 'value', 'value', /^value/],
+  ];
+  it.each(badField)('loads %s as NULL, keeping the voucher, its list and the raw value', (_, change, field, column, reason) => {
+    const other = { ...voucher, code: 'P000001' };
+    const { rows, rejects } = normalize(vouchersStream, [answered([{ ...voucher, ...change }, other])]);
+    expect(rejects).toEqual([]);
+    expect(rows.vouchers).toHaveLength(2);
+    expect(rows.vouchers![0]).toMatchObject({ code: 'V00A1B203', [column]: null });
+    expect(rows._etl_field_rejects).toEqual([
+      { record_key: 'C000001 V00A1B203', field, raw_value: JSON.stringify(change[field]), error: expect.stringMatching(reason) },
+    ]);
+  });
   it.each(hostile)('rejects %s, with the whole list', (_, record, reason) => {
     const { rows, rejects } = normalize(vouchersStream, [record]);
     expect(rows).toEqual({});

@@ -2,11 +2,20 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
 import { mergeSpan } from '../merge-span.js';
-import type { SpanLoadRequest, SpanTransaction } from '../destination.js';
+import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
 import type { Mutex } from '../mutex.js';
-import { createStagingSql, DUPLICATES_STAGING, REJECTS_STAGING, REJECTS_TABLE, spanStagingTables, stagingName } from '../staging.js';
+import {
+  createStagingSql,
+  DUPLICATES_STAGING,
+  FIELD_REJECTS_STAGING,
+  FIELD_REJECTS_TABLE,
+  REJECTS_STAGING,
+  REJECTS_TABLE,
+  spanStagingTables,
+  stagingName,
+} from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
@@ -105,6 +114,24 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     });
   }
 
+  async rejectFields(rows: ReadonlyArray<FieldReject>): Promise<void> {
+    if (rows.length === 0) return;
+    const staged = this.staged.get(FIELD_REJECTS_STAGING)!;
+    const appender = await this.appenderOf(staged);
+    await this.pool.withoutTrim(() => {
+      for (const r of rows) {
+        appender.appendVarchar(r.windowStart);
+        appender.appendVarchar(r.recordKey);
+        appender.appendVarchar(r.field);
+        if (r.rawValue === null) appender.appendNull();
+        else appender.appendVarchar(r.rawValue);
+        appender.appendVarchar(r.error);
+        appender.endRow();
+      }
+      this.flushEvery(staged, rows.length);
+    });
+  }
+
   async reset(windowStart?: Day): Promise<void> {
     this.keys.forget();
     await this.pool.withoutTrim(() => this.closeAppenders());
@@ -123,7 +150,7 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
       const histories = this.request.tables.flatMap((t) =>
         t.history ? [t.history.table, t.history.observations, ...(t.history.scope ? [t.history.scope.observations] : [])] : [],
       );
-      const written = [...this.request.tables.map((t) => t.name), ...histories, REJECTS_TABLE];
+      const written = [...this.request.tables.map((t) => t.name), ...histories, REJECTS_TABLE, FIELD_REJECTS_TABLE];
       const span = { ...this.request, windows, loadedAt: new Date().toISOString(), keys: this.keys.states() };
       return await this.commitLock.run(async () => {
         const result = await this.vacuum.commit(this.conn, this.schema, written, () =>

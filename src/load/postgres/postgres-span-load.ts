@@ -5,10 +5,10 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
 import { mergeSpan } from '../merge-span.js';
-import type { SpanLoadRequest, SpanTransaction } from '../destination.js';
+import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
-import { createStagingSql, DUPLICATE_COLUMNS, DUPLICATES_STAGING, REJECTS_STAGING, spanStagingTables, stagingName } from '../staging.js';
+import { createStagingSql, DUPLICATE_COLUMNS, DUPLICATES_STAGING, FIELD_REJECTS_STAGING, REJECTS_STAGING, spanStagingTables, stagingName } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { postgresDialect } from '../warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
@@ -76,6 +76,12 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     const staged = this.staged.get(REJECTS_STAGING)!;
     for (const r of rows) this.add(staged, [r.windowStart, r.payload, r.error]);
     if (staged.chars >= COPY_BATCH_CHARS) await this.copy(REJECTS_STAGING);
+  }
+
+  async rejectFields(rows: ReadonlyArray<FieldReject>): Promise<void> {
+    const staged = this.staged.get(FIELD_REJECTS_STAGING)!;
+    for (const r of rows) this.add(staged, [r.windowStart, r.recordKey, r.field, r.rawValue, r.error]);
+    if (staged.chars >= COPY_BATCH_CHARS) await this.copy(FIELD_REJECTS_STAGING);
   }
 
   async reset(windowStart?: Day): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulator, type ExportPageView, driftedView, startEmulator } from '../../src/emulator/index.js';
 import { readCustomerPostings, SpanDays } from '../../src/extract/customer-postings.js';
-import { readAllPages, type ExtractedPage, type PagedListing } from '../../src/extract/paged-window.js';
+import { readAllPages, type ExtractedPage, type PagedListing } from '../../src/extract/paged-listing.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { HttpClient } from '../../src/source/http-client.js';
 import { LoyaltyApi, type SourcePage } from '../../src/source/loyalty-api.js';
@@ -157,10 +157,77 @@ describe('what proves a read complete', () => {
     expect(read.reasons).toEqual([reason]);
   });
 
-  it('needs the keys to notice a move: totalCount and page lengths alone cannot', async () => {
+  it('notices a move in a listing without keys: a second read of its pages holds other records', async () => {
     const unkeyed = await collect(readAllPages(listing('move', 2, false)));
-    expect(unkeyed.restarts).toBe(0);
-    expect(unkeyed.records).not.toEqual(records); // C5 skipped, C10 twice: why accounts are read with their keys
-    expect(new Set(unkeyed.records.map(customerIdOf)).size).toBe(records.length - 1);
+    expect(unkeyed.records).toEqual(records);
+    expect(unkeyed.restarts).toBe(1);
+    expect(unkeyed.reasons[0]).toMatch(
+      /^read 1: two reads of pages 1\.\.3 \(totalCount 12 both times\) held different records: 1 only in the first, 1 only in the second/,
+    );
+  });
+
+  /** A keyless listing of `rows` served `size` a page, each page request seeing the order `orderOf(request)`. */
+  function served(rows: unknown[], size: number, orderOf: (request: number) => unknown[] = () => rows) {
+    let requests = 0;
+    const fetchPage = async (n: number): Promise<SourcePage> => {
+      const order = orderOf(requests++);
+      return { pageNumber: n, pageSize: size, totalCount: order.length, data: order.slice((n - 1) * size, n * size) };
+    };
+    return { listing: { label: 'surveys 2024-09-03..2024-09-03', pageSize: size, fetchPage } satisfies PagedListing, requests: () => requests };
+  }
+
+  it('keeps exact duplicates of a stable keyless listing, at the price of one confirming read', async () => {
+    const rows = [{ a: 1 }, { a: 1 }, { a: 2 }, { a: 3 }, { a: 3 }, { a: 3 }, { a: 4 }];
+    const { listing, requests } = served(rows, 3);
+    const read = await collect(readAllPages(listing));
+    expect(read).toEqual({ records: rows, restarts: 0, reasons: [] });
+    expect(requests()).toBe(6); // 3 pages, read twice
+    const single = served(rows, 10);
+    expect((await collect(readAllPages(single.listing))).records).toEqual(rows);
+    expect(single.requests()).toBe(1); // one page is one answer: nothing to confirm
+  });
+
+  it('fails loudly on a listing whose order changes between page requests, never handing over a read with records missing or twice', async () => {
+    const rows = Array.from({ length: 9 }, (_, i) => ({ answer: i }));
+    // each request sees the rows rotated: the counts hold on every page, the records do not
+    const { listing } = served(rows, 3, (request) => [...rows.slice(request % 9), ...rows.slice(0, request % 9)]);
+    const failure = await collect(readAllPages(listing)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(IncompleteListingError);
+    expect((failure as Error).message).toMatch(
+      /^surveys 2024-09-03\.\.2024-09-03: the listing kept changing while it was read, 3 times in a row \(read 1: two reads of pages 1\.\.3 \(totalCount 9 both times\) held different records: \d+ only in the first, \d+ only in the second \(records skipped or repeated across page boundaries: the listing's order changed between page requests\); read 2: .+; read 3: .+\)$/,
+    );
+  });
+
+  it('accepts a read that agrees with the confirming read before it', async () => {
+    const rows = Array.from({ length: 6 }, (_, i) => ({ answer: i }));
+    const moved = [rows[0], rows[2], rows[3], rows[4], rows[5], rows[1]];
+    // the first read's page 2 sees row 1 moved last (row 2 skipped, row 1 twice); every later request sees the moved order
+    const { listing, requests } = served(rows, 3, (request) => (request === 0 ? rows : moved));
+    const read = await collect(readAllPages(listing));
+    expect(read.restarts).toBe(1);
+    expect([...read.records].sort((x, y) => (x as { answer: number }).answer - (y as { answer: number }).answer)).toEqual(rows);
+    expect(requests()).toBe(6); // read 1, its confirming read, read 2 (agreeing with that confirming read)
+  });
+
+  it('reads a keyed listing that lists a customer once per change, proven by a confirming read', async () => {
+    const rows = [
+      { customerId: 'C1', profileSet: '2024-09-03 08:00:00' },
+      { customerId: 'C2', profileSet: '2024-09-03 09:00:00' },
+      { customerId: 'C1', profileSet: '2024-09-03 10:00:00' },
+      { customerId: 'C3', profileSet: '2024-09-03 11:00:00' },
+    ];
+    const { listing, requests } = served(rows, 2);
+    const read = await collect(readAllPages({ ...listing, keyOf: customerIdOf }));
+    expect(read).toEqual({ records: rows, restarts: 0, reasons: [] });
+    expect(requests()).toBe(4);
+  });
+
+  it('catches a customer re-saved while its listing is paged: its key twice with other content, and another customer skipped', async () => {
+    const rows = [{ customerId: 'C1', v: 1 }, { customerId: 'C2' }, { customerId: 'C3' }, { customerId: 'C4' }];
+    const resaved = [rows[1], rows[2], rows[3], { customerId: 'C1', v: 2 }];
+    const { listing } = served(rows, 2, (request) => (request === 0 ? rows : resaved));
+    const read = await collect(readAllPages({ ...listing, keyOf: customerIdOf }));
+    expect(read.restarts).toBe(1);
+    expect(read.records).toEqual(resaved);
   });
 });
