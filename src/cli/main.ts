@@ -5,7 +5,8 @@ import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
-import { WarehouseConfigError } from '../load/warehouse-errors.js';
+import { UnsafeTargetError } from '../load/replace-file.js';
+import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
@@ -95,6 +96,7 @@ function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
     return [
       interruptedExitCode(error.signal),
@@ -106,6 +108,7 @@ function classify(error: unknown): [number, string] {
   if (listen) return [ExitCode.usage, listen];
   if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
   if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
+  if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
   if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }

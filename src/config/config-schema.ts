@@ -84,6 +84,8 @@ const destinationSchema = z.discriminatedUnion('type', [
       type: z.literal('postgres'),
       url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
       schema: z.string().min(1).default('public'),
+      /** Seconds a statement of the pipeline waits for a lock another session holds (PostgreSQL's lock_timeout; default 300). */
+      busy_timeout_s: z.int().min(0).max(86_400).optional(),
     })
     .strict(),
 ]);

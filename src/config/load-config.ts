@@ -1,3 +1,4 @@
+import { busyTimeoutOf } from './duckdb-files.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
@@ -122,6 +123,8 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     source.timezone = env.LOYALTY_TIMEZONE;
   }
   if (env.LOYALTY_WAREHOUSE) destination = warehouseFromEnv(env.LOYALTY_WAREHOUSE, destination);
+  // the stages read the wait from the settings; the environment's, when given, is the one that counts
+  if (env.LOYALTY_BUSY_TIMEOUT_S) destination = { ...destination, busy_timeout_s: busyTimeoutOf(destination, env) };
   source.base_url = source.base_url.replace(/\/+$/, '');
   const secrets = [source.auth.token, destination.type === 'postgres' ? passwordOf(destination.url) : ''].filter((s) => s.length >= 3);
   return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets };

@@ -61,6 +61,8 @@ export interface PostgresSettings {
   type: 'postgres';
   url: string;
   schema: string;
+  /** Seconds a statement of the pipeline waits for a lock another session holds (default 300). */
+  busy_timeout_s?: number | undefined;
 }
 
 export type DestinationSettings = DuckdbSettings | PostgresSettings;

@@ -109,7 +109,13 @@ export class EventSpool {
 
   /** Reads one waiting event. @throws UnreadableSpoolFileError when the file holds no spooled event. */
   async read(name: string): Promise<SpooledEvent> {
-    const text = await readFile(join(this.ready, name), 'utf8');
+    return (await this.readSized(name)).entry;
+  }
+
+  /** Reads one waiting event, and says how many bytes its file holds. */
+  async readSized(name: string): Promise<{ entry: SpooledEvent; bytes: number }> {
+    const raw = await readFile(join(this.ready, name));
+    const text = raw.toString('utf8');
     let entry: Partial<SpooledEvent>;
     try {
       entry = JSON.parse(text) as Partial<SpooledEvent>;
@@ -128,7 +134,7 @@ export class EventSpool {
     ) {
       throw new UnreadableSpoolFileError(`${name}: not a spooled loyalty event`);
     }
-    return entry as SpooledEvent;
+    return { entry: entry as SpooledEvent, bytes: raw.length };
   }
 
   /** Deletes events that are in the warehouse now. */
@@ -136,6 +142,20 @@ export class EventSpool {
     for (const name of names)
       await unlink(join(this.ready, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
     if (names.length > 0) await syncDirectory(this.ready);
+  }
+
+  /** Where {@link quarantine} moves a waiting event. */
+  quarantinePath(name: string): string {
+    return join(this.dir, 'quarantine', name);
+  }
+
+  /** Moves an event the warehouse refused out of the way, kept for a person to look at (`_etl_event_quarantine` says why). */
+  async quarantine(name: string): Promise<string> {
+    const target = this.quarantinePath(name);
+    await mkdir(join(this.dir, 'quarantine'), { recursive: true });
+    await rename(join(this.ready, name), target);
+    await syncDirectory(this.ready);
+    return target;
   }
 
   /** Moves a file that holds no event out of the way, so that it neither stops nor repeats every ingest. */
