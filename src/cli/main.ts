@@ -15,10 +15,11 @@ import { registerEmulator } from '../commands/emulator.js';
 import { registerPublish } from '../commands/publish.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
-import { registerSql } from '../commands/sql.js';
+import { registerSql, sqlQueryArgs } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
+import { SpoolFolderError } from '../webhook/event-spool.js';
 import { useLogFormat } from '../commands/job-session.js';
 import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
@@ -55,7 +56,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     checkLogLevel(process.env.LOYALTY_LOG_LEVEL);
-    await buildProgram().parseAsync(argv);
+    await buildProgram().parseAsync(sqlQueryArgs(argv));
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
@@ -97,6 +98,7 @@ function classify(error: unknown): [number, string] {
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
   if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
+  if (error instanceof SpoolFolderError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
     return [
       interruptedExitCode(error.signal),

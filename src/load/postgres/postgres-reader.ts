@@ -3,6 +3,7 @@ import { quoteIdent } from '../identifiers.js';
 import { QueryError, ReadOnlyRefusal, uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse-reader.js';
 import { displayUrl, WarehouseConnectionError } from './postgres-destination.js';
 import { textTypes } from './postgres-connection.js';
+import { excessPowers, readRolePowers } from './role-powers.js';
 
 /** PostgreSQL's SQLSTATE for a write in a read-only transaction. */
 const READ_ONLY_SQL_TRANSACTION = '25006';
@@ -25,6 +26,8 @@ export class PostgresReader implements WarehouseReader {
     private readonly client: pg.Client,
     private readonly url: string,
     private readonly schema: string,
+    /** What the session's role may do that an analyst's should not (empty for a read-only role). */
+    readonly excessPowers: readonly string[],
   ) {}
 
   static async open(url: string, schema = 'public'): Promise<PostgresReader> {
@@ -42,7 +45,8 @@ export class PostgresReader implements WarehouseReader {
       await client.end().catch(() => undefined);
       throw new WarehouseConnectionError(`cannot connect to the warehouse ${displayUrl(url)}: ${(error as Error).message.split(url).join('[URL]')}`);
     }
-    return new PostgresReader(client, url, schema);
+    const powers = await readRolePowers(async (sql, params) => (await client.query(sql, params)).rows, schema).catch(() => undefined);
+    return new PostgresReader(client, url, schema, powers ? excessPowers(powers, true).map((p) => `the role ${powers.role} ${p}`) : []);
   }
 
   describe(): string {
