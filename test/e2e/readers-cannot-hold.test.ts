@@ -52,7 +52,7 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
     await holder.connect();
     try {
       await holder.query(`SELECT pg_advisory_lock(hashtext('${config.schema}._etl_migrations'))`);
-      const pid = holder.processID;
+      const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
       const run = await runCli(['run', '--config', file, '--until', '2024-03-03'], { LOYALTY_BUSY_TIMEOUT_S: '2' });
       expect(run.code).toBe(3);
       const lines = run.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
