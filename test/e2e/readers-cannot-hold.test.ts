@@ -8,6 +8,7 @@ import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { postgresTestDestination, testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
+import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'UTC';
 const SECRET = '7c2f0e9d8b1a4c3e5f60718293a4b5c6d7';
@@ -64,6 +65,17 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
         ),
       ]);
       expect(run.stderr).not.toMatch(/^\s+at /m); // no stack trace
+
+      // the lock the commits of a stream take turns on: the span's windows fail with the same line, and the run goes on to its end
+      await holder.query(`SELECT pg_advisory_unlock_all()`);
+      await holder.query(`SELECT pg_advisory_lock(hashtext('${config.schema}.accounts'))`);
+      const held = await runCli(['run', '--config', file, '--until', '2024-03-03'], { LOYALTY_BUSY_TIMEOUT_S: '2' });
+      expect(held.code, held.stderr.slice(-1500)).toBe(1);
+      const errors = await withWarehouse(config, (conn) => conn.all<{ error: string }>(`SELECT error FROM _etl_windows WHERE status = 'failed'`));
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors[0]!.error).toMatch(new RegExp(`held by session pid ${pid} \\(user \\w+, application 'psql'`));
+      await holder.query(`SELECT pg_advisory_unlock_all()`);
+      expect((await runCli(['run', '--config', file, '--until', '2024-03-03'])).code).toBe(0);
     } finally {
       await holder.end();
     }

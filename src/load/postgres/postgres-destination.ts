@@ -104,7 +104,15 @@ export class PostgresDestination implements Destination {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    return this.spans.track(load);
+    const span = this.spans.track(load);
+    // a span's commit that waited its longest for a lock says whose, as every other statement does
+    return {
+      ...span,
+      commit: (windows, work) =>
+        span.commit(windows, work).catch(async (error: unknown) => {
+          throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE ? await this.lockTimeoutError(error as Error) : error;
+        }),
+    };
   }
 
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
