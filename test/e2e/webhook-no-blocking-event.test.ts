@@ -20,11 +20,11 @@ const SECRET = '0f4c9e1d2b3a49587766554433221100aa';
 const bodyText = (accountId: string, extra = '') =>
   `{"origin":{"trigger":"LOYALTY_POINT_UPDATED","source":"POS"},"customer":{"accountId":"${accountId}"},"entity":{"cumulativeCredit":5${extra}}}`;
 
-/** Sends raw bytes to the receiver and resolves with the first line of its answer, without ever sending a body. */
-function headersOnly(url: string, path: string, headers: string): Promise<string> {
+/** Sends a call's headers (and the start of its body) and resolves with the first line of the answer, never sending the rest. */
+function headersOnly(url: string, path: string, headers: string, partOfBody = ''): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${headers}\r\n`));
+    const socket = connect(Number(port), hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${headers}\r\n${partOfBody}`));
     let answer = '';
     socket.on('data', (d) => {
       answer += String(d);
@@ -67,6 +67,16 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
       expect(await headersOnly(receiver.url, `/hooks/${SECRET}`, 'Content-Type: application/json\r\nContent-Length: 70000\r\n')).toBe(
         'HTTP/1.1 413 Payload Too Large',
       );
+      // a body sent without a length is cut off once it passes the cap, without waiting for its end
+      const chunk = 'x'.repeat(70_000);
+      expect(
+        await headersOnly(
+          receiver.url,
+          `/hooks/${SECRET}`,
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n',
+          `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+        ),
+      ).toBe('HTTP/1.1 413 Payload Too Large');
     } finally {
       receiver.child.kill('SIGTERM');
       await receiver.done;
