@@ -5,7 +5,8 @@ import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
-import { WarehouseConfigError } from '../load/warehouse-errors.js';
+import { UnsafeTargetError } from '../load/replace-file.js';
+import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
@@ -16,10 +17,11 @@ import { registerPublish } from '../commands/publish.js';
 import { registerCatalog } from '../commands/catalog.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
-import { registerSql } from '../commands/sql.js';
+import { registerSql, sqlQueryArgs } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
+import { SpoolFolderError } from '../webhook/event-spool.js';
 import { useLogFormat } from '../commands/job-session.js';
 import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
@@ -58,7 +60,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     checkLogLevel(process.env.LOYALTY_LOG_LEVEL);
-    await buildProgram().parseAsync(argv);
+    await buildProgram().parseAsync(sqlQueryArgs(argv));
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
@@ -99,6 +101,8 @@ function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
+  if (error instanceof SpoolFolderError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
     return [
       interruptedExitCode(error.signal),
@@ -110,6 +114,7 @@ function classify(error: unknown): [number, string] {
   if (listen) return [ExitCode.usage, listen];
   if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
   if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
+  if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
   if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }

@@ -64,9 +64,9 @@ export async function publishForReaders(destination: Destination, config: Resolv
 export function describeSession(session: Omit<LoadSession<unknown>, 'value'>): string {
   const lines: string[] = [];
   const ingested = session.ingested;
-  if (ingested && ingested.stored + ingested.duplicates + ingested.unreadable > 0) {
+  if (ingested && ingested.stored + ingested.duplicates + ingested.unreadable + ingested.quarantined > 0) {
     lines.push(
-      `webhook events from the spool: ${ingested.stored} stored, ${ingested.duplicates} already stored${ingested.unreadable ? `, ${ingested.unreadable} unreadable (moved aside)` : ''}`,
+      `webhook events from the spool: ${ingested.stored} stored, ${ingested.duplicates} already stored${ingested.unreadable ? `, ${ingested.unreadable} unreadable (moved aside)` : ''}${ingested.quarantined ? `, ${ingested.quarantined} not storable (kept in _etl_event_quarantine)` : ''}`,
     );
   }
   const published = session.published;

@@ -4,11 +4,12 @@ import { type JobSettings } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
-import { serveReport } from '../report/serve-report.js';
+import { isLoopback, serveReport } from '../report/serve-report.js';
 import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';
 import { commandLogger, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
+import { collectList } from './webhook.js';
 
 export interface ReportOptions extends CommonOptions {
   /** The HTML file to write. */
@@ -20,6 +21,10 @@ export interface ReportOptions extends CommonOptions {
   port: string;
   host: string;
   every: string;
+  /** `--allowed-host` (repeatable): further host names the served page answers to. */
+  allowedHost?: string[];
+  /** `--reject-payloads`: put the rejected records (customer data) on the page. */
+  rejectPayloads?: boolean;
 }
 
 /**
@@ -46,13 +51,27 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     );
   const target = reportTarget({ flag: '--output', path: options.output, config, job, jobConfig, until: options.until });
   if (options.serve) target.refreshSeconds = every;
+  if (options.rejectPayloads) target.rejectPayloads = true;
   const write = () => usingDestination(config, (d) => writeReport(d, target));
   const written = await write();
   process.stdout.write(`report written to ${written.path}: ${written.windows} windows, ${Math.ceil(written.bytes / 1024)} KB\n`);
   if (!options.serve) return;
 
   const logger = commandLogger();
-  const server = await serveReport({ file: target.path, host: options.host, port, everySeconds: every, logger, refresh: async () => void (await write()) });
+  if (!isLoopback(options.host)) {
+    const warning = `--host ${options.host} serves the status page beyond this machine: it has no login, so anyone who reaches the port reads it (put a proxy with authentication in front)`;
+    logger.warn({ host: options.host }, warning);
+    process.stderr.write(`warning: ${warning}\n`);
+  }
+  const server = await serveReport({
+    file: target.path,
+    host: options.host,
+    port,
+    everySeconds: every,
+    logger,
+    refresh: async () => void (await write()),
+    allowedHosts: options.allowedHost ?? [],
+  });
   logger.info({ url: server.url, file: target.path, everySeconds: every }, 'report served');
   process.stdout.write(`serving ${server.url} (rewritten from the warehouse every ${every} s; Ctrl-C stops)\n`);
   await new Promise<void>((resolve) => {
@@ -90,5 +109,7 @@ export function registerReport(program: Command): void {
     .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
     .option('--host <host>', 'address to serve on', '127.0.0.1')
     .option('--every <s>', 'seconds between rewrites when serving', '60')
+    .option('--allowed-host <name>', 'a host name the served page answers to besides localhost and this machine’s own (repeatable)', collectList)
+    .option('--reject-payloads', 'show the rejected records on the page (they hold customer data; off by default)')
     .action(reportCommand);
 }

@@ -68,13 +68,13 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
 /** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
   if (options.warehouse !== undefined) {
-    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return PostgresReader.open(options.warehouse);
+    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return openPostgres(options.warehouse);
     return openDuckDb(options.warehouse, 'main');
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
   const destination = config.destination;
-  if (destination.type === 'postgres') return PostgresReader.open(destination.url, destination.schema);
+  if (destination.type === 'postgres') return openPostgres(destination.url, destination.schema);
   const published = publishPathOf(destination);
   if (published !== undefined && existsSync(published)) return openDuckDb(published, destination.schema);
   process.stderr.write(
@@ -82,6 +82,16 @@ async function openReader(options: SqlOptions): Promise<WarehouseReader> {
       `reading the warehouse file ${destination.path} itself: while this session is open, runs wait for it\n`,
   );
   return openDuckDb(destination.path, destination.schema);
+}
+
+/** Opens a PostgreSQL session, saying first what its role may do that an analyst's should not. */
+async function openPostgres(url: string, schema?: string): Promise<WarehouseReader> {
+  const reader = await PostgresReader.open(url, schema);
+  for (const power of reader.excessPowers)
+    process.stderr.write(
+      `warning: ${power}; statements are read-only transactions, but functions can reach past them: analysts need a read-only role (docs/operations.md, "Roles")\n`,
+    );
+  return reader;
 }
 
 async function openDuckDb(path: string, schema: string): Promise<WarehouseReader> {
@@ -100,6 +110,26 @@ function historyFile(): string | undefined {
   const configured = process.env.LOYALTY_SQL_HISTORY;
   if (configured !== undefined) return configured === '' ? undefined : configured;
   return join(homedir(), '.loyalty_etl_sql_history');
+}
+
+/** A flag as the command line writes one: `-c`, `--csv`, `--max-rows=5`. */
+const FLAG = /^(-[A-Za-z]|--[A-Za-z][\w-]*(=[\s\S]*)?)$/;
+
+/**
+ * The command line with the queries of `sql` that start with `-` (`sql "-- the week's sales\nSELECT …"`) moved
+ * behind `--`, where they are read as the query and not as an unknown option. A word that starts with `-` but is
+ * no flag (it holds a space, a line break, or starts with `--` and a space) is a query.
+ */
+export function sqlQueryArgs(argv: readonly string[]): string[] {
+  const [node = '', script = '', ...args] = argv;
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-') && args[i] !== '--') i += args[i] === '--log-format' ? 2 : 1;
+  if (args[i] !== 'sql') return [...argv];
+  const rest = args.slice(i + 1);
+  if (rest.includes('--')) return [...argv];
+  const queries = rest.filter((a) => a.startsWith('-') && !FLAG.test(a));
+  if (queries.length === 0) return [...argv];
+  return [node, script, ...args.slice(0, i + 1), ...rest.filter((a) => !queries.includes(a)), '--', ...queries];
 }
 
 /** `loyalty-etl sql` and its flags. */

@@ -69,7 +69,7 @@ function unlistedFields(status: JobStatus): string[] {
   ];
 }
 
-function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled }: JobStatus): string[] {
+function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled, quarantinedEvents: quarantined }: JobStatus): string[] {
   const lines = [
     lock
       ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
@@ -82,6 +82,10 @@ function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: sp
   }
   if (spooled)
     lines.push(`webhook spool: ${spooled} event${spooled === 1 ? '' : 's'} received and not yet in loyalty_events (the next run or backfill takes them in)`);
+  if (quarantined)
+    lines.push(
+      `webhook quarantine: ${quarantined.events} event${quarantined.events === 1 ? '' : 's'} received but not storable in loyalty_events, last ${(quarantined.lastAt ?? '').slice(0, 19)}; their reasons are in _etl_event_quarantine (docs/webhook.md, "Quarantine")`,
+    );
   return lines;
 }
 

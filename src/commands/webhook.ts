@@ -92,7 +92,7 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
   await receiver.close();
   const s = receiver.stats();
   process.stdout.write(
-    `webhook receiver stopped: ${s.stored} stored, ${s.duplicates} duplicates, ${s.invalid} invalid, ${s.failed} not stored (answered 503), ${s.refused} refused, ${s.limited} over the cap\n`,
+    `webhook receiver stopped: ${s.stored} stored, ${s.duplicates} duplicates, ${s.invalid} invalid, ${s.quarantined} quarantined, ${s.failed} not stored (answered 503), ${s.refused} refused, ${s.limited} over the cap\n`,
   );
 }
 

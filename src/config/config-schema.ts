@@ -102,6 +102,8 @@ const destinationSchema = z.discriminatedUnion('type', [
       url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
       schema: z.string().min(1).default('public'),
       analysts: analystsSchema.optional(),
+      /** Seconds a statement of the pipeline waits for a lock another session holds (PostgreSQL's lock_timeout; default 300). */
+      busy_timeout_s: z.int().min(0).max(86_400).optional(),
     })
     .strict(),
 ]);

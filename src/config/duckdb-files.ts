@@ -39,5 +39,5 @@ export function busyTimeoutOf(destination: DestinationSettings, env: Record<stri
       throw new ConfigError('LOYALTY_BUSY_TIMEOUT_S', '', `${raw} is not a whole number of seconds from 0 to 86400`);
     return Number(raw);
   }
-  return destination.type === 'duckdb' ? (destination.busy_timeout_s ?? DEFAULT_BUSY_TIMEOUT_S) : 0;
+  return destination.busy_timeout_s ?? DEFAULT_BUSY_TIMEOUT_S;
 }

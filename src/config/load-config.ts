@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { busyTimeoutOf } from './duckdb-files.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
@@ -128,6 +129,8 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     source.timezone = env.LOYALTY_TIMEZONE;
   }
   if (env.LOYALTY_WAREHOUSE) destination = warehouseFromEnv(env.LOYALTY_WAREHOUSE, destination);
+  // the stages read the wait from the settings; the environment's, when given, is the one that counts
+  if (env.LOYALTY_BUSY_TIMEOUT_S) destination = { ...destination, busy_timeout_s: busyTimeoutOf(destination, env) };
   source.base_url = source.base_url.replace(/\/+$/, '');
   const analysts = analystsPolicyOf(file, destination, env);
   const secrets = [

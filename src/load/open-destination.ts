@@ -1,7 +1,7 @@
 import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Destination } from './destination.js';
 import { DuckDbDestination } from './duckdb/duckdb-destination.js';
-import { PostgresDestination } from './postgres/postgres-destination.js';
+import { DEFAULT_LOCK_TIMEOUT_S, PostgresDestination } from './postgres/postgres-destination.js';
 import { WarehouseConfigError } from './warehouse-errors.js';
 
 /**
@@ -18,7 +18,7 @@ export async function openDestination(config: DestinationSettings, { create = tr
           { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold, threads: config.threads },
           { create },
         )
-      : await PostgresDestination.open(config.url, config.schema);
+      : await PostgresDestination.open(config.url, config.schema, { lockTimeoutSeconds: config.busy_timeout_s ?? DEFAULT_LOCK_TIMEOUT_S });
   try {
     if (!create && !(await holdsPipelineTables(destination, config.schema))) {
       throw new WarehouseConfigError(

@@ -36,3 +36,23 @@ export function makeWarehouseDirectory(file: string): void {
     }
   }
 }
+
+/**
+ * Whether a statement failed because of the values it was given (a value out of range, text a JSON column
+ * refuses), so that running it again with the same values fails again; anything else (a connection lost, a disk
+ * full) may work later. PostgreSQL says so by SQLSTATE (class 22, data exception; class 23 but a unique key;
+ * 54, a program limit such as a JSON nested too deep); DuckDB by the kind of error its message starts with.
+ */
+export function isDataError(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return /^(22|54)/.test(e.code) || (e.code.startsWith('23') && e.code !== '23505');
+  return typeof e?.message === 'string' && /^(Conversion|Invalid Input|Out of Range) Error/.test(e.message);
+}
+
+/**
+ * A statement of the pipeline waited its longest (`destination.busy_timeout_s`) for a lock another session holds:
+ * the message names the holder, so that whoever reads it can end that session or wait for it.
+ */
+export class WarehouseLockTimeoutError extends Error {
+  override readonly name = 'WarehouseLockTimeoutError';
+}

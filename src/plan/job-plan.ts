@@ -85,6 +85,8 @@ export interface PostgresSettings {
   url: string;
   schema: string;
   analysts?: AnalystsSettings | undefined;
+  /** Seconds a statement of the pipeline waits for a lock another session holds (default 300). */
+  busy_timeout_s?: number | undefined;
 }
 
 export type DestinationSettings = DuckdbSettings | PostgresSettings;

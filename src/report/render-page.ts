@@ -13,6 +13,11 @@ import { encodeWindowData } from './window-data.js';
 export interface PageOptions {
   /** Seconds after which the browser reloads the page (when it is served and rewritten); none by default. */
   refreshSeconds?: number;
+  /**
+   * Show the rejected records' payloads and errors (they hold customer data: names, e-mails, phones); off by
+   * default, so a page that is forwarded or served carries none.
+   */
+  rejectPayloads?: boolean;
 }
 
 /**
@@ -46,7 +51,7 @@ ${model.streams.map((s) => html`<section class="stream" data-stream="${s.stream}
 <h2>Last runs</h2>
 ${renderRuns(model)}
 <h2>Rejects</h2>
-${renderRejects(model)}
+${renderRejects(model, options.rejectPayloads === true)}
 <h2>Backfills</h2>
 ${renderBackfills(model)}
 <h2>Fields the spec does not list</h2>

@@ -41,8 +41,12 @@ export function rejectBuckets(
   return { unit, buckets: [...buckets.values()] };
 }
 
-/** The rejects chart (stacked bars per stream) and the most frequent reasons, each with its latest payload. */
-export function renderRejects(model: ReportModel): SafeHtml {
+/**
+ * The rejects chart (stacked bars per stream) and the most frequent reasons, each with its latest error and
+ * payload when `payloads` asks for them: both quote customer data, so by default only the reason (its quoted
+ * values blanked) is shown.
+ */
+export function renderRejects(model: ReportModel, payloads = false): SafeHtml {
   const total = model.rejectDays.reduce((n, d) => n + d.count, 0);
   if (total === 0) return html`<p class="quiet">No record is rejected.</p>`;
   return html`${renderRejectChart(model)}
@@ -50,9 +54,14 @@ export function renderRejects(model: ReportModel): SafeHtml {
 <table class="reasons"><thead><tr><th>stream</th><th>reason</th><th class="num">records</th><th>latest example</th></tr></thead><tbody>
 ${model.rejectReasons.map(
   (r) => html`<tr><td>${r.stream}</td><td>${r.reason}</td><td class="num">${formatCount(r.count)}</td>
-<td><div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div><details><summary>payload</summary><pre>${prettyJson(r.example.payload)}</pre></details></td></tr>`,
+<td>${
+    payloads
+      ? html`<div>window ${r.example.windowStart}: ${clip(r.example.error, 300)}</div><details><summary>payload</summary><pre>${prettyJson(r.example.payload)}</pre></details>`
+      : html`<div>window ${r.example.windowStart}</div>`
+  }</td></tr>`,
 )}
-</tbody></table>`;
+</tbody></table>
+${payloads ? '' : html`<p class="quiet">The records themselves are left off this page (they hold customer data); <code>loyalty-etl report --reject-payloads</code> shows them, and <code>_etl_rejects</code> holds them.</p>`}`;
 }
 
 function renderRejectChart(model: ReportModel): SafeHtml {

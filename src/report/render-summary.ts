@@ -28,6 +28,13 @@ export function renderBanner(model: ReportModel): SafeHtml {
     severity = 'bad';
     lines.push(html`<li>the last run (${last.command}, ${formatInstant(last.startedAt)}) failed${last.error ? `: ${clip(last.error, 240)}` : ''}</li>`);
   }
+  const quarantined = model.quarantinedEvents;
+  if (quarantined) {
+    severity = 'bad';
+    lines.push(
+      html`<li>${plural(quarantined.events, 'webhook event')} held in quarantine (received, but not storable in loyalty_events; the last ${formatInstant(quarantined.lastAt)}): their reasons are in _etl_event_quarantine</li>`,
+    );
+  }
   const lock = model.runLock;
   if (lock)
     lines.push(

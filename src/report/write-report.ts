@@ -1,7 +1,9 @@
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { JobSettings } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
+import { replaceFile, replaceProblem } from '../load/replace-file.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { readReportModel } from './read-report-model.js';
@@ -19,6 +21,8 @@ export interface ReportTarget {
   through: Day | (() => Day);
   /** Seconds after which a browser reloads the page; none by default. */
   refreshSeconds?: number;
+  /** Put the rejected records' payloads and errors on the page (they hold customer data); off by default. */
+  rejectPayloads?: boolean;
 }
 
 /** What a write produced. */
@@ -37,12 +41,12 @@ export function reportPathProblem(path: string): string | undefined {
   const dir = statSync(folder, { throwIfNoEntry: false });
   if (!dir?.isDirectory()) return `${path}: folder ${folder} does not exist`;
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) return `${path} is a folder, not a file`;
-  return undefined;
+  return replaceProblem(path);
 }
 
 /**
- * Reads the warehouse and writes the page. The file is written beside its final name and renamed over it, so a
- * web server serving it never sends half a page.
+ * Reads the warehouse and writes the page, through {@link replaceFile}: whole (a web server serving it never
+ * sends half a page), only over a regular file, never through a planted link.
  */
 export async function writeReport(destination: Destination, target: ReportTarget): Promise<WrittenReport> {
   const through = typeof target.through === 'function' ? target.through() : target.through;
@@ -56,15 +60,8 @@ export async function writeReport(destination: Destination, target: ReportTarget
       through,
     }),
   );
-  const page = renderReportPage(model, { refreshSeconds: target.refreshSeconds });
-  const temp = `${target.path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, page);
-    renameSync(temp, target.path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  const page = renderReportPage(model, { refreshSeconds: target.refreshSeconds, rejectPayloads: target.rejectPayloads });
+  await replaceFile(target.path, { fill: (temporary) => writeFile(temporary, page, { flag: 'wx' }) });
   return { path: target.path, bytes: Buffer.byteLength(page), windows: model.streams.reduce((n, s) => n + s.windows.length, 0) };
 }
 

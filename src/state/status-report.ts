@@ -74,6 +74,11 @@ export interface JobStatus {
   runs: RunSummary[];
   /** For a job whose postings ask the customers of webhook events: how far it has read them. */
   webhookEvents: WebhookEventsStatus | null;
+  /**
+   * Webhook events acknowledged but not storable in `loyalty_events`, held in `_etl_event_quarantine` with their
+   * reasons (present only when there are any): each wants a person's look.
+   */
+  quarantinedEvents?: { events: number; lastAt: string | null };
   /** With a DuckDB warehouse: events the webhook receiver spooled that no run has ingested into `loyalty_events` yet. */
   spooledEvents?: number;
   /** For a job with accounts: how much of the customer directory is loaded. */
@@ -98,6 +103,7 @@ export interface WebhookEventsStatus {
 
 /** Reads what `status` shows from the ledger tables. */
 export async function readJobStatus(conn: SqlConnection, job: string, jobConfig: JobSettings, lastClosed: Day, runLimit = 5): Promise<JobStatus> {
+  const quarantined = await readQuarantinedEvents(conn);
   return {
     job,
     lastClosedDay: lastClosed,
@@ -106,7 +112,16 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     backfills: await readBackfills(conn, job),
     webhookEvents: jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook' ? await readWebhookEvents(conn, job) : null,
     runs: await readRuns(conn, job, runLimit),
+    ...(quarantined.events > 0 ? { quarantinedEvents: quarantined } : {}),
   };
+}
+
+/** The webhook events held in quarantine (`_etl_event_quarantine`), and when the last was put there. */
+export async function readQuarantinedEvents(conn: SqlConnection): Promise<{ events: number; lastAt: string | null }> {
+  const [row] = await conn.all<{ n: number | string | bigint; last: string | null }>(
+    `SELECT COUNT(*) AS n, CAST(MAX(quarantined_at) AS VARCHAR) AS last FROM ${q(conn)}._etl_event_quarantine`,
+  );
+  return { events: Number(row?.n ?? 0), lastAt: row?.last ?? null };
 }
 
 /** Per stream: its watermark and lag, and its windows, rows, rejects and requests by window status. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { FatalSourceError } from '../source/source-errors.js';
-import { cleanBoolean, withoutNul } from '../transform/values.js';
+import { cleanBoolean, storableJson } from '../transform/values.js';
 
 const int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
 /** A Boolean, sent as JSON true/false or as text (`"true"`, `"0"`); null when missing. */
@@ -91,12 +91,12 @@ const flag = (b: boolean | null) => (b === null ? null : String(b));
  * are: a field's name still matches its column's `source_key`.
  */
 export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; profile_fields: Row[] }> {
-  const list = profileListSchema.safeParse(withoutNul(await api.profiles()));
+  const list = profileListSchema.safeParse(storableJson(await api.profiles()));
   if (!list.success) throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
   const profiles: Row[] = [];
   const fields: Row[] = [];
   for (const summary of list.data) {
-    const parsed = profileSchema.safeParse(withoutNul(await api.profile(summary.id)));
+    const parsed = profileSchema.safeParse(storableJson(await api.profile(summary.id)));
     if (!parsed.success)
       throw new FatalSourceError(
         `profile ${summary.id}: unexpected response shape at ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,

@@ -16,22 +16,24 @@ export function cleanText(value: unknown, field = ''): string | null {
 
 /**
  * A source key (custom field name, question code or text) as the warehouse can hold it: unchanged, except
- * that NUL characters, which PostgreSQL text cannot store, are dropped.
+ * that NUL characters, which PostgreSQL text cannot store, are dropped, and a lone surrogate, which has no UTF-8
+ * form (neither database takes it in JSON), becomes U+FFFD.
  */
 export function cleanKey(key: string): string {
-  return key.includes('\u0000') ? key.replaceAll('\u0000', '') : key;
+  return (key.includes('\u0000') ? key.replaceAll('\u0000', '') : key).toWellFormed();
 }
 
 /**
- * A JSON value with NUL characters dropped from every text and member name in it, as {@link cleanKey} drops them.
- * Its objects have no prototype, so every member name is data (`__proto__` included) wherever they are read.
+ * A JSON value as both warehouses can store it: every text and member name in it cleaned as {@link cleanKey}
+ * cleans them. Its objects have no prototype, so every member name is data (`__proto__` included) wherever they
+ * are read.
  */
-export function withoutNul(value: unknown): unknown {
+export function storableJson(value: unknown): unknown {
   if (typeof value === 'string') return cleanKey(value);
-  if (Array.isArray(value)) return value.map(withoutNul);
+  if (Array.isArray(value)) return value.map(storableJson);
   if (value === null || typeof value !== 'object') return value;
   const object: Record<string, unknown> = Object.create(null);
-  for (const [name, member] of Object.entries(value)) object[cleanKey(name)] = withoutNul(member);
+  for (const [name, member] of Object.entries(value)) object[cleanKey(name)] = storableJson(member);
   return object;
 }
 

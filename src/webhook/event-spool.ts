@@ -17,6 +17,23 @@ export class UnreadableSpoolFileError extends Error {
   override readonly name = 'UnreadableSpoolFileError';
 }
 
+/**
+ * The spool's folder cannot be used (it cannot be made, read or written: a permission, a file in its place, a
+ * read-only disk): a mistake of the setting (`destination.event_spool`), said in one line.
+ */
+export class SpoolFolderError extends Error {
+  override readonly name = 'SpoolFolderError';
+}
+
+/** The error of a file operation on the spool as a {@link SpoolFolderError} naming the folder, when it is one of the folder's. */
+function folderError(dir: string, doing: string, error: unknown): unknown {
+  const e = error as NodeJS.ErrnoException;
+  if (!['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EEXIST', 'ENOENT', 'ELOOP', 'EISDIR'].includes(e?.code ?? '')) return error;
+  return new SpoolFolderError(
+    `webhook spool ${dir} cannot be ${doing} (${e.code}${e.path && e.path !== dir ? ` at ${e.path}` : ''}); check destination.event_spool and its permissions`,
+  );
+}
+
 /** Files in `incoming/` older than this belong to a write that never finished: its call was never answered 200. */
 const ABANDONED_WRITE_MS = 10 * 60_000;
 
@@ -58,8 +75,13 @@ export class EventSpool {
 
   /** Creates the spool's folders, and removes files of writes that were abandoned (their calls were never answered). */
   async prepare(): Promise<void> {
-    await mkdir(this.incoming, { recursive: true });
-    await mkdir(this.ready, { recursive: true });
+    try {
+      await mkdir(this.incoming, { recursive: true });
+      await mkdir(this.ready, { recursive: true });
+      await readdir(this.incoming);
+    } catch (error) {
+      throw folderError(this.dir, 'made or read', error);
+    }
     const now = Date.now();
     for (const name of await readdir(this.incoming)) {
       const file = join(this.incoming, name);
@@ -71,9 +93,13 @@ export class EventSpool {
   /** Writes and deletes a file where events are written: fails now, rather than at the first call, on a folder that cannot be written. */
   async probe(): Promise<void> {
     const file = join(this.incoming, `.probe-${process.pid}`);
-    const handle = await open(file, 'w');
-    await handle.sync().finally(() => handle.close());
-    await unlink(file);
+    try {
+      const handle = await open(file, 'w');
+      await handle.sync().finally(() => handle.close());
+      await unlink(file);
+    } catch (error) {
+      throw folderError(this.dir, 'written', error);
+    }
   }
 
   /** Writes one event so that a crash of the process or the machine cannot lose it, then resolves with its file name. */
@@ -102,14 +128,20 @@ export class EventSpool {
   async pending(): Promise<string[]> {
     const names = await readdir(this.ready).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [];
-      throw error;
+      throw folderError(this.dir, 'read', error);
     });
     return names.filter((n) => n.endsWith('.json')).sort();
   }
 
   /** Reads one waiting event. @throws UnreadableSpoolFileError when the file holds no spooled event. */
   async read(name: string): Promise<SpooledEvent> {
-    const text = await readFile(join(this.ready, name), 'utf8');
+    return (await this.readSized(name)).entry;
+  }
+
+  /** Reads one waiting event, and says how many bytes its file holds. */
+  async readSized(name: string): Promise<{ entry: SpooledEvent; bytes: number }> {
+    const raw = await readFile(join(this.ready, name));
+    const text = raw.toString('utf8');
     let entry: Partial<SpooledEvent>;
     try {
       entry = JSON.parse(text) as Partial<SpooledEvent>;
@@ -128,7 +160,7 @@ export class EventSpool {
     ) {
       throw new UnreadableSpoolFileError(`${name}: not a spooled loyalty event`);
     }
-    return entry as SpooledEvent;
+    return { entry: entry as SpooledEvent, bytes: raw.length };
   }
 
   /** Deletes events that are in the warehouse now. */
@@ -136,6 +168,20 @@ export class EventSpool {
     for (const name of names)
       await unlink(join(this.ready, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
     if (names.length > 0) await syncDirectory(this.ready);
+  }
+
+  /** Where {@link quarantine} moves a waiting event. */
+  quarantinePath(name: string): string {
+    return join(this.dir, 'quarantine', name);
+  }
+
+  /** Moves an event the warehouse refused out of the way, kept for a person to look at (`_etl_event_quarantine` says why). */
+  async quarantine(name: string): Promise<string> {
+    const target = this.quarantinePath(name);
+    await mkdir(join(this.dir, 'quarantine'), { recursive: true });
+    await rename(join(this.ready, name), target);
+    await syncDirectory(this.ready);
+    return target;
   }
 
   /** Moves a file that holds no event out of the way, so that it neither stops nor repeats every ingest. */

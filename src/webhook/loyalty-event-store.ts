@@ -3,10 +3,15 @@ import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/mutex.js';
 import { openDestination } from '../load/open-destination.js';
 import type { SqlConnection } from '../load/sql-connection.js';
+import { isDataError } from '../load/warehouse-errors.js';
+import { quarantineEvent } from './event-quarantine.js';
 import type { LoyaltyEvent } from './loyalty-event.js';
 
-/** What storing an event did: a new row, or nothing because the same event is already stored. */
-export type SaveOutcome = 'stored' | 'duplicate';
+/**
+ * What storing an event did: a new row, nothing because the same event is already stored, or a row in
+ * `_etl_event_quarantine` because `loyalty_events` cannot take its values (sending it again would not help).
+ */
+export type SaveOutcome = 'stored' | 'duplicate' | 'quarantined';
 
 /** Where the receiver puts events. `save` resolves only once the event is committed. */
 export interface EventStore {
@@ -86,14 +91,30 @@ export class WarehouseEventStore implements EventStore {
   save(event: LoyaltyEvent): Promise<SaveOutcome> {
     return this.turns.run(async () => {
       const destination = await this.acquire();
+      const now = this.options.now ?? (() => new Date());
       try {
         return await destination.withConnection((conn) =>
-          insertLoyaltyEvent(conn, event, {
-            runId: this.options.runId,
-            now: this.options.now ?? (() => new Date()),
-            exclusive: destination.capabilities.multiProcess,
-          }),
+          insertLoyaltyEvent(conn, event, { runId: this.options.runId, now, exclusive: destination.capabilities.multiProcess }),
         );
+      } catch (error) {
+        // an event the table refuses would be refused at every retry: kept in quarantine rather than answered 5xx forever
+        if (!isDataError(error)) throw error;
+        const received = now();
+        await destination.withConnection((conn) =>
+          quarantineEvent(
+            conn,
+            {
+              reason: (error as Error).message,
+              receivedAt: received.toISOString(),
+              eventKey: event.event_key,
+              customerId: event.customer_id,
+              body: event.payload,
+              runId: this.options.runId,
+            },
+            received,
+          ),
+        );
+        return 'quarantined';
       } finally {
         this.scheduleRelease();
       }

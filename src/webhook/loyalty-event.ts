@@ -3,7 +3,7 @@ import { zodProblem } from '../streams/zod-problem.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
-import { cleanDecimal, cleanInteger, cleanText, withoutNul } from '../transform/values.js';
+import { cleanDecimal, cleanInteger, cleanText, storableJson } from '../transform/values.js';
 
 const text = z.union([z.string(), z.null()]).optional();
 const number = z.union([z.number(), z.string(), z.null()]).optional();
@@ -34,6 +34,14 @@ export const loyaltyEventSchema = z.looseObject({
   }),
   generic: z.boolean().nullish(),
 });
+
+/**
+ * The largest body the receiver takes, and the largest payload a spooled event may bring to `loyalty_events`:
+ * 64 KiB, some fifty times a real event's. Much larger values would block the warehouse rather than fill it:
+ * DuckDB 1.5 cannot checkpoint a table once it holds about `memory_limit` of values over its 256 KiB block
+ * (244 events of 1 MiB at 256 MB: every later commit fails), while 5,000 values of 64 KiB checkpoint there.
+ */
+export const MAX_EVENT_BYTES = 64 << 10;
 
 /** A `loyalty_events` row before the receiver numbers and stamps it. */
 export interface LoyaltyEvent {
@@ -69,7 +77,7 @@ export class InvalidEventError extends Error {
  */
 export function parseLoyaltyEvent(received: unknown, timezone: string): LoyaltyEvent {
   // PostgreSQL's text and jsonb cannot hold a NUL character: the body is read and kept without them
-  const body = withoutNul(received);
+  const body = storableJson(received);
   const payload = canonicalJson(body);
   const parsed = loyaltyEventSchema.safeParse(body);
   if (!parsed.success) throw new InvalidEventError(zodProblem(parsed.error));

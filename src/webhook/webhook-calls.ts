@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { redactHookUrl } from './hook-path.js';
-import { InvalidEventError, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import { InvalidEventError, MAX_EVENT_BYTES, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
 import type { EventStore, SaveOutcome } from './loyalty-event-store.js';
 import { type Admission, WebhookGate, type WebhookGateOptions } from './webhook-gate.js';
 
@@ -10,6 +10,8 @@ export interface ReceiverStats {
   stored: number;
   duplicates: number;
   invalid: number;
+  /** Valid events whose values `loyalty_events` refused, kept in `_etl_event_quarantine` (answered 200). */
+  quarantined: number;
   /** Valid events the warehouse could not take (answered 503). */
   failed: number;
   /** Calls refused before their body was read: no valid secret, an address not allowed, a wrong path (401/404). */
@@ -23,13 +25,19 @@ export interface WebhookCallOptions extends WebhookGateOptions {
   store: EventStore;
   /** Zone of zone-less timestamps in event bodies (`source.timezone`). */
   timezone: string;
-  /** Largest body accepted. Default 1 MiB. */
+  /** Largest body accepted. Default {@link MAX_EVENT_BYTES}, 64 KiB. */
   maxBodyBytes?: number;
   /** Seconds a sender is told to wait (`Retry-After`) when the warehouse cannot take an event. Default 5. */
   retryAfterSeconds?: number;
 }
 
 class BodyTooLargeError extends Error {}
+
+/**
+ * Deepest nesting of arrays and objects a body may have. The service's bodies nest four levels; a limit well
+ * above that refuses, with 400, a body built to exhaust the stack of whatever walks it.
+ */
+export const MAX_BODY_DEPTH = 64;
 
 /** A call's answer before it is written: status, JSON body and extra headers. */
 interface Answer {
@@ -45,14 +53,14 @@ interface Answer {
 export class WebhookCalls {
   private readonly gate: WebhookGate;
   private readonly maxBodyBytes: number;
-  private readonly counts: ReceiverStats = { stored: 0, duplicates: 0, invalid: 0, failed: 0, refused: 0, limited: 0 };
+  private readonly counts: ReceiverStats = { stored: 0, duplicates: 0, invalid: 0, quarantined: 0, failed: 0, refused: 0, limited: 0 };
 
   constructor(
     private readonly options: WebhookCallOptions,
     private readonly logger: Logger,
   ) {
     this.gate = new WebhookGate(options);
-    this.maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
+    this.maxBodyBytes = options.maxBodyBytes ?? MAX_EVENT_BYTES;
   }
 
   stats(): ReceiverStats {
@@ -64,6 +72,9 @@ export class WebhookCalls {
     const admission = await this.gate.admit(req);
     if (!admission.admitted) return this.refuse(req, res, admission);
     if (req.method !== 'POST') return answer(res, { status: 405, body: { error: 'loyalty webhook calls are POSTs' }, headers: { allow: 'POST' } });
+    // a declared length over the cap is refused before a byte of the body is read
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.maxBodyBytes) return answer(res, this.tooLarge());
     // A sender that waits for "100 Continue" before its body hears it only now, once it is let in.
     if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
     const event = await this.readEvent(req, admission.client);
@@ -90,17 +101,23 @@ export class WebhookCalls {
     try {
       text = await readBody(req, this.maxBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return { status: 413, body: { error: `body over ${this.maxBodyBytes} bytes` }, headers: { connection: 'close' } };
+      if (error instanceof BodyTooLargeError) return this.tooLarge();
       throw error;
     }
     try {
+      if (nestingOver(text, MAX_BODY_DEPTH)) throw new InvalidEventError(`body nests deeper than ${MAX_BODY_DEPTH} levels`);
       return parseLoyaltyEvent(JSON.parse(text) as unknown, this.options.timezone);
     } catch (error) {
-      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
+      // whatever reading the body throws is the body's doing, and sending it again would not help: a 400, never a 5xx
       this.counts.invalid++;
       this.logger.warn({ err: error, client, path: redactHookUrl(req.url) }, 'loyalty webhook call rejected');
-      return { status: 400, body: { error: error instanceof SyntaxError ? 'body is not JSON' : error.message } };
+      const problem = error instanceof SyntaxError ? 'body is not JSON' : error instanceof InvalidEventError ? error.message : 'body is no loyalty event';
+      return { status: 400, body: { error: problem } };
     }
+  }
+
+  private tooLarge(): Answer {
+    return { status: 413, body: { error: `body over ${this.maxBodyBytes} bytes` }, headers: { connection: 'close' } };
   }
 
   /** Stores the event; the answer comes once the store committed it, or asks the sender to retry. */
@@ -118,7 +135,14 @@ export class WebhookCalls {
       };
     }
     if (outcome === 'stored') this.counts.stored++;
-    else this.counts.duplicates++;
+    else if (outcome === 'duplicate') this.counts.duplicates++;
+    else {
+      this.counts.quarantined++;
+      this.logger.error(
+        { eventKey: event.event_key, customerId: event.customer_id },
+        'loyalty event not storable in loyalty_events: kept in _etl_event_quarantine',
+      );
+    }
     this.logger.info({ eventKey: event.event_key, customerId: event.customer_id, trigger: event.event_trigger, outcome }, 'loyalty event received');
     return { status: 200, body: { status: outcome, eventKey: event.event_key } };
   }
@@ -128,17 +152,41 @@ function answer(res: ServerResponse, { status, body, headers }: Answer): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
 }
 
+/** Whether JSON text nests arrays and objects deeper than `limit`, found in one pass without parsing it. */
+export function nestingOver(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * The body as text, or {@link BodyTooLargeError} as soon as it passes `limit`: the rest is never read (the answer
+ * closes the connection), so a body sent without a length cannot make the receiver read more than the cap either.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => (tooLarge ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      reject(new BodyTooLargeError());
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }

@@ -41,7 +41,11 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     calls.handle(req, res).catch((error: unknown) => {
       logger.error({ err: error }, 'loyalty webhook call failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"error":"internal error"}');
+      // a 5xx only ever means "try again later": what fails here is not the body's doing (that is a 400)
+      if (!res.headersSent)
+        res
+          .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(options.retryAfterSeconds ?? 5) })
+          .end('{"error":"internal error"}');
       else res.destroy();
     });
   };

@@ -84,7 +84,7 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     expect(await publishedContents(config), `${label}: the readers' copy`).toEqual(loaded);
     // a copy a killed publish left half-written is deleted by the next one
     expect(
-      readdirSync(dirname(published)).filter((name) => name.startsWith(`${basename(published)}.tmp-`)),
+      readdirSync(dirname(published)).filter((name) => name.startsWith(`.${basename(published)}.tmp-`) || name.startsWith(`${basename(published)}.tmp-`)),
       label,
     ).toEqual([]);
   }
@@ -185,10 +185,12 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     async () => {
       await crashTrial('winding up', async (victim, config) => {
         if (config.type === 'postgres') return untilSeen(victim, () => victim.output().includes('"run finished"'));
-        // the copy is written beside the published path under a temporary name, then renamed over it
+        // the copy is written in a folder of its own beside the published path, then renamed over it
         const published = publishPathOf(config)!;
-        const temporary = `${basename(published)}.tmp-${victim.child.pid}`;
-        return untilSeen(victim, () => existsSync(join(dirname(published), temporary)), 1);
+        const workDir = `.${basename(published)}.tmp-${victim.child.pid}-`;
+        const writing = () =>
+          readdirSync(dirname(published)).some((name) => name.startsWith(workDir) && existsSync(join(dirname(published), name, basename(published))));
+        return untilSeen(victim, writing, 1);
       });
     },
     SLOW,

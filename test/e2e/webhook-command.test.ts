@@ -135,7 +135,9 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
     const done = await receiver.done;
     expect(done.code, done.stderr.slice(-800)).toBe(0);
     expect(done.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+: POST \/hooks\/<secret> or \/hooks with header X-Loyalty-Webhook-Secret;/);
-    expect(done.stdout).toMatch(/webhook receiver stopped: 3 stored, 0 duplicates, 1 invalid, 0 not stored \(answered 503\), 5 refused, 0 over the cap/);
+    expect(done.stdout).toMatch(
+      /webhook receiver stopped: 3 stored, 0 duplicates, 1 invalid, 0 quarantined, 0 not stored \(answered 503\), 5 refused, 0 over the cap/,
+    );
     expect(done.stderr).toContain('"path":"/hooks/[REDACTED]"');
     const ingest = await ingestSpool(file, 3);
     const tables = await everyTable(config);

@@ -88,7 +88,7 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       expect((await post(hook, 'x'.repeat(2 << 20))).status).toBe(413);
       expect((await fetch(hook)).status).toBe(405);
       expect((await fetch(`${receiver.url}/health`)).status).toBe(200);
-      expect(receiver.stats()).toEqual({ stored: 12, duplicates: 12, invalid: 2, failed: 0, refused: 0, limited: 0 });
+      expect(receiver.stats()).toEqual({ stored: 12, duplicates: 12, invalid: 2, quarantined: 0, failed: 0, refused: 0, limited: 0 });
     } finally {
       await receiver.close();
     }

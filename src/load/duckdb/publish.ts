@@ -1,10 +1,11 @@
-import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
+import { replaceFile, replaceWorkDirOf } from '../replace-file.js';
 import type { SqlConnection } from '../sql-connection.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
@@ -26,8 +27,10 @@ export class PublishError extends Error {
  * writers held off, `CHECKPOINT` writes every committed row into the file (the write-ahead log is then empty),
  * and the file is copied as it stands: a copy of a checkpointed file is the database at that commit. Copying the
  * file takes a few seconds for a warehouse of 10M postings; DuckDB's `COPY FROM DATABASE` into a new file took
- * 72 s (docs/performance.md). The copy is flushed to disk, opened read-only once to prove it is a database, made
- * read-only, and renamed over the published path: a new reader opens the new copy, and a reader that has the old
+ * 72 s (docs/performance.md). The copy is written through {@link replaceFile} (a folder of its own beside the
+ * published path, so a planted link is never followed, and only a regular file is ever replaced), opened
+ * read-only once to prove it is a database, given the warehouse's read bits only, flushed, and renamed over the
+ * published path: a new reader opens the new copy, and a reader that has the old
  * one open keeps reading it (the rename leaves its file in place until it closes), so no reader ever blocks
  * the pipeline, and none sees a copy half-written.
  *
@@ -39,30 +42,30 @@ export async function publishWarehouse(source: PublishSource, target: string, an
   const path = resolve(target);
   if (path === resolve(source.path)) throw new PublishError(`the publish path ${path} is the warehouse itself`);
   const started = performance.now();
-  const temporary = `${path}.tmp-${process.pid}`;
+  let heldSeconds = 0;
   try {
     await mkdir(dirname(path), { recursive: true });
     await removeAbandonedCopies(path);
-    const heldFrom = performance.now();
-    await source.whileQuiet(async (conn) => {
-      await conn.run('CHECKPOINT');
-      // a clone where the file system shares blocks (btrfs, XFS), else a copy in the kernel
-      await copyFile(source.path, temporary, constants.COPYFILE_FICLONE);
+    // a reader that opens it read-write would lock the others out, so no write bit; and no one may read the copy
+    // who may not read the warehouse (under umask 077 it is 0600, and its copy 0400)
+    const mode = (await stat(source.path)).mode & 0o444;
+    await replaceFile(path, {
+      mode,
+      fill: async (temporary) => {
+        const heldFrom = performance.now();
+        await source.whileQuiet(async (conn) => {
+          await conn.run('CHECKPOINT');
+          // a clone where the file system shares blocks (btrfs, XFS), else a copy in the kernel
+          await copyFile(source.path, temporary, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL);
+        });
+        heldSeconds = (performance.now() - heldFrom) / 1000;
+        // what analysts may read of personal data (destination.analysts.personal_data)
+        await rewriteForAnalysts(temporary, analysts);
+        await proveReadable(temporary);
+      },
     });
-    const heldSeconds = (performance.now() - heldFrom) / 1000;
-    // what analysts may read of personal data (destination.analysts.personal_data)
-    await rewriteForAnalysts(temporary, analysts);
-    const handle = await open(temporary, 'r');
-    await handle.sync().finally(() => handle.close());
-    await proveReadable(temporary);
-    // a reader that opens it read-write would lock the others out; without write permission it cannot
-    await chmod(temporary, 0o444);
-    await rename(temporary, path);
-    const dir = await open(dirname(path), 'r');
-    await dir.sync().finally(() => dir.close());
     return { path, bytes: (await stat(path)).size, seconds: (performance.now() - started) / 1000, heldSeconds };
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
     throw error instanceof PublishError ? error : new PublishError(`could not publish ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
@@ -84,12 +87,10 @@ async function proveReadable(file: string): Promise<void> {
 
 /** Deletes copies that a publish killed half-way left behind (their process is gone): each is a warehouse's size. */
 async function removeAbandonedCopies(path: string): Promise<void> {
-  const prefix = `${basename(path)}.tmp-`;
+  const legacyPrefix = `${basename(path)}.tmp-`; // the name copies had before they were written in a folder of their own
   for (const name of await readdir(dirname(path))) {
-    if (!name.startsWith(prefix)) continue;
-    // `<pid>` or `<pid>.raw` (the snapshot a copy for analysts is rewritten from)
-    const pid = Number.parseInt(name.slice(prefix.length), 10);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(dirname(path), name), { force: true });
+    const pid = replaceWorkDirOf(path, name)?.pid ?? (name.startsWith(legacyPrefix) ? Number(name.slice(legacyPrefix.length)) : NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(dirname(path), name), { recursive: true, force: true });
   }
 }
 

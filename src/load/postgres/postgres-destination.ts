@@ -11,8 +11,15 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { postgresDialect } from '../warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../sql-connection.js';
+import { WarehouseLockTimeoutError } from '../warehouse-errors.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
+
+/** Seconds a statement waits for a lock held by another session, unless `destination.busy_timeout_s` says otherwise. */
+export const DEFAULT_LOCK_TIMEOUT_S = 300;
+
+/** PostgreSQL's SQLSTATE for a lock not granted within `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** The warehouse could not be reached or refused the connection; the message never holds credentials. */
 export class WarehouseConnectionError extends Error {
@@ -38,6 +45,7 @@ export class PostgresDestination implements Destination {
     private readonly pool: pg.Pool,
     private readonly url: string,
     readonly schema: string,
+    private readonly lockTimeoutSeconds: number,
   ) {
     this.ledgerPool = new pg.Pool({ connectionString: url, types: textTypes, application_name: 'loyalty-etl ledger', max: 2 });
     this.ledgerPool.on('error', () => undefined);
@@ -52,13 +60,17 @@ export class PostgresDestination implements Destination {
    *
    * @example
    * const warehouse = await PostgresDestination.open('postgres://etl@db.internal/analytics', 'loyalty');
+   *
+   * Every session waits at most `lockTimeoutSeconds` for a lock (PostgreSQL's `lock_timeout`): a reader's session
+   * that holds one (an advisory lock, a long transaction) fails the statement with the holder named
+   * ({@link WarehouseLockTimeoutError}) instead of holding the night without a word.
    */
-  static async open(url: string, schema = 'public'): Promise<PostgresDestination> {
+  static async open(url: string, schema = 'public', options: { lockTimeoutSeconds?: number } = {}): Promise<PostgresDestination> {
     const pool = new pg.Pool({ connectionString: url, types: textTypes, application_name: 'loyalty-etl', max: 16 });
     // An idle client whose server went away emits 'error' on the pool; without a listener that would end the
     // process. The next checkout gets a fresh connection, and its own error if the server is still gone.
     pool.on('error', () => undefined);
-    const destination = new PostgresDestination(pool, url, schema);
+    const destination = new PostgresDestination(pool, url, schema, options.lockTimeoutSeconds ?? DEFAULT_LOCK_TIMEOUT_S);
     try {
       const client = await pool.connect();
       client.release();
@@ -109,7 +121,15 @@ export class PostgresDestination implements Destination {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    return this.spans.track(load);
+    const span = this.spans.track(load);
+    // a span's commit that waited its longest for a lock says whose, as every other statement does
+    return {
+      ...span,
+      commit: (windows, work) =>
+        span.commit(windows, work).catch(async (error: unknown) => {
+          throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE ? await this.lockTimeoutError(error as Error) : error;
+        }),
+    };
   }
 
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
@@ -129,7 +149,55 @@ export class PostgresDestination implements Destination {
     } catch (error) {
       // The session may be left in a state the next user should not inherit (an open transaction, a lock).
       client.release(true);
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockTimeoutError(error as Error);
       throw error;
+    }
+  }
+
+  /**
+   * The lock timeout as a line that names who holds what the pipeline waited for: the other sessions holding
+   * locks on the schema's tables or advisory locks in the database, those not of the pipeline first.
+   */
+  private async lockTimeoutError(error: Error): Promise<WarehouseLockTimeoutError> {
+    const waited = `waited ${this.lockTimeoutSeconds} s (destination.busy_timeout_s) for a lock on the warehouse ${this.shownUrl}`;
+    const client = new pg.Client({ connectionString: this.url, types: textTypes, application_name: 'loyalty-etl lock report' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query<{
+        pid: number;
+        usename: string | null;
+        application_name: string;
+        client: string | null;
+        since: string;
+        state: string | null;
+        locks: string;
+      }>(
+        `SELECT a.pid, a.usename, a.application_name, host(a.client_addr) AS client, to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS since,
+                a.state, string_agg(DISTINCT CASE WHEN l.locktype = 'advisory' THEN 'advisory' ELSE l.mode || ' on ' || c.relname END, ', ') AS locks
+           FROM pg_locks l
+           JOIN pg_stat_activity a ON a.pid = l.pid
+           LEFT JOIN pg_class c ON c.oid = l.relation
+          WHERE l.granted AND a.pid <> pg_backend_pid() AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND (l.locktype = 'advisory' OR c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1))
+          GROUP BY a.pid, a.usename, a.application_name, a.client_addr, a.backend_start, a.state
+          ORDER BY (a.application_name LIKE 'loyalty-etl%' AND a.application_name <> 'loyalty-etl sql'), a.backend_start
+          LIMIT 3`,
+        [this.schema],
+      );
+      if (rows.length === 0) return new WarehouseLockTimeoutError(`${waited}; its holder has let it go since`, { cause: error });
+      const holders = rows.map(
+        (r) =>
+          `session pid ${r.pid} (user ${r.usename ?? '?'}, application '${r.application_name}'${r.client ? `, from ${r.client}` : ''}, connected ${r.since} UTC, ${r.state ?? 'state unknown'}; holds ${r.locks})`,
+      );
+      return new WarehouseLockTimeoutError(
+        `${waited}, held by ${holders.join('; and by ')}: end it (SELECT pg_terminate_backend(${rows[0]!.pid})) or try again once it has ended`,
+        { cause: error },
+      );
+    } catch {
+      return new WarehouseLockTimeoutError(`${waited}; its holder could not be looked up`, { cause: error });
+    } finally {
+      await client.end().catch(() => undefined);
     }
   }
 
@@ -147,7 +215,11 @@ export class PostgresDestination implements Destination {
       throw new WarehouseConnectionError(`cannot connect to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`);
     }
     try {
-      await client.query(`SET search_path TO ${quoteIdent(this.schema)}; SET TIME ZONE 'UTC'; SET DateStyle TO 'ISO, YMD'`);
+      // 0 would mean "wait for ever" to PostgreSQL: a wait of 0 s gives up at once (1 ms)
+      const lockTimeoutMs = Math.max(1, Math.round(this.lockTimeoutSeconds * 1000));
+      await client.query(
+        `SET search_path TO ${quoteIdent(this.schema)}; SET TIME ZONE 'UTC'; SET DateStyle TO 'ISO, YMD'; SET lock_timeout = ${lockTimeoutMs}`,
+      );
       return client;
     } catch (error) {
       client.release(true);
