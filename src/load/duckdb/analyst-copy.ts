@@ -26,20 +26,24 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
         await conn.run('COPY FROM DATABASE src TO dst (SCHEMA)');
         const columns = (
           await conn.runAndReadAll(
-            `SELECT c.schema_name, c.table_name, c.column_name, c.data_type FROM duckdb_columns() c
+            `SELECT c.schema_name, c.table_name, c.column_name, c.data_type, c.is_nullable FROM duckdb_columns() c
                JOIN duckdb_tables() t ON t.database_name = c.database_name AND t.schema_name = c.schema_name AND t.table_name = c.table_name
               WHERE c.database_name = 'src' ORDER BY c.schema_name, c.table_name, c.column_index`,
           )
-        ).getRowObjects() as Array<{ schema_name: string; table_name: string; column_name: string; data_type: string }>;
+        ).getRowObjects() as Array<{ schema_name: string; table_name: string; column_name: string; data_type: string; is_nullable: boolean }>;
         const tables = new Map<string, typeof columns>();
         for (const c of columns) tables.set(`${c.schema_name}\u0000${c.table_name}`, [...(tables.get(`${c.schema_name}\u0000${c.table_name}`) ?? []), c]);
         await conn.run('BEGIN');
         for (const list of tables.values()) {
           const { schema_name: schema, table_name: table } = list[0]!;
           const target = `dst.${qualified(schema, table)}`;
-          for (const c of list)
-            if (policy.personalData === 'hash' && isWithheld(policy, c.column_name) && c.data_type !== 'VARCHAR' && c.data_type !== 'JSON')
+          for (const c of list) {
+            if (!isWithheld(policy, c.column_name)) continue;
+            // a withheld column may read NULL where the warehouse's may not (a reject's payload)
+            if (!c.is_nullable) await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} DROP NOT NULL`);
+            if (policy.personalData === 'hash' && c.data_type !== 'VARCHAR' && c.data_type !== 'JSON')
               await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} SET DATA TYPE VARCHAR`);
+          }
           const names = list.map((c) => quoteIdent(c.column_name)).join(', ');
           const values = list.map((c) => analystValue(duckdbDialect, policy, c.column_name, `s.${quoteIdent(c.column_name)}`, '$1')).join(', ');
           const prepared = await conn.prepare(`INSERT INTO ${target} (${names}) SELECT ${values} FROM src.${qualified(schema, table)} s`);
