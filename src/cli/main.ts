@@ -12,6 +12,7 @@ import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
 import { registerPublish } from '../commands/publish.js';
+import { registerReplay } from '../commands/replay.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
 import { registerSql } from '../commands/sql.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
     registerRun,
     registerBackfill,
     registerVerify,
+    registerReplay,
     registerStatus,
     registerReport,
     registerCheck,

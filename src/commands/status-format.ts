@@ -56,7 +56,7 @@ function history(status: JobStatus): string[] {
   ];
 }
 
-function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled }: JobStatus): string[] {
+function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled, archive }: JobStatus): string[] {
   const lines = [
     lock
       ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
@@ -69,6 +69,10 @@ function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: sp
   }
   if (spooled)
     lines.push(`webhook spool: ${spooled} event${spooled === 1 ? '' : 's'} received and not yet in loyalty_events (the next run or backfill takes them in)`);
+  if (archive) {
+    const span = archive.oldest ? `, spans begun ${archive.oldest.slice(0, 19)} to ${archive.newest!.slice(0, 19)}` : '';
+    lines.push(`raw archive: ${archive.root}: ${(archive.bytes / 1e6).toFixed(1)} MB in ${archive.files} span file${archive.files === 1 ? '' : 's'}${span}`);
+  }
   return lines;
 }
 

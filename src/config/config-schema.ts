@@ -53,6 +53,21 @@ const sourceSchema = z
 /** A DuckDB size setting. */
 const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
 
+/**
+ * The raw archive of the service's answers (docs/archive.md): `false` keeps none; otherwise where (default: beside
+ * a DuckDB warehouse, `<name>.archive/`; for PostgreSQL, `./<database>.archive/`) and how long and how much it keeps.
+ */
+const archiveSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      path: z.string().min(1).optional(),
+      keep_days: z.int().min(1).max(36_600).optional(),
+      max_bytes: z.int().min(1).optional(),
+    })
+    .strict(),
+]);
+
 const destinationSchema = z.discriminatedUnion('type', [
   z
     .object({
@@ -77,6 +92,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       event_spool: z.string().min(1).optional(),
       /** Seconds `run`, `backfill` and `publish` wait for a warehouse file another process holds (default 300). */
       busy_timeout_s: z.int().min(0).max(86_400).optional(),
+      archive: archiveSchema.optional(),
     })
     .strict(),
   z
@@ -84,6 +100,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       type: z.literal('postgres'),
       url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
       schema: z.string().min(1).default('public'),
+      archive: archiveSchema.optional(),
     })
     .strict(),
 ]);

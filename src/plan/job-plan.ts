@@ -54,13 +54,18 @@ export interface DuckdbSettings {
   publish_path?: string | false | undefined;
   event_spool?: string | undefined;
   busy_timeout_s?: number | undefined;
+  archive?: ArchiveSettings | undefined;
 }
+
+/** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */
+export type ArchiveSettings = false | { path?: string | undefined; keep_days?: number | undefined; max_bytes?: number | undefined };
 
 /** A PostgreSQL warehouse, as the `destination` block of `jobs.yaml` states it. */
 export interface PostgresSettings {
   type: 'postgres';
   url: string;
   schema: string;
+  archive?: ArchiveSettings | undefined;
 }
 
 export type DestinationSettings = DuckdbSettings | PostgresSettings;

@@ -77,11 +77,12 @@ export function emulatorJobs(options: {
     ...historyStart,
     ...options.sourceKeys,
   };
+  const archive = d?.archive === false ? '  archive: false\n' : d?.archive?.path ? `  archive:\n    path: ${JSON.stringify(d.archive.path)}\n` : '';
   const destination = !d
     ? ''
-    : d.type === 'duckdb'
-      ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
-      : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`;
+    : (d.type === 'duckdb'
+        ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
+        : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`) + archive;
   return writeJobsFile(`
 source:
   base_url: ${options.url}

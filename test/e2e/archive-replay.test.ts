@@ -1,0 +1,102 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { DestinationSettings } from '../../src/plan/job-plan.js';
+import { AnswerArchive, readSpan } from '../../src/source/archive/answer-archive.js';
+import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { testDestinations } from '../helpers/destinations.js';
+import { dumpTables } from '../helpers/table-dump.js';
+import { testTempDir } from '../helpers/temp-dir.js';
+import { withWarehouse } from '../helpers/warehouse-reader.js';
+
+const TZ = 'Europe/Athens';
+const START = '2024-05-01';
+const END = '2024-05-06';
+const STREAMS = ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'vouchers'];
+const SLOW = 240_000;
+
+describe.each(testDestinations)('raw archive and replay on $name', (target) => {
+  let emulator: Emulator;
+  let requests = 0;
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      seed: 57,
+      accounts: 30,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      badRecordRate: 0.03,
+      port: 0,
+      clock: () => Date.parse('2024-05-07T08:00:00Z'),
+      hooks: {
+        middleware: [
+          (request, next) => {
+            requests++;
+            return next(request);
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => emulator?.close());
+
+  /** A warehouse of the target's kind and a jobs file on it, its archive where the test says. */
+  async function job(archive?: string): Promise<{ config: DestinationSettings; file: string }> {
+    const { config: fresh } = await target.fresh();
+    const config = archive ? { ...fresh, archive: { path: archive } } : fresh;
+    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, lookbackDays: 1 });
+    return { config, file };
+  }
+
+  it(
+    'keeps every answer, and replay rebuilds an equal warehouse from the archive alone, with the service stopped',
+    async () => {
+      const archive = join(testTempDir('archive-'), 'answers');
+      const { config, file } = await job(archive);
+      const first = await runCli(['run', '--config', file, '--until', '2024-05-05']);
+      expect(first.code, first.stderr).toBe(0);
+      // a second night: the look-back loads a window again, and the state streams observe every customer again
+      const second = await runCli(['run', '--config', file, '--until', END]);
+      expect(second.code, second.stderr).toBe(0);
+      const original = await withWarehouse(config, (conn) => dumpTables(conn, config.schema));
+      expect(original.get('loyalty_status_history')?.length).toBeGreaterThan(0);
+      expect(original.get('_etl_rejects')?.length, 'the emulator serves some bad records').toBeGreaterThan(0);
+
+      const kept = new AnswerArchive(archive);
+      const usage = await kept.usage();
+      expect(usage.files).toBeGreaterThan(0);
+      const status = await runCli(['status', '--config', file]);
+      expect(status.stdout).toMatch(
+        new RegExp(`^raw archive: ${archive.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [\\d.]+ MB in ${usage.files} span files, spans begun `, 'm'),
+      );
+      // every answer a span got is kept, committed: the archive holds as many answers as the service served
+      let answers = 0;
+      for (const f of await kept.spanFiles('nightly')) {
+        const span = (await readSpan(f.file))!;
+        expect(span.committed, f.file).toBe(true);
+        answers += span.answers.length;
+      }
+      expect(answers).toBeGreaterThan(0);
+
+      // the warehouse lost, the service gone: a new warehouse on the same archive
+      const { config: lost } = await target.fresh();
+      const rebuilt = { ...lost, archive: { path: archive } };
+      const rebuiltFile = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: rebuilt, streams: STREAMS, lookbackDays: 1 });
+      if (config.type === 'duckdb') rmSync(config.path);
+      const before = requests;
+      await emulator.close();
+      const replay = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', END]);
+      expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+      expect(replay.stdout).toMatch(/no request to the service/);
+      expect(requests).toBe(before);
+      const again = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
+      expect([...again.keys()].sort()).toEqual([...original.keys()].sort());
+      const differ = [...original].filter(([table, rows]) => JSON.stringify(again.get(table)) !== JSON.stringify(rows)).map(([t]) => t);
+      expect(differ, 'tables whose rows differ').toEqual([]);
+      for (const [table, rows] of original) expect(again.get(table), table).toEqual(rows);
+      emulator = await startEmulator({ seed: 57, accounts: 30, startDate: START, endDate: END, timezone: TZ, badRecordRate: 0.03, port: 0 });
+    },
+    SLOW,
+  );
+});
