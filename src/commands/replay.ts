@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { replayArchive } from '../pipeline/replay-archive.js';
-import { rejectedWindows } from '../state/rejected-windows.js';
+import { rejectedWindows } from '../state/replay-windows.js';
 import { commandLogger, createArchive, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { parseRange, withJobFlags, withRangeFlags, type RangeOptions } from './shared-flags.js';

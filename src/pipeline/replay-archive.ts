@@ -11,6 +11,7 @@ import { ArchivedSource } from '../source/archive/archived-source.js';
 import type { CustomerIdentity } from '../source/loyalty-api.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
 import type { WindowCounts } from '../state/ledger.js';
+import { windowsDoneBy } from '../state/replay-windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import type { StreamContext } from '../streams/stream.js';
@@ -99,7 +100,9 @@ async function replayStream(name: StreamName, request: ReplayRequest, runId: str
   const wanted = request.windows ? await request.windows(name) : undefined;
   const inRange = (w: Window) => w.end >= from && w.start <= to && (!wanted || wanted.has(w.start));
   const files = (await request.archive.spanFiles(plan.name, name)).filter((f) => f.through >= from && f.from <= to);
-  const chosen = await chooseSpans(files, inRange);
+  // read before the replay records its own loads: which run last loaded each window the warehouse still has
+  const doneBy = await destination.withConnection((conn) => windowsDoneBy(conn, plan.name, name));
+  const chosen = await chooseSpans(files, inRange, doneBy);
   for (const [start, file] of chosen.uncommitted) {
     result.failed.push({ stream: name, window: { start, end: start }, error: `the answers kept for it (${file}) were never marked committed` });
   }
@@ -136,9 +139,14 @@ async function replayStream(name: StreamName, request: ReplayRequest, runId: str
  * The spans to load again, in the order they were loaded: every committed span holding a window of the range. A
  * state stream's history counts every observation, and a window loaded again replaces what it loaded before, so
  * loading them all in their order leaves what the original loads left. A window only spans never marked
- * committed hold is returned in `uncommitted` (with the newest such file).
+ * committed hold is returned in `uncommitted` (with the newest such file). A span not marked is taken as committed
+ * when the warehouse records its windows done by its run (`doneBy`: a kill came between its commit and the mark).
  */
-async function chooseSpans(files: ArchivedSpanFile[], inRange: (w: Window) => boolean): Promise<{ spans: ArchivedSpanFile[]; uncommitted: Map<Day, string> }> {
+async function chooseSpans(
+  files: ArchivedSpanFile[],
+  inRange: (w: Window) => boolean,
+  doneBy: Set<string>,
+): Promise<{ spans: ArchivedSpanFile[]; uncommitted: Map<Day, string> }> {
   const committed = new Set<Day>();
   const uncommitted = new Map<Day, string>();
   const spans: ArchivedSpanFile[] = [];
@@ -146,7 +154,8 @@ async function chooseSpans(files: ArchivedSpanFile[], inRange: (w: Window) => bo
     const span: ArchivedSpan | undefined = await readSpan(file.file);
     const windows = (span?.header.windows ?? []).filter(inRange);
     if (!span || windows.length === 0) continue;
-    if (!span.committed) {
+    const marked = span.committed || span.header.windows.every((w) => doneBy.has(`${w.start} ${span.header.runId}`));
+    if (!marked) {
       for (const w of windows) uncommitted.set(w.start, file.file);
       continue;
     }

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { AnswerArchive, readSpan } from '../../src/source/archive/answer-archive.js';
-import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
+import { untilSeen, windowsLoaded } from '../helpers/crash-aims.js';
+import { RequestTripwire } from '../helpers/request-tripwire.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { dumpTables } from '../helpers/table-dump.js';
 import { testTempDir } from '../helpers/temp-dir.js';
@@ -19,6 +21,7 @@ const SLOW = 240_000;
 describe.each(testDestinations)('raw archive and replay on $name', (target) => {
   let emulator: Emulator;
   let requests = 0;
+  const tripwire = new RequestTripwire();
   beforeAll(async () => {
     emulator = await startEmulator({
       seed: 57,
@@ -31,6 +34,7 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       clock: () => Date.parse('2024-05-07T08:00:00Z'),
       hooks: {
         middleware: [
+          tripwire.middleware,
           (request, next) => {
             requests++;
             return next(request);
@@ -96,6 +100,49 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       expect(differ, 'tables whose rows differ').toEqual([]);
       for (const [table, rows] of original) expect(again.get(table), table).toEqual(rows);
       emulator = await startEmulator({ seed: 57, accounts: 30, startDate: START, endDate: END, timezone: TZ, badRecordRate: 0.03, port: 0 });
+    },
+    SLOW,
+  );
+
+  it(
+    'a kill while answers are archived loses none that was loaded: every window done is in the archive, and a replay after the next run equals it',
+    async () => {
+      const archive = join(testTempDir('archive-'), 'answers');
+      const { config, file } = await job(archive);
+      const kept = new AnswerArchive(archive);
+      // killed while the loyalty state is asked (the directory, surveys and postings committed), then between commits
+      for (const aim of [
+        () => tripwire.arm({ path: '/accounts', nth: 20, when: 'held' }),
+        (victim: ReturnType<typeof startCli>) => untilSeen(victim, () => windowsLoaded(victim) >= 3),
+      ]) {
+        const victim = startCli(['backfill', '--config', file, '--from', START, '--to', END]);
+        const killed = await Promise.race([aim(victim).then(() => victim.child.kill('SIGKILL')), victim.done.then(() => false)]);
+        const result = await victim.done;
+        tripwire.disarm();
+        expect(killed && result.signal, result.stderr.slice(-400)).toBe('SIGKILL');
+        const done = await withWarehouse(config, (conn) =>
+          conn.all<{ stream: string; day: string }>(
+            `SELECT stream, CAST(window_start AS VARCHAR) AS day FROM _etl_windows WHERE status = 'done' AND stream <> 'profiles' ORDER BY 1, 2`,
+          ),
+        );
+        expect(done.length).toBeGreaterThan(0);
+        const archived = new Set<string>();
+        for (const f of await kept.spanFiles('nightly')) {
+          const span = await readSpan(f.file); // a file the kill cut reads too
+          if (span) for (const w of span.header.windows) archived.add(`${f.stream} ${w.start}`);
+        }
+        expect(done.map((d) => `${d.stream} ${d.day}`).filter((w) => !archived.has(w))).toEqual([]);
+      }
+      const finish = await runCli(['backfill', '--config', file, '--from', START, '--to', END]);
+      expect(finish.code, finish.stderr).toBe(0);
+      const original = await withWarehouse(config, (conn) => dumpTables(conn, config.schema));
+      const { config: lost } = await target.fresh();
+      const rebuilt = { ...lost, archive: { path: archive } };
+      const rebuiltFile = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: START, destination: rebuilt, streams: STREAMS, lookbackDays: 1 });
+      const replay = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', END]);
+      expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+      const again = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
+      for (const [table, rows] of original) expect(again.get(table), table).toEqual(rows);
     },
     SLOW,
   );

@@ -14,3 +14,18 @@ export async function rejectedWindows(conn: SqlConnection, job: string, stream: 
     .execute();
   return new Set(rows.map((r) => String(r.window_start)));
 }
+
+/**
+ * The windows of `stream` recorded done, each with the run that loaded it last (`<day> <run id>`): a span whose
+ * archive was not marked committed (a kill between its commit and the mark) is known committed by this.
+ */
+export async function windowsDoneBy(conn: SqlConnection, job: string, stream: string): Promise<Set<string>> {
+  const rows = await conn.db
+    .selectFrom('_etl_windows')
+    .select(['window_start', 'run_id'])
+    .where('job', '=', job)
+    .where('stream', '=', stream)
+    .where('status', '=', 'done')
+    .execute();
+  return new Set(rows.map((r) => `${String(r.window_start)} ${String(r.run_id)}`));
+}
