@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { AnswerArchive, readSpan } from '../../src/source/archive/answer-archive.js';
+import { EVENTS_JOB } from '../../src/source/archive/event-archive.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { untilSeen, windowsLoaded } from '../helpers/crash-aims.js';
+import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { RequestTripwire } from '../helpers/request-tripwire.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { dumpTables } from '../helpers/table-dump.js';
@@ -22,26 +24,27 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
   let emulator: Emulator;
   let requests = 0;
   const tripwire = new RequestTripwire();
+  const service = (): Parameters<typeof startEmulator>[0] => ({
+    seed: 57,
+    accounts: 30,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    badRecordRate: 0.03,
+    port: 0,
+    clock: () => Date.parse('2024-05-07T08:00:00Z'),
+    hooks: {
+      middleware: [
+        tripwire.middleware,
+        (request, next) => {
+          requests++;
+          return next(request);
+        },
+      ],
+    },
+  });
   beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 57,
-      accounts: 30,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      badRecordRate: 0.03,
-      port: 0,
-      clock: () => Date.parse('2024-05-07T08:00:00Z'),
-      hooks: {
-        middleware: [
-          tripwire.middleware,
-          (request, next) => {
-            requests++;
-            return next(request);
-          },
-        ],
-      },
-    });
+    emulator = await startEmulator(service());
   });
   afterAll(async () => emulator?.close());
 
@@ -99,7 +102,7 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       const differ = [...original].filter(([table, rows]) => JSON.stringify(again.get(table)) !== JSON.stringify(rows)).map(([t]) => t);
       expect(differ, 'tables whose rows differ').toEqual([]);
       for (const [table, rows] of original) expect(again.get(table), table).toEqual(rows);
-      emulator = await startEmulator({ seed: 57, accounts: 30, startDate: START, endDate: END, timezone: TZ, badRecordRate: 0.03, port: 0 });
+      emulator = await startEmulator(service());
     },
     SLOW,
   );
@@ -146,4 +149,30 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
     },
     SLOW,
   );
+
+  it('keeps every webhook event the receiver stores, before it answers', async () => {
+    const archive = join(testTempDir('archive-'), 'answers');
+    const { file } = await job(archive);
+    const secret = 'a'.repeat(40);
+    const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: secret });
+    try {
+      const event = { origin: { trigger: 'LOYALTY_POINT_UPDATED' }, customer: { accountId: 'C000003' }, entity: {} };
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${receiver.url}/hooks/${secret}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(event),
+        });
+        expect(res.status).toBe(200);
+      }
+      // answered 200: already on disk, before the receiver stops
+      const [kept] = await new AnswerArchive(archive).spanFiles(EVENTS_JOB);
+      const span = (await readSpan(kept!.file))!;
+      expect(span.answers).toHaveLength(2);
+      for (const a of span.answers) expect(a.body).toContain('"C000003"');
+    } finally {
+      receiver.child.kill('SIGTERM');
+      await receiver.done;
+    }
+  });
 });
