@@ -18,6 +18,9 @@ import type { StreamContext } from '../streams/stream.js';
 import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
 import { refreshProfiles } from './refresh-profiles.js';
 
+/** Streams whose tables hold each customer's latest observed state (and its history). */
+const STATE_STREAMS: ReadonlySet<StreamName> = new Set(['loyalty_status', 'vouchers']);
+
 export interface ReplayRequest {
   plan: JobPlan;
   archive: AnswerArchive;
@@ -99,10 +102,22 @@ async function replayStream(name: StreamName, request: ReplayRequest, runId: str
   const { plan, destination, logger, from, to } = request;
   const wanted = request.windows ? await request.windows(name) : undefined;
   const inRange = (w: Window) => w.end >= from && w.start <= to && (!wanted || wanted.has(w.start));
-  const files = (await request.archive.spanFiles(plan.name, name)).filter((f) => f.through >= from && f.from <= to);
+  const all = await request.archive.spanFiles(plan.name, name);
+  const files = all.filter((f) => f.through >= from && f.from <= to);
   // read before the replay records its own loads: which run last loaded each window the warehouse still has
   const doneBy = await destination.withConnection((conn) => windowsDoneBy(conn, plan.name, name));
-  const chosen = await chooseSpans(files, inRange, doneBy);
+  let chosen = await chooseSpans(files, inRange, doneBy);
+  // A state table holds what the span loaded last says: a span replayed is followed by every later one of the
+  // stream, whatever their windows, so that the newest observation is again the one the table holds.
+  const first = chosen.spans[0];
+  if (first && STATE_STREAMS.has(name)) {
+    const later = await chooseSpans(
+      all.filter((f) => f.opened >= first.opened),
+      () => true,
+      doneBy,
+    );
+    chosen = { spans: later.spans, uncommitted: chosen.uncommitted };
+  }
   for (const [start, file] of chosen.uncommitted) {
     result.failed.push({ stream: name, window: { start, end: start }, error: `the answers kept for it (${file}) were never marked committed` });
   }
