@@ -48,6 +48,12 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
       result.failed.map((f) => `not replayed: ${f.stream} ${f.window.start}: ${f.error}\n`).join('') +
       describeSession(session),
   );
+  // nothing in the archive for the range is no success: the tables of the range were not rebuilt
+  if (result.spans === 0 && !options.rejects)
+    throw new CommandError(
+      `replay: no archived span of job ${plan.name} holds a window of ${from}..${to}${options.stream ? ` for ${options.stream}` : ''} in ${archive.root} (never loaded with the archive on, or past its retention)`,
+      ExitCode.windowsFailed,
+    );
   if (result.failed.length > 0)
     throw new CommandError(
       `${result.failed.length} window(s) could not be rebuilt from the archive; first: ${result.failed[0]!.error}`,

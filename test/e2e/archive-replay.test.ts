@@ -118,6 +118,9 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       const firstNight = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', '2024-05-04', '--stream', 'loyalty_status']);
       expect(firstNight.code, firstNight.stdout + firstNight.stderr).toBe(0);
       const afterPart = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
+      // a range the archive holds nothing of is a failure, not an empty success
+      const nothing = await runCli(['replay', '--config', rebuiltFile, '--from', '2023-01-01', '--to', '2023-01-31']);
+      expect([nothing.code, nothing.stderr]).toEqual([1, expect.stringMatching(/no archived span of job nightly holds a window of 2023-01-01\.\.2023-01-31/)]);
       for (const [table, rows] of original) expect(afterPart.get(table), table).toEqual(rows);
       expect(requests).toBe(before);
       emulator = await startEmulator(service());
