@@ -15,6 +15,7 @@ import { registerEmulator } from '../commands/emulator.js';
 import { registerProbe } from '../commands/probe.js';
 import { registerPublish } from '../commands/publish.js';
 import { registerCatalog } from '../commands/catalog.js';
+import { registerReplay } from '../commands/replay.js';
 import { registerReport } from '../commands/report.js';
 import { registerRun } from '../commands/run.js';
 import { registerSql, sqlQueryArgs } from '../commands/sql.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     registerRun,
     registerBackfill,
     registerVerify,
+    registerReplay,
     registerStatus,
     registerReport,
     registerCheck,

@@ -4,6 +4,7 @@ import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import type { CustomersAsked } from '../pipeline/customer-tally.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { WindowCounts } from '../state/ledger.js';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
@@ -12,7 +13,7 @@ import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts, type BackfillWindowCounts } from '../state/window-claims.js';
 import { createProgress, showsProgressBar } from './progress-display.js';
-import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
+import { type CommonOptions, commandLogger, createApi, createArchive, pruneArchive, resolveJob } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
@@ -44,10 +45,12 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   // On a terminal the bar is the display; log lines below warnings would only scroll it away.
   const onTerminal = showsProgressBar();
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
-  const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger) };
+  const archive = createArchive(config);
+  const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger), archive };
   const started = performance.now();
   const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
   const { result, summary } = session.value;
+  await pruneArchive(archive, logger);
   process.stdout.write(`${summarizeRun(result, (performance.now() - started) / 1000)}\n${summary.text}\n${describeSession(session)}`);
   failOnFailedWindows(result);
   if (summary.failed > 0) {
@@ -67,6 +70,7 @@ interface BackfillRequest {
   concurrency: number;
   logger: Logger;
   api: LoyaltyApi;
+  archive: AnswerArchive | undefined;
 }
 
 /** Opens (or joins) the backfill of the range, loads what is left of it with a progress display, and sums it up. */
@@ -107,6 +111,7 @@ async function runBackfill(
     concurrency: request.concurrency,
     api: request.api,
     destination,
+    archive: request.archive,
     logger,
     stop: interruptibleRun(),
     // one worker of a shared backfill refreshes the reference data, not every one

@@ -4,7 +4,7 @@ import { startEmulator } from '../emulator/index.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { interruptibleRun } from './interruption.js';
-import { commandLogger, createApi } from './job-session.js';
+import { commandLogger, createApi, createArchive } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { failOnFailedWindows } from './run-summary.js';
 import { DEMO_QUERY, financeQuery } from './demo-queries.js';
@@ -50,6 +50,7 @@ export async function demoCommand(): Promise<void> {
         concurrency: 4,
         api,
         destination,
+        archive: createArchive(config),
         logger,
         stop: interruptibleRun(),
       });

@@ -5,6 +5,8 @@ import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/open-destination.js';
 import { createLogger, type LogFormat, type Logger } from '../log/logger.js';
 import { registerSecret } from '../log/redact.js';
+import { archiveOf } from '../config/duckdb-files.js';
+import { AnswerArchive } from '../source/archive/answer-archive.js';
 import { HttpClient } from '../source/http-client.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
 
@@ -26,7 +28,7 @@ export function resolveJob(options: CommonOptions): { config: ResolvedConfig; jo
 }
 
 /** The source client configured for `config`. */
-export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
+export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi<HttpClient> {
   const { source } = config;
   const http = new HttpClient({
     baseUrl: source.base_url,
@@ -40,6 +42,23 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi {
     logger,
   });
   return new LoyaltyApi(http, { exportEnd: source.export_end, firstPage: source.first_page });
+}
+
+/** The raw archive `config` keeps the service's answers in (`destination.archive`), or undefined when it keeps none. */
+export function createArchive(config: ResolvedConfig): AnswerArchive | undefined {
+  const where = archiveOf(config.destination, config.file);
+  return where && new AnswerArchive(where.root, { keepDays: where.keepDays, maxBytes: where.maxBytes });
+}
+
+/** Applies the archive's retention after a load; a failure to delete is logged, never fails the load. */
+export async function pruneArchive(archive: AnswerArchive | undefined, logger: Logger): Promise<void> {
+  if (!archive) return;
+  try {
+    const deleted = await archive.prune();
+    if (deleted > 0) logger.info({ archive: archive.root, deleted }, 'raw archive: spans past its retention deleted');
+  } catch (error) {
+    logger.warn({ archive: archive.root, err: error }, 'raw archive: could not apply its retention');
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { addDays, type Day } from '../plan/days.js';
-import type { RawAnswer } from '../source/http-client.js';
+import type { HttpClient, RawAnswer } from '../source/http-client.js';
 import { AuthenticationError, DataNotFoundError } from '../source/source-errors.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
 import { ACCOUNT_MEMBERS } from '../streams/accounts.js';
@@ -45,7 +45,7 @@ export class ServiceProbe {
   private readonly sample = new RecordSample(() => LISTED);
 
   constructor(
-    private readonly api: LoyaltyApi,
+    private readonly api: LoyaltyApi<HttpClient>,
     private readonly settings: ProbeSettings,
   ) {}
 

@@ -3,7 +3,7 @@ import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { lastClosedDay } from '../plan/days.js';
-import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
+import { commandLogger, createApi, createArchive, pruneArchive, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
@@ -36,6 +36,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const bar = showsProgressBar();
   const logger = commandLogger(bar && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const api = createApi(config, logger);
+  const archive = createArchive(config);
   const started = performance.now();
   const session = await usingLoadSession(config, logger, async (destination) => {
     const windows = await incrementalWindows(destination, job, jobConfig, through);
@@ -53,6 +54,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
         concurrency: plan.sourceConcurrency,
         api,
         destination,
+        archive,
         logger,
         stop: interruptibleRun(),
         onSpanDone: (_stream, counts) => {
@@ -64,6 +66,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
       }).finally(() => progress.stop()),
     );
   });
+  await pruneArchive(archive, logger);
   process.stdout.write(`${summarizeRun(session.value, (performance.now() - started) / 1000)}\n${describeSession(session)}`);
   failOnFailedWindows(session.value);
   failIfUnpublished(session.published);

@@ -69,7 +69,7 @@ function unlistedFields(status: JobStatus): string[] {
   ];
 }
 
-function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled, quarantinedEvents: quarantined }: JobStatus): string[] {
+function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled, quarantinedEvents: quarantined, archive }: JobStatus): string[] {
   const lines = [
     lock
       ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
@@ -86,6 +86,10 @@ function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: sp
     lines.push(
       `webhook quarantine: ${quarantined.events} event${quarantined.events === 1 ? '' : 's'} received but not storable in loyalty_events, last ${(quarantined.lastAt ?? '').slice(0, 19)}; their reasons are in _etl_event_quarantine (docs/webhook.md, "Quarantine")`,
     );
+  if (archive) {
+    const span = archive.oldest ? `, spans begun ${archive.oldest.slice(0, 19)} to ${archive.newest!.slice(0, 19)}` : '';
+    lines.push(`raw archive: ${archive.root}: ${(archive.bytes / 1e6).toFixed(1)} MB in ${archive.files} span file${archive.files === 1 ? '' : 's'}${span}`);
+  }
   return lines;
 }
 

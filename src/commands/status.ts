@@ -10,7 +10,7 @@ import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { STATE_STREAMS } from './verify-state.js';
-import { resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { formatStatus } from './status-format.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -42,6 +42,8 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
   const spool = eventSpoolOf(config.destination);
   // events the receiver took that no run has ingested yet: they are in no table, so the warehouse cannot count them
   if (spool !== undefined) status.spooledEvents = (await new EventSpool(spool).pending()).length;
+  const archive = createArchive(config);
+  if (archive) status.archive = await archive.usage();
   process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
 }
 

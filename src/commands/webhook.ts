@@ -11,7 +11,9 @@ import { ReceiverSecretError, WEBHOOK_SECRET_ENV, readReceiverSecrets } from '..
 import { WebhookGate, WebhookGateOptionError, type WebhookGateOptions } from '../webhook/webhook-gate.js';
 import { SpoolEventStore } from '../webhook/spool-event-store.js';
 import { startWebhookReceiver } from '../webhook/webhook-receiver.js';
-import { commandLogger } from './job-session.js';
+import { commandLogger, createArchive } from './job-session.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
+import { EventArchive } from '../source/archive/event-archive.js';
 import type { Command } from 'commander';
 
 export interface WebhookCommandOptions {
@@ -63,7 +65,7 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
     );
   }
   const receiverId = randomUUID();
-  const store = eventStoreFor(config.destination, { runId: receiverId });
+  const store = archivingEvents(eventStoreFor(config.destination, { runId: receiverId }), createArchive(config), receiverId);
   const warehouse = await store.check(); // the config and the warehouse are sound before the first call
   const receiver = await startWebhookReceiver({ ...gateOptions, store, timezone: config.source.timezone, host: options.host, port, logger });
   const address =
@@ -103,6 +105,30 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
 export function eventStoreFor(destination: DestinationSettings, options: { runId: string; now?: () => Date }): EventStore & { check(): Promise<string> } {
   const spool = eventSpoolOf(destination);
   return spool === undefined ? new WarehouseEventStore(destination, options) : new SpoolEventStore(new EventSpool(spool), options);
+}
+
+/**
+ * The store, each event first kept in the raw archive (`destination.archive`), durably, so that an event stored
+ * is an event kept; the store as it is when the archive is off.
+ */
+function archivingEvents(
+  store: EventStore & { check(): Promise<string> },
+  archive: AnswerArchive | undefined,
+  receiverId: string,
+): EventStore & { check(): Promise<string> } {
+  if (!archive) return store;
+  const events = new EventArchive(archive.root, receiverId);
+  return {
+    check: () => store.check(),
+    save: async (event) => {
+      await events.keep(HOOKS_PATH, event);
+      return store.save(event);
+    },
+    close: async () => {
+      await events.close();
+      await store.close();
+    },
+  };
 }
 
 /** The flags and the environment as gate options, checked before anything starts: a mistake is exit 2. */

@@ -69,6 +69,21 @@ const analystsSchema = z
   })
   .strict();
 
+/**
+ * The raw archive of the service's answers (docs/archive.md): `false` keeps none; otherwise where (default: beside
+ * a DuckDB warehouse, `<name>.archive/`; for PostgreSQL, `./<database>.archive/`) and how long and how much it keeps.
+ */
+const archiveSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      path: z.string().min(1).optional(),
+      keep_days: z.int().min(1).max(36_600).optional(),
+      max_bytes: z.int().min(1).optional(),
+    })
+    .strict(),
+]);
+
 const destinationSchema = z.discriminatedUnion('type', [
   z
     .object({
@@ -94,6 +109,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       /** Seconds `run`, `backfill` and `publish` wait for a warehouse file another process holds (default 300). */
       busy_timeout_s: z.int().min(0).max(86_400).optional(),
       analysts: analystsSchema.optional(),
+      archive: archiveSchema.optional(),
     })
     .strict(),
   z
@@ -104,6 +120,7 @@ const destinationSchema = z.discriminatedUnion('type', [
       analysts: analystsSchema.optional(),
       /** Seconds a statement of the pipeline waits for a lock another session holds (PostgreSQL's lock_timeout; default 300). */
       busy_timeout_s: z.int().min(0).max(86_400).optional(),
+      archive: archiveSchema.optional(),
     })
     .strict(),
 ]);

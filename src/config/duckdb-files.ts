@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type { DestinationSettings } from '../plan/job-plan.js';
 import { ConfigError } from './config-error.js';
 
@@ -40,4 +41,19 @@ export function busyTimeoutOf(destination: DestinationSettings, env: Record<stri
     return Number(raw);
   }
   return destination.busy_timeout_s ?? DEFAULT_BUSY_TIMEOUT_S;
+}
+
+/**
+ * Where the raw archive of the service's answers is kept, and its retention: `destination.archive.path`, or beside a
+ * DuckDB warehouse (`<name>.archive`), or for PostgreSQL `<database>.archive` beside the jobs file `configFile`;
+ * undefined when `destination.archive` is false, or for an in-memory warehouse.
+ */
+export function archiveOf(destination: DestinationSettings, configFile: string): { root: string; keepDays?: number; maxBytes?: number } | undefined {
+  const settings = destination.archive;
+  if (settings === false) return undefined;
+  const retention = { ...(settings?.keep_days ? { keepDays: settings.keep_days } : {}), ...(settings?.max_bytes ? { maxBytes: settings.max_bytes } : {}) };
+  if (settings?.path) return { root: settings.path, ...retention };
+  if (destination.type === 'duckdb') return destination.path === ':memory:' ? undefined : { root: `${stemOf(destination.path)}.archive`, ...retention };
+  const database = decodeURIComponent(new URL(destination.url).pathname.slice(1)) || 'postgres';
+  return { root: join(dirname(configFile), `${database.replace(/[^A-Za-z0-9_-]/g, '_')}.archive`), ...retention };
 }

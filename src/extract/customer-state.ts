@@ -24,7 +24,12 @@ export interface CustomerStateRead {
  * Asks the service about one customer's state (`what` names the call, e.g. `loyalty of C000042`), with the rules
  * every per-customer stream shares ({@link askCustomer}); `1005` is the service's "no data".
  */
-export async function readCustomerState(customer: CustomerIdentity, what: string, ask: () => Promise<unknown>): Promise<CustomerStateRead> {
+export async function readCustomerState(
+  customer: CustomerIdentity,
+  what: string,
+  ask: () => Promise<unknown>,
+  observed: () => string = () => new Date().toISOString(),
+): Promise<CustomerStateRead> {
   const { customerId } = customer;
   const asked = await askCustomer(customer, what, async () => {
     try {
@@ -34,7 +39,7 @@ export async function readCustomerState(customer: CustomerIdentity, what: string
       return { outcome: 'not_found' as const };
     }
   });
-  const observedAt = new Date().toISOString();
+  const observedAt = observed();
   if ('rejected' in asked) return { record: { customerId, observedAt, outcome: 'unaskable' }, rejected: asked.rejected };
   return { record: { customerId, observedAt, ...asked.answer } };
 }

@@ -3,6 +3,7 @@ import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
 import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
 import type { WindowCounts } from '../state/ledger.js';
@@ -46,6 +47,8 @@ export interface JobRunRequest {
   concurrency: number;
   api: LoyaltyApi;
   destination: Destination;
+  /** Where every answer a span gets is kept before the span commits (none: answers are not archived). */
+  archive?: AnswerArchive;
   logger: Logger;
   /** The run's id (default: a new UUID). */
   runId?: string;

@@ -69,7 +69,7 @@ export class JobRun {
     const { request, stop } = this;
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
-      await refreshProfiles(request.api, request.destination, this.job, this.runId, new Date().toISOString().slice(0, 10)).then(
+      await refreshProfiles(request.api, request.destination, this.job, this.runId, new Date().toISOString().slice(0, 10), request.archive).then(
         (n) => this.log.info(n, 'profiles refreshed'),
         (error) => stop.absorbs(error) || this.log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
@@ -301,6 +301,7 @@ export class JobRun {
       backfillId: target.backfillId,
       customers,
       customersAsked: asked?.report,
+      archive: request.archive,
     };
     try {
       done(await loadSpan(stream, span, ctx, request.destination, settings, this.log));

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
@@ -30,6 +31,8 @@ export interface SpanSettings {
   customers?: CustomerRule;
   /** For a per-customer stream, for the progress display: the customers selected, then those handed on to be asked. */
   customersAsked?: (asked: number, selected: number) => void;
+  /** The raw archive the span's answers (and the customers it asks) are kept in, durably before its commit. */
+  archive?: AnswerArchive;
 }
 
 /**
@@ -87,6 +90,12 @@ export async function loadSpan(
   // the count is one more read of the selection, made only when someone follows the span's progress
   const report = settings.customersAsked;
   if (selection) ctx = { ...ctx, customers: report ? countedCustomers(selection.customers, await selection.count(), report) : selection.customers };
+  // every answer the span gets, and every customer it asks, goes to the raw archive as it comes
+  const archived = settings.archive?.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, pageSize: ctx.pageSize });
+  if (archived) {
+    ctx.api.keepAnswers(archived.keep);
+    if (ctx.customers) ctx = { ...ctx, customers: archived.customers(ctx.customers) };
+  }
   const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: tablesOf(stream, ctx) });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {
@@ -100,7 +109,10 @@ export async function loadSpan(
   };
   const commit = async (windows: Window[], staged: StagedSpan) => {
     const unlisted: UnlistedFields = { seen: staged.unlisted.sightings(windows.map((w) => w.start)), fresh: [] };
+    // an answer counted as loaded is in the archive: the span's file is durable before the transaction
+    await archived?.seal();
     const counts = await commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests, unlisted);
+    await archived?.committed().catch((e: unknown) => logger.warn({ stream: stream.name, err: e }, 'could not mark the archived span committed'));
     logNewFields(stream, unlisted.fresh, settings.runId, logger);
     return counts;
   };
@@ -132,6 +144,7 @@ export async function loadSpan(
     ctx.api.cancel('its window failed');
     // a partly loaded span has committed (and released) what it could
     if (!(error instanceof SpanPartlyLoadedError)) await load.abort();
+    await archived?.close().catch(() => undefined); // its answers stay, unmarked: the span did not commit
     throw error;
   }
 }

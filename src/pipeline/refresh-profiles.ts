@@ -1,12 +1,14 @@
 import type { Destination } from '../load/destination.js';
 import type { Day } from '../plan/days.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
 
 /**
  * Replaces `profiles` and `profile_fields` with what the source lists now, through the same staging and merge as
  * every table: staged, then merged in one transaction (each table replaced whole). Reference data is not loaded
- * by window, so no window is recorded; its rows are staged under `day`, the day of the refresh.
+ * by window, so no window is recorded; its rows are staged under `day`, the day of the refresh. With an `archive`,
+ * the answers are kept as a span of their own (`profiles`), durably before the commit, for `replay`.
  */
 export async function refreshProfiles(
   api: LoyaltyApi,
@@ -14,9 +16,16 @@ export async function refreshProfiles(
   job: string,
   runId: string,
   day: Day,
+  archive?: AnswerArchive,
 ): Promise<{ profiles: number; fields: number }> {
-  const rows = await readProfiles(api);
   const windows = [{ start: day, end: day }];
+  const archived = archive?.openSpan({ job, stream: 'profiles', runId, windows, pageSize: 0 });
+  const source = archived ? api.scoped() : api;
+  if (archived) source.keepAnswers(archived.keep);
+  const rows = await readProfiles(source).catch(async (error: unknown) => {
+    await archived?.close();
+    throw error;
+  });
   const load = await destination.openSpan({ job, stream: 'profiles', runId, windows, tables: PROFILE_TABLES });
   try {
     let seq = 0;
@@ -25,10 +34,13 @@ export async function refreshProfiles(
         table.name,
         rows[table.name as keyof typeof rows].map((row) => ({ seq: ++seq, windowStart: day, row })),
       );
+    await archived?.seal();
     await load.commit(windows, (_conn, merge) => merge());
   } catch (error) {
     await load.abort();
+    await archived?.close();
     throw error;
   }
+  await archived?.committed();
   return { profiles: rows.profiles.length, fields: rows.profile_fields.length };
 }

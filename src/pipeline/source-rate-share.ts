@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
-import type { HttpClient } from '../source/http-client.js';
+import type { SourceClient } from '../source/loyalty-api.js';
 import { countLiveRuns } from '../state/runs.js';
 
 /** How often a run counts the live runs it shares the source with. */
@@ -34,7 +34,7 @@ export function rateShare(perSecond: number, runs: number): number {
  * first request, so that runs that joined while it waited have lowered its share too. On DuckDB one process holds
  * the file, so a run has the whole limit.
  */
-export async function shareSourceRate(destination: Destination, http: HttpClient, perSecond: number, logger: Logger): Promise<SourceRateShare> {
+export async function shareSourceRate(destination: Destination, http: SourceClient, perSecond: number, logger: Logger): Promise<SourceRateShare> {
   if (!destination.capabilities.multiProcess) return { stop: () => undefined };
   const count = () => destination.ledgerTransaction((conn) => countLiveRuns(conn));
   let share = rateShare(perSecond, await count());

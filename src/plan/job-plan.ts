@@ -60,6 +60,7 @@ export interface DuckdbSettings {
   event_spool?: string | undefined;
   busy_timeout_s?: number | undefined;
   analysts?: AnalystsSettings | undefined;
+  archive?: ArchiveSettings | undefined;
 }
 
 /**
@@ -79,6 +80,9 @@ export interface AnalystsSettings {
   schema?: string | undefined;
 }
 
+/** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */
+export type ArchiveSettings = false | { path?: string | undefined; keep_days?: number | undefined; max_bytes?: number | undefined };
+
 /** A PostgreSQL warehouse, as the `destination` block of `jobs.yaml` states it. */
 export interface PostgresSettings {
   type: 'postgres';
@@ -87,6 +91,7 @@ export interface PostgresSettings {
   analysts?: AnalystsSettings | undefined;
   /** Seconds a statement of the pipeline waits for a lock another session holds (default 300). */
   busy_timeout_s?: number | undefined;
+  archive?: ArchiveSettings | undefined;
 }
 
 export type DestinationSettings = DuckdbSettings | PostgresSettings;

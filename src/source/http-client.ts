@@ -19,6 +19,18 @@ export interface RequestCounter {
   requests: number;
   /** When aborted, the work's requests still queued never leave, and those in flight or waiting to retry stop. */
   signal?: AbortSignal;
+  /** Receives every answer the work's requests got that is not retried: what the raw archive keeps. */
+  keep?: (answer: SourceAnswer) => void;
+}
+
+/** An answer of the source as it came: the request (path and query, never the credential), its status and body text. */
+export interface SourceAnswer {
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  body: string;
+  /** When the answer arrived (ISO UTC). */
+  at: string;
 }
 
 export interface HttpClientOptions {
@@ -117,7 +129,10 @@ export class HttpClient {
   get(path: string, query: Record<string, string | number | boolean>, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
-    return this.gate(() => this.withRetries(url, { method: 'GET' }, label, true, counter));
+    const keep = counter?.keep;
+    const kept =
+      keep && ((status: number, body: string) => keep({ path, query: Object.fromEntries(url.searchParams), status, body, at: new Date().toISOString() }));
+    return this.gate(() => this.withRetries(url, { method: 'GET' }, label, true, counter, kept));
   }
 
   /**
@@ -141,7 +156,14 @@ export class HttpClient {
     return this.gate(() => this.withRetries(url, init, label, false, counter));
   }
 
-  private async withRetries(url: URL, init: SourceRequestInit, label: string, repeatable: boolean, counter?: RequestCounter): Promise<unknown> {
+  private async withRetries(
+    url: URL,
+    init: SourceRequestInit,
+    label: string,
+    repeatable: boolean,
+    counter?: RequestCounter,
+    keep?: (status: number, body: string) => void,
+  ): Promise<unknown> {
     const { retries, logger } = this.options;
     const signal = counter?.signal;
     for (let attempt = 1; ; attempt++) {
@@ -149,7 +171,7 @@ export class HttpClient {
       if (this.refusal) throw this.refusal;
       if (counter) counter.requests++;
       try {
-        return await this.once(url, init, label, signal);
+        return await this.once(url, init, label, signal, keep);
       } catch (error) {
         if (error instanceof AuthenticationError) this.refusal ??= error;
         if (!(error instanceof RetriableSourceError) || signal?.aborted) throw error;
@@ -174,9 +196,18 @@ export class HttpClient {
     return Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 2));
   }
 
-  private async once(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal): Promise<unknown> {
+  private async once(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal, keep?: (status: number, body: string) => void): Promise<unknown> {
     const { response, text } = await this.send(url, init, label, cancel);
-    return interpret(response, text, label);
+    if (!keep) return interpret(response, text, label);
+    try {
+      const body = interpret(response, text, label);
+      keep(response.status, text);
+      return body;
+    } catch (error) {
+      // the source's final word (1005, a refusal) is an answer too; a failure worth another attempt is not
+      if (!(error instanceof RetriableSourceError) && !(error instanceof AuthenticationError)) keep(response.status, text);
+      throw error;
+    }
   }
 
   /** Sends one request at the client's pace and reads the whole answer; a connection that fails is retriable. */
@@ -212,6 +243,11 @@ export class HttpClient {
     }
     return { response, text };
   }
+}
+
+/** What an answer of `status` with body `text` means, as a live answer would: its JSON body, or the error it is. */
+export function interpretAnswer(status: number, text: string, label: string): unknown {
+  return interpret(new Response(null, { status }), text, label);
 }
 
 /** `wait`, or less when `signal` is aborted first. */

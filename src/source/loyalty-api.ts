@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import type { Window } from '../plan/windows.js';
 import { FatalSourceError } from './source-errors.js';
-import type { HttpClient, RequestCounter } from './http-client.js';
+import type { HttpClient, RequestCounter, SourceAnswer } from './http-client.js';
+
+/**
+ * What the endpoints below read answers through: the live {@link HttpClient}, or the raw archive during a replay
+ * (`source/archive/archived-source.ts`), which answers each request with the answer kept for it.
+ */
+export interface SourceClient {
+  get: HttpClient['get'];
+  setRequestsPerSecond(perSecond: number): void;
+  /** Requests sent so far, retries included. */
+  readonly requestCount: number;
+}
+
+/** The endpoints whose answer is a customer's state, observed at the instant it arrived. */
+const STATE_PATHS = new Set(['/accounts', '/accounts/vouchers/get']);
 
 /** One page of a paginated listing, as the source sends it (records still raw). */
 export interface SourcePage {
@@ -39,21 +53,35 @@ function identity(customer: CustomerIdentity): Record<string, string> {
   return customer.phone ? { phone: customer.phone } : { email: customer.email ?? '' };
 }
 
+function customerKey(query: Record<string, string>): string {
+  return query.phone !== undefined ? `phone:${query.phone}` : `email:${query.email ?? ''}`;
+}
+
 /**
  * The source's read endpoints that the pipeline uses, each returning a validated envelope. A response of
  * the wrong shape, or a page other than the one asked for, is a {@link FatalSourceError} whose message
  * names the endpoint, the window (or customer) and the page.
  */
-export class LoyaltyApi {
+export class LoyaltyApi<C extends SourceClient = SourceClient> {
   /** Requests made through this instance. */
   private readonly calls = new AbortController();
-  readonly counter: RequestCounter = { requests: 0, signal: this.calls.signal };
+  /** When each state answer not yet observed arrived, by customer (phone or e-mail): taken by {@link observedAt}. */
+  private readonly arrived = new Map<string, string>();
+  private archive: ((answer: SourceAnswer) => void) | undefined;
+  readonly counter: RequestCounter = {
+    requests: 0,
+    signal: this.calls.signal,
+    keep: (answer) => {
+      if (STATE_PATHS.has(answer.path)) this.arrived.set(customerKey(answer.query), answer.at);
+      this.archive?.(answer);
+    },
+  };
 
   private readonly exportEnd: 'inclusive' | 'exclusive';
   private readonly firstPage: 0 | 1;
 
   constructor(
-    readonly http: HttpClient,
+    readonly http: C,
     readonly conventions: SourceConventions = {},
   ) {
     this.exportEnd = conventions.exportEnd ?? 'inclusive';
@@ -66,8 +94,24 @@ export class LoyaltyApi {
   }
 
   /** The same client with a request counter of its own, for one span. */
-  scoped(): LoyaltyApi {
+  scoped(): LoyaltyApi<C> {
     return new LoyaltyApi(this.http, this.conventions);
+  }
+
+  /** Hands every answer of this instance's requests to `keep` as well (the raw archive of a span). */
+  keepAnswers(keep: (answer: SourceAnswer) => void): void {
+    this.archive = keep;
+  }
+
+  /**
+   * The instant the last state answer about `customer` arrived (now, if none did): the same instant the archive
+   * keeps with the answer, so that a replay records the observation at its original instant.
+   */
+  observedAt(customer: CustomerIdentity): string {
+    const key = customerKey(identity(customer));
+    const at = this.arrived.get(key);
+    this.arrived.delete(key);
+    return at ?? new Date().toISOString();
   }
 
   /** `GET /business-data/accounts`: accounts created or changed in the window (both days included); `page` from 1. */

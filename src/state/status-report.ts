@@ -81,6 +81,8 @@ export interface JobStatus {
   quarantinedEvents?: { events: number; lastAt: string | null };
   /** With a DuckDB warehouse: events the webhook receiver spooled that no run has ingested into `loyalty_events` yet. */
   spooledEvents?: number;
+  /** The raw archive of the service's answers: where, how much, and from when to when (none when it is off). */
+  archive?: { root: string; bytes: number; files: number; oldest?: string; newest?: string };
   /** For a job with accounts: how much of the customer directory is loaded. */
   directory?: DirectoryStatus;
   /** For a job with state streams: how far their observations cover the customer directory. */

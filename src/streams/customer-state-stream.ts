@@ -72,7 +72,13 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
       const windowStart = span.at(-1)!.start;
       const reads = pMapIterable(
         ctx.customers,
-        (customer) => readCustomerState(customer, `${what} of ${customer.customerId}`, () => declaration.ask(ctx.api, customer)),
+        (customer) =>
+          readCustomerState(
+            customer,
+            `${what} of ${customer.customerId}`,
+            () => declaration.ask(ctx.api, customer),
+            () => ctx.api.observedAt(customer),
+          ),
         { concurrency: ctx.concurrency },
       );
       let records: CustomerStateRecord[] = [];

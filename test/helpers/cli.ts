@@ -80,11 +80,14 @@ export function emulatorJobs(options: {
   const analysts = d?.analysts
     ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}`
     : '';
+  const archive = d?.archive === false ? '  archive: false\n' : d?.archive?.path ? `  archive:\n    path: ${JSON.stringify(d.archive.path)}\n` : '';
   const destination = !d
     ? ''
-    : d.type === 'duckdb'
-      ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n${analysts}`
-      : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n${analysts}`;
+    : (d.type === 'duckdb'
+        ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
+        : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`) +
+      analysts +
+      archive;
   return writeJobsFile(`
 source:
   base_url: ${options.url}

@@ -9,7 +9,7 @@ const DATASET = { seed: 7, accounts: 60, endDate: '2024-11-15' } as const;
 const started: Emulator[] = [];
 afterAll(() => Promise.all(started.map((e) => e.close())));
 
-async function apiFor(readings: EmulatorReadings): Promise<{ api: LoyaltyApi; emulator: Emulator }> {
+async function apiFor(readings: EmulatorReadings): Promise<{ api: LoyaltyApi<HttpClient>; emulator: Emulator }> {
   const emulator = await startEmulator({ ...DATASET, readings });
   started.push(emulator);
   const http = new HttpClient({
