@@ -10,6 +10,15 @@ import type { WarehouseDialect } from './warehouse-dialect.js';
 const POLICY_TABLE = '_etl_analysts';
 
 /**
+ * The transaction-level lock that keeps one session at a time on the analysts' schema: its views are made again from
+ * every table, so two commits of different streams, or a run starting beside a backfill worker, would otherwise
+ * drop and create the same view at once. A span's commit takes it right after its stream's lock, before any DDL.
+ */
+export async function holdAnalystsLock(conn: SqlConnection, schema: string): Promise<void> {
+  await conn.run('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}.analysts`]);
+}
+
+/**
  * Records `policy` for the warehouse (a run, backfill or demo starts with it) and keeps the analysts' schema of views
  * in step. A warehouse without the policy table (DuckDB, whose analysts read the published copy) is left alone.
  */
@@ -22,6 +31,7 @@ export async function recordAnalystsPolicy(
 ): Promise<void> {
   if (!policy.schema || !(await hasPolicyTable(conn, schema))) return;
   await conn.transaction(async () => {
+    await holdAnalystsLock(conn, schema);
     const [held] = await conn.all<{ analysts_schema: string; personal_data: string; key: string | null }>(
       `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
     );
@@ -44,6 +54,7 @@ export async function recordAnalystsPolicy(
  */
 export async function refreshAnalystViews(conn: SqlConnection, dialect: WarehouseDialect, schema: string, stamp: ViewStamp): Promise<void> {
   if (!(await hasPolicyTable(conn, schema))) return;
+  await holdAnalystsLock(conn, schema);
   const [policyRow] = await conn.all<{ analysts_schema: string; personal_data: AnalystsPolicy['personalData']; key: string | null }>(
     `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
   );

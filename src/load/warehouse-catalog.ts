@@ -401,7 +401,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['customer_id', '_window_start'],
     'pipeline',
     'What each window served of each customer: what accounts_history is rebuilt from.',
-    [['custom_fields', 'The custom fields served, as JSON.']],
+    [
+      ['custom_fields', 'The custom fields served, as JSON.'],
+      ['_set_on', "The day (in source.timezone) the record's profileSet names: no version starts before it."],
+    ],
     'accounts',
   ),
   table(
@@ -449,6 +452,35 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['version', 'The file, without .sql.'],
     ['applied_at', 'When it was applied.'],
   ]),
+  table(
+    '_etl_field_rejects',
+    [],
+    'pipeline',
+    'Fields that could not be read: the field loaded as NULL and its record kept; one row per field, replaced when its window is loaded again.',
+    [
+      ['record_key', 'The record the field belongs to (its key, e.g. customer and voucher code).'],
+      ['field', 'The field as the service names it.'],
+      ['raw_value', 'The value as served, as text.'],
+      ['error', 'Why it could not be read.'],
+      ['window_start', 'The first day of the window whose load read it.'],
+      ['rejected_at', 'When it was read (UTC).'],
+    ],
+  ),
+  table(
+    '_etl_event_quarantine',
+    [],
+    'pipeline',
+    'Webhook events acknowledged but not storable in loyalty_events, each with the reason: set aside so that no event stops a night.',
+    [
+      ['quarantined_at', 'When the event was set aside (UTC).'],
+      ['received_at', 'When the receiver acknowledged it (UTC), where known.'],
+      ['event_key', 'The key the event would have had in loyalty_events, where known.'],
+      ['customer_id', 'The customer the event names, where readable.'],
+      ['reason', 'Why it could not be stored.'],
+      ['spool_file', 'The spool file it came from (DuckDB), moved to the quarantine folder.'],
+      ['body', 'The body as received, made storable text; NULL when the file held none.'],
+    ],
+  ),
   table(
     '_etl_unlisted_fields',
     ['record_type', 'field_path'],

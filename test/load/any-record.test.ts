@@ -191,7 +191,13 @@ describe.each(testDestinations)('any record, into $name', (target) => {
             rejected++;
           }
         }
-        const [counts] = await loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'prop', runId, firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
+        const load = () => loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'prop', runId, firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
+        if (batch.length > 0 && rejected === batch.length) {
+          // a window whose every record is rejected fails loudly, naming the first reason, whatever its size
+          await expect(load()).rejects.toThrow(/all \d+ records rejected \(the first: /);
+          return;
+        }
+        const [counts] = await load();
         expect(counts!.rejected).toBe(rejected);
         expect(counts!.loaded).toBe(accepted.size);
         await destination.withConnection(async (conn) => {

@@ -45,7 +45,8 @@ describe('DuckDB memory limit', () => {
   });
 
   it('a span that needs more fails with what to change, and leaves nothing behind', async () => {
-    const destination = await openFresh({ memory_limit: '4MB' });
+    // enough to open the warehouse (its catalog, with a comment on every column, takes some 4 MB), far too little for the span
+    const destination = await openFresh({ memory_limit: '8MB' });
     try {
       const many = Array.from({ length: 40_000 }, (_, i) => ({
         row: account(`C${String(i).padStart(7, '0')}`, `city ${'x'.repeat(200)} ${i}`),

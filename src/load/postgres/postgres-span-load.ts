@@ -4,6 +4,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
+import { holdAnalystsLock } from '../analyst-views.js';
 import { mergeSpan } from '../merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
@@ -99,6 +100,8 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     return this.conn.transaction(async () => {
       // Held until COMMIT or ROLLBACK; the key is the stream's target tables in this schema.
       await this.conn.run('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.${r.stream}`]);
+      // then the analysts' views, which every commit may make again: taken before any DDL, so no two commits wait on each other's
+      await holdAnalystsLock(this.conn, this.schema);
       // the merge sorts and hashes a span's staged rows: in the server's memory rather than in temp files
       await this.conn.run(`SET LOCAL work_mem = '64MB'`);
       return work(this.conn, () => mergeSpan(this.conn, postgresDialect, this.schema, span));
