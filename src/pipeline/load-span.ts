@@ -6,7 +6,9 @@ import { formatWindow, type Window } from '../plan/windows.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
 import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
+import { addRowsLoaded, keptPostingRows, postingRowsOf } from '../state/postings-ledger.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import { customerObservationsTable, observationRows } from '../streams/customer-observations.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
@@ -89,6 +91,7 @@ export async function loadSpan(
     claimedBy: settings.claimedBy,
     backfillId: settings.backfillId,
     events,
+    observesCustomers: stream.name === 'loyalty_postings',
   };
   const commit = (windows: Window[], staged: StagedSpan) => commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests);
   try {
@@ -165,6 +168,10 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       for (const [table, list] of rows) await load.append(table, list);
+      if (batch.observed?.length) {
+        const observations = observationRows(stream.name, batch.observed).map((row) => ({ seq: 0, windowStart: batch.windowStart, row }));
+        await load.append(customerObservationsTable.name, observations);
+      }
       await load.reject(rejects);
     }
   } catch (error) {
@@ -216,6 +223,11 @@ export interface SpanLedger {
   backfillId?: string;
   /** A `webhook` selection's last event, and the zone of window days: the event bookmark moves past it. */
   events?: { through: number; timezone: string };
+  /**
+   * The stream records the customers it asked (postings): a window's ledger counts the rows the span loaded and
+   * those of the customers it did not ask, and windows before the span that a sweep added rows to are counted too.
+   */
+  observesCustomers?: boolean;
 }
 
 /**
@@ -227,11 +239,20 @@ export function commitWindows(load: SpanLoad, ledger: SpanLedger, windows: Windo
   const { job, stream, runId } = ledger;
   return load.commit(windows, async (conn, merge) => {
     if (ledger.claimedBy !== undefined) await assertClaimed(conn, job, stream, windows, ledger.claimedBy);
+    const starts = new Set(windows.map((w) => w.start));
+    // windows before the span that a swept customer's postings went to
+    const before = ledger.observesCustomers ? [...extracted.keys()].filter((d) => !starts.has(d)) : [];
+    const held = await postingRowsOf(conn, before);
     const merged = await merge();
+    const kept = ledger.observesCustomers ? await keptPostingRows(conn, stream, merged.loadedAt, [...starts]) : new Map<Day, number>();
+    if (before.length > 0) {
+      const after = await postingRowsOf(conn, before);
+      await addRowsLoaded(conn, job, stream, new Map(before.map((d) => [d, (after.get(d) ?? 0) - (held.get(d) ?? 0)])));
+    }
     const counts = windows.map((window, i) => ({
       window,
       extracted: extracted.get(window.start) ?? 0,
-      loaded: merged.loaded.get(window.start) ?? 0,
+      loaded: (merged.loaded.get(window.start) ?? 0) + (kept.get(window.start) ?? 0),
       rejected: merged.rejected.get(window.start) ?? 0,
       requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window
     }));

@@ -72,6 +72,15 @@ export async function stateCoverage(conn: SqlConnection, stream: string, sweepDa
   };
 }
 
+/** The first observation by `stream` still held (ISO UTC), or null: when its sweep's first period began. */
+export async function firstObservation(conn: SqlConnection, stream: string): Promise<string | null> {
+  const [row] = await conn.all<{ ms: number | string | null }>(
+    `SELECT MIN(EXTRACT(EPOCH FROM observed_at) * 1000) AS ms FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1`,
+    [stream],
+  );
+  return row?.ms === null || row?.ms === undefined ? null : new Date(Math.round(Number(row.ms))).toISOString();
+}
+
 /** The one line `status` and `verify` print for a state stream's coverage. */
 export function coverageLine(c: StateCoverage): string {
   const oldest = c.oldestObservedAt === null ? 'none observed yet' : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;
