@@ -1,8 +1,6 @@
 import type { Destination } from '../load/destination.js';
 import type { JobSettings } from '../plan/job-plan.js';
-import { firstObservation, stateCoverage, type StateCoverage } from '../state/state-coverage.js';
-
-const DAY_MS = 86_400_000;
+import { firstPeriodEnd, stateCoverage, type StateCoverage } from '../state/state-coverage.js';
 
 /** What `verify` says of the postings selection: what it proves, what can be missing and for how long. */
 export interface PostingsCheck {
@@ -49,9 +47,7 @@ export async function checkPostingsSelection(destination: Destination, job: JobS
     };
   return destination.withConnection(async (conn) => {
     const coverage = await stateCoverage(conn, 'loyalty_postings', sweepDays, now);
-    const first = await firstObservation(conn, 'loyalty_postings');
-    const ends = job.first_night === 'sweep' && first !== null ? new Date(Date.parse(first) + sweepDays * DAY_MS) : null;
-    const firstPeriodEnds = ends !== null && ends.getTime() > now.getTime() ? ends.toISOString() : null;
+    const firstPeriodEnds = job.first_night === 'sweep' ? await firstPeriodEnd(conn, 'loyalty_postings', sweepDays, now) : null;
     const bound =
       `customers: ${selection} with a sweep of ${sweepDays} night(s): ${missed} are loaded when the sweep next asks the customer, ` +
       `at most ${sweepDays} night(s) later (the sweep reads each customer's postings since it was last asked, less the look-back and a day)`;

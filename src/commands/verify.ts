@@ -63,7 +63,13 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     : undefined;
   const state: StateCheck[] = [];
   for (const stream of streams.filter((s) => STATE_STREAMS.includes(s)))
-    state.push(await usingDestination(config, (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date()), { create: false }));
+    state.push(
+      await usingDestination(
+        config,
+        (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date(), jobConfig.first_night === 'sweep'),
+        { create: false },
+      ),
+    );
   const postings = streams.includes('loyalty_postings')
     ? await usingDestination(config, (destination) => checkPostingsSelection(destination, jobConfig, new Date()), { create: false })
     : undefined;

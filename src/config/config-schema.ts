@@ -138,7 +138,7 @@ const jobSchema = z
     message: 'sweep_days is for the selections changed and webhook: customers all asks every customer every night',
     path: ['postings', 'sweep_days'],
   })
-  .refine((j) => j.first_night !== 'sweep' || j.postings.sweep_days !== undefined, {
+  .refine((j) => j.first_night !== 'sweep' || !j.streams.includes('loyalty_postings') || j.postings.sweep_days !== undefined, {
     message: 'first_night: sweep leaves customers to the postings sweep: set postings.sweep_days (with customers changed or webhook)',
     path: ['first_night'],
   });

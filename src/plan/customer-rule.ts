@@ -7,9 +7,12 @@ import type { Day } from './days.js';
  *   longest ago, as the state streams' sweep does;
  * - `signs-and-sweep`: the state streams' selection — every customer with a sign of change in the span (an
  *   account change, a posting, a webhook event) plus the rolling sweep that asks every customer at least once in
- *   `sweepDays` nights (`jobs.<job>.sweep_days`).
+ *   `sweepDays` nights (`jobs.<job>.sweep_days`); with `firstNightSweep` (`first_night: sweep`), a first night (no
+ *   customer observed by the stream yet) asks the sweep's quota alone, every customer being new then.
  */
-export type CustomerRule = { kind: 'all' | 'changed' | 'webhook'; sweep?: PostingsSweep | undefined } | { kind: 'signs-and-sweep'; sweepDays: number };
+export type CustomerRule =
+  | { kind: 'all' | 'changed' | 'webhook'; sweep?: PostingsSweep | undefined }
+  | { kind: 'signs-and-sweep'; sweepDays: number; firstNightSweep?: boolean | undefined };
 
 /** The postings sweep of a cheap selection. */
 export interface PostingsSweep {

@@ -32,7 +32,10 @@ export async function selectCustomers(
   now: Date = new Date(),
 ): Promise<CustomerSelection> {
   if (typeof rule === 'string') rule = { kind: rule };
-  if (rule.kind === 'signs-and-sweep') return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now);
+  if (rule.kind === 'signs-and-sweep') {
+    const signs = !rule.firstNightSweep || (await read((conn) => anyObservation(conn, stream)));
+    return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, signs);
+  }
   const { kind } = rule;
   const sweep = kind === 'all' ? undefined : rule.sweep;
   const swept = sweep ? { sweep, order: await sweepOrder(read, stream, sweep.sweepDays, now) } : undefined;
@@ -44,7 +47,7 @@ export async function selectCustomers(
   }
   const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
   // a first night asks every customer, so that history starts complete; unless the sweep is to take them over
-  // a customer first listed in the span and never asked is asked with the sweep, as an account change is a sign for
+  // a customer first listed in the span (a new one) and never asked is asked with the sweep, as an account change is a sign for
   // the state streams (a first night left to the sweep excepted: every customer is new then)
   const newcomers = after === undefined ? undefined : { start: span[0]!.start, end: span.at(-1)!.end };
   const customers =
@@ -149,7 +152,9 @@ function eventCustomers(
     (conn, last) => {
       const s = conn.schemaSql;
       const events = `(SELECT customer_id, MAX(phone) AS phone FROM ${s}.loyalty_events WHERE seq > $1 AND seq <= $2 AND customer_id > $3 GROUP BY customer_id)`;
-      const listed = `EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($7 AS DATE) AND CAST($8 AS DATE))`;
+      const windows = `SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id`;
+      // first listed in the span: a new customer, not an old one that changed before it was ever asked
+      const listed = `EXISTS (${windows} AND w._window_start BETWEEN CAST($7 AS DATE) AND CAST($8 AS DATE)) AND NOT EXISTS (${windows} AND w._window_start < CAST($7 AS DATE))`;
       const newcomer = newcomers ? ` OR (o.observed_at IS NULL AND ${listed})` : '';
       const t = sweptColumns(swept, s, { stream: '$4', lastDueId: '$5', staleBefore: '$6' }, `e.customer_id IS NOT NULL${newcomer}`);
       // the directory's customers with an event or taken by the sweep, then those named by events but not in `accounts` yet

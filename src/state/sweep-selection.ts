@@ -31,11 +31,12 @@ export async function signsAndSweepCustomers(
   sweepDays: number,
   span: Window[],
   now: Date,
+  signs = true,
 ): Promise<CustomerSelection> {
   const { after, through } = await read(async (conn) => ({ after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn) }));
   const order = await sweepOrder(read, stream, sweepDays, now);
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  return { kind: 'signs-and-sweep', ...selected(read, stream, order, range, after, through), events: { after, through } };
+  return { kind: 'signs-and-sweep', ...selected(read, stream, order, range, after, through, signs), events: { after, through } };
 }
 
 /**
@@ -112,17 +113,22 @@ function selected(
   range: { start: string; end: string },
   eventsAfter: number,
   eventsThrough: number,
+  signs: boolean,
 ): Pick<CustomerSelection, 'customers' | 'count'> {
   return pagedSelection(read, (conn, last) => {
     const s = conn.schemaSql;
     const { joins, swept } = sweepTerms(s, order, { stream: '$1', lastDueId: '$8', staleBefore: '$3' });
+    // a first night left to the sweep (`first_night: sweep`): every customer is new, so no sign counts (the terms
+    // stay in the query, so that PostgreSQL still types their parameters)
+    const signed = signs ? 'TRUE' : 'FALSE';
     return {
       from: `FROM (SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${joins}
         WHERE a.customer_id > $2 AND (
               ${swept}
-           OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+           OR (${signed} AND (
+              EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
            OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
-           OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))) sel`,
+           OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))))) sel`,
       params: [stream, last, order.staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDueId(order)],
     };
   });

@@ -47,7 +47,7 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
   return {
     name,
     tables: [...declaration.tables, customerObservationsTable],
-    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days }),
+    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days, firstNightSweep: job.first_night === 'sweep' }),
     // a night's windows (its look-back too) are one span: the state is asked once, whatever their number
     maxWindowsPerSpan: (job) => Math.max(1, Math.floor(366 / job.window_days)),
     // one span keeps `source.concurrency` requests in flight by itself

@@ -18,9 +18,12 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   let emulator: Emulator;
   /** Customers whose postings were asked for since the last reset, by the phone or e-mail of the request. */
   let asked = new Set<string>();
+  /** Customers whose loyalty state was asked for since the last reset. */
+  let stateAsked = new Set<string>();
   const watch: Middleware = async (request, next) => {
-    if (request.path === '/accounts/loyalty/postings' && request.query.get('pageNumber') === '1')
-      asked.add(request.query.get('phone') ?? request.query.get('email') ?? '');
+    const who = request.query.get('phone') ?? request.query.get('email') ?? '';
+    if (request.path === '/accounts/loyalty/postings' && request.query.get('pageNumber') === '1') asked.add(who);
+    if (request.path === '/accounts' && request.query.get('includeLoyalty') === 'true') stateAsked.add(who);
     return next(request);
   };
   beforeAll(async () => {
@@ -28,14 +31,14 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   });
   afterAll(() => emulator.close());
 
-  async function jobsFile(postings: string, firstNight = '') {
+  async function jobsFile(postings: string, firstNight = '', streams = ['accounts', 'loyalty_postings']) {
     const { config } = await target.fresh();
     const file = emulatorJobs({
       url: emulator.url,
       timezone: TZ,
       firstDay: START,
       destination: config,
-      streams: ['accounts', 'loyalty_postings'],
+      streams,
       lookbackDays: 1,
       pageSize: 50,
       postings: `    postings:\n${postings}${firstNight}`,
@@ -45,6 +48,7 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
 
   async function night(file: string, day: string): Promise<number> {
     asked = new Set();
+    stateAsked = new Set();
     const result = await runCli(['run', '--config', file, '--until', day]);
     expect(result.code, result.stderr).toBe(0);
     return asked.size;
@@ -89,13 +93,20 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   it(
     '`webhook` with `first_night: sweep`: the first night asks the sweep only, verify accepts the others for the first period, and the sweep loads their whole history',
     async () => {
-      const { config, file } = await jobsFile(`      customers: webhook\n      sweep_days: ${SWEEP_DAYS}\n`, '    first_night: sweep\n');
+      const { config, file } = await jobsFile(
+        `      customers: webhook\n      sweep_days: ${SWEEP_DAYS}\n`,
+        `    first_night: sweep\n    sweep_days: ${SWEEP_DAYS}\n`,
+        ['accounts', 'loyalty_postings', 'loyalty_status'],
+      );
       const known = [...emulator.truth.customers(FIRST_NIGHT)];
       const n = await night(file, FIRST_NIGHT);
+      // the postings and the state of the sweep's quota, although every customer's account is new in the night's windows
       expect(n).toBe(Math.ceil(known.length / SWEEP_DAYS));
+      expect(stateAsked.size).toBe(Math.ceil(known.length / SWEEP_DAYS));
       const first = await verify(file, FIRST_NIGHT);
       expect(first.code, first.output).toBe(0);
-      expect(first.stdout).toMatch(/never asked yet, accepted: first_night: sweep leaves them to the sweep until/);
+      expect(first.stdout).toMatch(/loyalty_postings: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/);
+      expect(first.stdout).toMatch(/loyalty_status: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/);
       const swept = new Set(asked);
       for (let day = addDays(FIRST_NIGHT, 1); day < addDays(FIRST_NIGHT, SWEEP_DAYS); day = addDays(day, 1)) {
         await night(file, day);
