@@ -37,7 +37,8 @@ export async function selectCustomers(
     return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, signs);
   }
   const { kind } = rule;
-  const sweep = kind === 'all' ? undefined : rule.sweep;
+  if (kind === 'all') return { kind, ...accountCustomers(read, kind, span, stream) };
+  const sweep = rule.sweep;
   const swept = sweep ? { sweep, order: await sweepOrder(read, stream, sweep.sweepDays, now) } : undefined;
   // with a sweep, a first night (nobody observed yet) asks every customer, so that history starts complete, unless
   // `first_night: sweep` leaves them to the sweep
