@@ -76,7 +76,7 @@ export async function loadSpan(
   const started = performance.now();
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
   const selection = settings.customers
-    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span)
+    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span, new Date(), settings.runId)
     : undefined;
   // the count is one more read of the selection, made only when someone follows the span's progress
   const report = settings.customersAsked;

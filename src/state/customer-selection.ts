@@ -30,10 +30,13 @@ export async function selectCustomers(
   rule: CustomerRule | CustomerSelectionKind,
   span: Window[],
   now: Date = new Date(),
+  runId = '',
 ): Promise<CustomerSelection> {
+  // a first night is the job's first run of the stream, all of its spans: no customer asked by an earlier run
+  const firstNight = () => read(async (conn) => !(await observedBefore(conn, stream, runId)));
   if (typeof rule === 'string') rule = { kind: rule };
   if (rule.kind === 'signs-and-sweep') {
-    const signs = !rule.firstNightSweep || (await read((conn) => anyObservation(conn, stream)));
+    const signs = !rule.firstNightSweep || !(await firstNight());
     return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, signs);
   }
   const { kind } = rule;
@@ -43,14 +46,14 @@ export async function selectCustomers(
   // with a sweep, a first night (nobody observed yet) asks every customer, so that history starts complete, unless
   // `first_night: sweep` leaves them to the sweep
   if (kind === 'changed') {
-    const first = sweep !== undefined && !sweep.firstNightSweep && !(await read((conn) => anyObservation(conn, stream)));
+    const first = sweep !== undefined && !sweep.firstNightSweep && (await firstNight());
     return { kind, ...(first ? accountCustomers(read, 'all', span, stream) : accountCustomers(read, kind, span, stream, swept)) };
   }
   const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
   // a first night asks every customer, so that history starts complete; unless the sweep is to take them over
   // a customer first listed in the span (a new one) and never asked is asked with the sweep, as an account change is a sign for
   // the state streams (a first night left to the sweep excepted: every customer is new then)
-  const newcomers = after === undefined ? undefined : { start: span[0]!.start, end: span.at(-1)!.end };
+  const newcomers = after === undefined || (sweep?.firstNightSweep && (await firstNight())) ? undefined : { start: span[0]!.start, end: span.at(-1)!.end };
   const customers =
     after === undefined && !sweep?.firstNightSweep
       ? accountCustomers(read, 'all', span, stream)
@@ -58,8 +61,9 @@ export async function selectCustomers(
   return { kind, ...customers, events: { after, through } };
 }
 
-async function anyObservation(conn: SqlConnection, stream: string): Promise<boolean> {
-  const rows = await conn.all(`SELECT 1 AS one FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1 LIMIT 1`, [stream]);
+/** Whether a run other than `runId` asked a customer for `stream`. */
+async function observedBefore(conn: SqlConnection, stream: string, runId: string): Promise<boolean> {
+  const rows = await conn.all(`SELECT 1 AS one FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1 AND _run_id <> $2 LIMIT 1`, [stream, runId]);
   return rows.length > 0;
 }
 
