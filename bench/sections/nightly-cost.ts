@@ -43,6 +43,8 @@ export const nightlyCost: BenchSection = {
   title: `requests, time at ${RATE}/s, selection time and peak RSS of a first and a quiet night of ${CUSTOMERS.toLocaleString('en')} customers (targets: quiet night ≤ 1.1 × the sweep's arithmetic, selection < ${SELECTION_LIMIT_S} s, peak RSS < ${LIMIT_MB} MB)`,
   async run() {
     const before = process.memoryUsage().rss;
+    /** Customers whose postings were asked (page 1 requests) since the night began: pages beyond the first are requests too. */
+    const askedPostings = new Set<string>();
     const emulator = await startEmulator({
       seed: 38,
       accounts: CUSTOMERS,
@@ -51,6 +53,15 @@ export const nightlyCost: BenchSection = {
       timezone: TIMEZONE,
       port: 0,
       clock: () => Date.parse(`${addDays(LAST_DAY, 1)}T06:00:00Z`),
+      hooks: {
+        middleware: [
+          async (request, next) => {
+            if (request.path === '/accounts/loyalty/postings' && request.query.get('pageNumber') === '1')
+              askedPostings.add(request.query.get('phone') ?? request.query.get('email') ?? '');
+            return next(request);
+          },
+        ],
+      },
     });
     const emulatorMb = mb(process.memoryUsage().rss - before);
     const dir = mkdtempSync(join(tmpdir(), 'loyalty-bench-nightly-'));
@@ -67,6 +78,7 @@ export const nightlyCost: BenchSection = {
         ['quiet', LAST_DAY],
       ] as const) {
         emulator.stats.reset();
+        askedPostings.clear();
         const run = await runCli(['run', '--config', file, '--job', 'bench', '--until', until], { LOYALTY_LOG_LEVEL: 'warn' }, [], 6 * 3600_000);
         if (run.code !== 0) throw new Error(`loyalty-etl run exited ${run.code}:\n${run.stderr.slice(-3000)}`);
         const requests = Object.fromEntries(ENDPOINTS.map((e) => [e, emulator.stats.requests(e)]));
@@ -82,6 +94,7 @@ export const nightlyCost: BenchSection = {
           'accounts export': requests['/business-data/accounts']!,
           surveys: requests['/business-data/surveys']!,
           postings: requests['/accounts/loyalty/postings']!,
+          'postings customers': askedPostings.size,
           'loyalty state': requests['/accounts']!,
           vouchers: requests['/accounts/vouchers/get']!,
           requests: total,
