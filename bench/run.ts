@@ -15,11 +15,12 @@ import type { BenchSection, SectionResult } from './support/bench-section.js';
 import { formatTable } from './support/report-table.js';
 import { endToEnd } from './sections/end-to-end.js';
 import { memory } from './sections/memory.js';
+import { nightlyCost } from './sections/nightly-cost.js';
 import { pageThroughput } from './sections/page-throughput.js';
 import { publish } from './sections/publish.js';
 import { sharedRateLimit } from './sections/shared-rate-limit.js';
 
-const SECTIONS: BenchSection[] = [endToEnd, memory, pageThroughput, publish, sharedRateLimit];
+const SECTIONS: BenchSection[] = [endToEnd, memory, nightlyCost, pageThroughput, publish, sharedRateLimit];
 
 const asked = process.argv.slice(2).filter((arg) => arg !== '--smoke');
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));

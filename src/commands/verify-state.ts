@@ -1,7 +1,7 @@
 import type { StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import { quoteIdent } from '../load/identifiers.js';
-import { stateCoverage, type StateCoverage } from '../state/state-coverage.js';
+import { firstPeriodEnd, stateCoverage, type StateCoverage } from '../state/state-coverage.js';
 import { streamDefinition } from '../streams/registry.js';
 
 /** The streams of what the service knows about each customer today. */
@@ -14,6 +14,8 @@ export interface StateCheck {
   rows: Array<{ table: string; rows: number }>;
   /** Null when every customer in `accounts` was observed within the sweep period; otherwise what is wrong. */
   gap: string | null;
+  /** While the first period of a `first_night: sweep` job runs: when it ends (ISO UTC). */
+  firstPeriodEnds: string | null;
 }
 
 /**
@@ -22,20 +24,28 @@ export interface StateCheck {
  * rows are the state as of each customer's last observation, and the service's state moves on (points expire,
  * vouchers come and go) between that observation and the verify.
  */
-export async function checkStateStream(destination: Destination, stream: StreamName, sweepDays: number, now: Date): Promise<StateCheck> {
+export async function checkStateStream(
+  destination: Destination,
+  stream: StreamName,
+  sweepDays: number,
+  now: Date,
+  firstNightSweep = false,
+): Promise<StateCheck> {
   return destination.withConnection(async (conn) => {
     const coverage = await stateCoverage(conn, stream, sweepDays, now);
+    const firstPeriodEnds = firstNightSweep ? await firstPeriodEnd(conn, stream, sweepDays, now) : null;
     const rows: StateCheck['rows'] = [];
     for (const t of streamDefinition(stream).tables) {
       const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(t.name)}`);
       rows.push({ table: t.name, rows: Number(row?.n ?? 0) });
     }
-    const stale = coverage.customers - coverage.observedWithin;
+    // a first night left to the sweep: customers never asked are still in their first period
+    const stale = coverage.customers - coverage.observedWithin - (firstPeriodEnds !== null ? coverage.neverObserved : 0);
     const gap =
       stale === 0
         ? null
         : `${stale} customer(s) not observed within the last ${sweepDays} day(s); first: ${coverage.firstStale} (the next runs' sweep asks the oldest first)`;
-    return { coverage, rows, gap };
+    return { coverage, rows, gap, firstPeriodEnds };
   });
 }
 
@@ -47,5 +57,10 @@ export function stateCheckLines(check: StateCheck): string[] {
     `${c.stream}: ${c.observedWithin} of ${c.customers} customers observed within the last ${c.sweepDays} day(s) (sweep_days); ${oldest}`,
     `${c.stream}: ${check.rows.map((r) => `${r.table} ${r.rows} rows`).join(', ')}`,
     `${c.stream}: the rows are each customer's state as of its last observation; what changed at the source since (expiries, vouchers) cannot be proven here`,
+    ...(check.firstPeriodEnds !== null && c.neverObserved > 0
+      ? [
+          `${c.stream}: ${c.neverObserved} customer(s) never asked yet, accepted: first_night: sweep leaves them to the sweep until ${check.firstPeriodEnds.slice(0, 19)}Z`,
+        ]
+      : []),
   ];
 }

@@ -12,6 +12,7 @@ import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
 import { checkDirectory, listedCustomers, type DirectoryCheck } from './verify-directory.js';
+import { checkPostingsSelection, postingsCheckLines, type PostingsCheck } from './verify-postings.js';
 import { checkStateStream, STATE_STREAMS, stateCheckLines, type StateCheck } from './verify-state.js';
 import type { Command } from 'commander';
 import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
@@ -68,8 +69,17 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     : undefined;
   const state: StateCheck[] = [];
   for (const stream of streams.filter((s) => STATE_STREAMS.includes(s)))
-    state.push(await usingDestination(config, (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date()), { create: false }));
-  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory, state };
+    state.push(
+      await usingDestination(
+        config,
+        (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date(), jobConfig.first_night === 'sweep'),
+        { create: false },
+      ),
+    );
+  const postings = streams.includes('loyalty_postings')
+    ? await usingDestination(config, (destination) => checkPostingsSelection(destination, jobConfig, new Date()), { create: false })
+    : undefined;
+  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory, state, postings };
   const { gaps } = report;
   if (options.json) {
     const json = {
@@ -81,6 +91,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
       gaps,
       directory,
       customerState: state,
+      postings,
       duplicateKeys: duplicates,
     };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -102,6 +113,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   }
   if (directory?.gap) problems.push(`customer directory: ${directory.gap}`);
   for (const c of state) if (c.gap) problems.push(`${c.coverage.stream}: ${c.gap}`);
+  if (postings?.gap) problems.push(`loyalty_postings: ${postings.gap}`);
   if (problems.length > 0) throw new CommandError(`verify: ${problems.join('; ')}`, ExitCode.gaps);
   if (directory?.cannotProve) throw new CommandError(`verify: ${directory.cannotProve}`, ExitCode.cannotProve);
 }
@@ -114,6 +126,8 @@ interface VerifyReport {
   directory: DirectoryCheck | undefined;
   /** The state streams' coverage of the customer directory. */
   state: StateCheck[];
+  /** The postings selection: its bound, and its sweep's coverage. */
+  postings: PostingsCheck | undefined;
 }
 
 /**
@@ -155,7 +169,7 @@ async function checkWindows(
 
 /** The human form of the report: the gaps, the keys held twice, the directory, and one line that sums it up. */
 function reportLines(report: VerifyReport, scope: { job: string; from: string; to: string; windows: number; streams: StreamName[] }): string[] {
-  const { gaps, duplicates, directory, state } = report;
+  const { gaps, duplicates, directory, state, postings } = report;
   const out: string[] = [];
   if (gaps.length > 0) {
     const rows = gaps.map((g) => [g.stream, g.window, g.expected ?? '-', g.basis === 'source' ? 'source' : 'last load', g.held, g.rejected, g.gap!]);
@@ -171,6 +185,7 @@ function reportLines(report: VerifyReport, scope: { job: string; from: string; t
     );
   if (directory) out.push(...directoryLines(directory), '');
   for (const c of state) out.push(...stateCheckLines(c), '');
+  if (postings) out.push(...postingsCheckLines(postings), '');
   const streams = `${scope.streams.length} stream(s) (${scope.streams.join(', ')})`;
   out.push(
     `verified ${scope.windows} window(s) × ${streams} of job ${scope.job}, ${scope.from}..${scope.to}: ${gaps.length === 0 ? 'no gaps' : `${gaps.length} with gaps`}`,

@@ -1,6 +1,14 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { PER_CUSTOMER_STREAMS, POSTINGS_SELECTIONS, STREAM_NAMES, type DestinationSettings, type JobSettings, type SourceSettings } from '../plan/job-plan.js';
+import {
+  FIRST_NIGHTS,
+  PER_CUSTOMER_STREAMS,
+  POSTINGS_SELECTIONS,
+  STREAM_NAMES,
+  type DestinationSettings,
+  type JobSettings,
+  type SourceSettings,
+} from '../plan/job-plan.js';
 
 /** Calendar day written as `YYYY-MM-DD`. */
 export const isoDay = z
@@ -144,6 +152,8 @@ const jobSchema = z
       .object({
         customers: z.enum(POSTINGS_SELECTIONS).default('all'),
         max_span_days: z.int().min(1).max(3660).default(31),
+        /** With `changed` or `webhook`: every customer's postings are read at least once in this many nights. */
+        sweep_days: z.int().min(1).max(366).optional(),
       })
       .strict()
       .default({ customers: 'all', max_span_days: 31 }),
@@ -153,12 +163,21 @@ const jobSchema = z
      * or no `history` key, keeps its history). Off, a span records no observations and rebuilds no versions; changes
      * served meanwhile are missing from the history for good.
      */
+    first_night: z.enum(FIRST_NIGHTS).optional(),
     history: z.object({ accounts: z.boolean().optional(), loyalty_status: z.boolean().optional(), vouchers: z.boolean().optional() }).strict().optional(),
   })
   .strict()
   .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {
     message: 'loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     path: ['streams'],
+  })
+  .refine((j) => j.postings.sweep_days === undefined || j.postings.customers !== 'all', {
+    message: 'sweep_days is for the selections changed and webhook: customers all asks every customer every night',
+    path: ['postings', 'sweep_days'],
+  })
+  .refine((j) => j.first_night !== 'sweep' || !j.streams.includes('loyalty_postings') || j.postings.sweep_days !== undefined, {
+    message: 'first_night: sweep leaves customers to the postings sweep: set postings.sweep_days (with customers changed or webhook)',
+    path: ['first_night'],
   });
 
 /** What a user writes in `jobs.yaml`, after `${VAR}` substitution. */

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Day } from '../plan/days.js';
+import { addDays, daysBetween, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
@@ -23,27 +23,53 @@ export interface CustomerPostings {
   rejected?: CustomerReject;
 }
 
-/** The instants bounding a span, and the window of each day. */
+/** How the job's windows are laid: `windowDays` days each, aligned on `firstDay` (see `planWindows`). */
+export interface WindowGrid {
+  firstDay: Day;
+  windowDays: number;
+}
+
+/**
+ * The instants bounding a span, and the window of each day. A customer the sweep asks keeps its postings from
+ * an earlier day ({@link SpanDays.from}): those dated before the span go to their windows on the job's grid.
+ */
 export class SpanDays {
   readonly startMs: number;
   readonly endMs: number;
-  private readonly windowOfDay = new Map<Day, Day>();
+  private readonly windowOfDay: Map<Day, Day>;
 
   constructor(
     readonly windows: Window[],
     readonly timezone: string,
+    private readonly grid?: WindowGrid,
+    startDay: Day = windows[0]!.start,
+    windowOfDay?: Map<Day, Day>,
   ) {
-    this.startMs = DateTime.fromISO(windows[0]!.start, { zone: timezone }).startOf('day').toMillis();
+    this.startMs = DateTime.fromISO(startDay, { zone: timezone }).startOf('day').toMillis();
     this.endMs = DateTime.fromISO(windows.at(-1)!.end, { zone: timezone }).plus({ days: 1 }).startOf('day').toMillis();
+    if (windowOfDay) {
+      this.windowOfDay = windowOfDay;
+      return;
+    }
+    this.windowOfDay = new Map();
     for (const w of windows) {
       for (let d = DateTime.fromISO(w.start, { zone: 'UTC' }); d.toISODate()! <= w.end; d = d.plus({ days: 1 })) this.windowOfDay.set(d.toISODate()!, w.start);
     }
   }
 
-  /** The window start of an instant inside the span. */
+  /** The span, keeping postings from `day` on when it is earlier than the span's first day (and the job has a grid). */
+  from(day: Day | undefined): SpanDays {
+    if (day === undefined || !this.grid || day >= this.windows[0]!.start) return this;
+    return new SpanDays(this.windows, this.timezone, this.grid, day, this.windowOfDay);
+  }
+
+  /** The window start of an instant inside the kept range: a window of the span, or before it, on the job's grid. */
   windowOf(ms: number): Day {
     const day = DateTime.fromMillis(ms, { zone: this.timezone }).toISODate()!;
-    return this.windowOfDay.get(day)!;
+    const inSpan = this.windowOfDay.get(day);
+    if (inSpan !== undefined || !this.grid) return inSpan!;
+    const { firstDay, windowDays } = this.grid;
+    return addDays(firstDay, Math.floor(daysBetween(firstDay, day) / windowDays) * windowDays);
   }
 }
 

@@ -7,8 +7,10 @@ import type { CustomerRule } from '../plan/customer-rule.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
+import { addRowsLoaded, keptPostingRows, postingRowsOf } from '../state/postings-ledger.js';
 import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { recordUnlistedFields, type UnlistedSighting } from '../state/unlisted-fields.js';
+import { customerObservationsTable, observationRows } from '../streams/customer-observations.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
@@ -85,7 +87,7 @@ export async function loadSpan(
   const started = performance.now();
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
   const selection = settings.customers
-    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span)
+    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span, new Date(), settings.runId)
     : undefined;
   // the count is one more read of the selection, made only when someone follows the span's progress
   const report = settings.customersAsked;
@@ -106,6 +108,7 @@ export async function loadSpan(
     claimedBy: settings.claimedBy,
     backfillId: settings.backfillId,
     events,
+    observesCustomers: stream.name === 'loyalty_postings',
   };
   const commit = async (windows: Window[], staged: StagedSpan) => {
     const unlisted: UnlistedFields = { seen: staged.unlisted.sightings(windows.map((w) => w.start)), fresh: [] };
@@ -213,6 +216,10 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         staged.unlisted.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
+      if (batch.observed?.length) {
+        const observations = observationRows(stream.name, batch.observed).map((row) => ({ seq: 0, windowStart: batch.windowStart, row }));
+        await load.append(customerObservationsTable.name, observations);
+      }
       await load.reject(rejects);
     }
   } catch (error) {
@@ -264,6 +271,11 @@ export interface SpanLedger {
   backfillId?: string;
   /** A `webhook` selection's last event, and the zone of window days: the event bookmark moves past it. */
   events?: { through: number; timezone: string };
+  /**
+   * The stream records the customers it asked (postings): a window's ledger counts the rows the span loaded and
+   * those of the customers it did not ask, and windows before the span that a sweep added rows to are counted too.
+   */
+  observesCustomers?: boolean;
 }
 
 /** The members the spec does not list that a span's windows loaded (`seen`); the commit fills in those seen for the first time (`fresh`). */
@@ -289,11 +301,20 @@ export function commitWindows(
   const { job, stream, runId } = ledger;
   return load.commit(windows, async (conn, merge) => {
     if (ledger.claimedBy !== undefined) await assertClaimed(conn, job, stream, windows, ledger.claimedBy);
+    const starts = new Set(windows.map((w) => w.start));
+    // windows before the span that a swept customer's postings went to
+    const before = ledger.observesCustomers ? [...extracted.keys()].filter((d) => !starts.has(d)) : [];
+    const held = await postingRowsOf(conn, before);
     const merged = await merge();
+    const kept = ledger.observesCustomers ? await keptPostingRows(conn, stream, merged.loadedAt, [...starts]) : new Map<Day, number>();
+    if (before.length > 0) {
+      const after = await postingRowsOf(conn, before);
+      await addRowsLoaded(conn, job, stream, new Map(before.map((d) => [d, (after.get(d) ?? 0) - (held.get(d) ?? 0)])));
+    }
     const counts = windows.map((window, i) => ({
       window,
       extracted: extracted.get(window.start) ?? 0,
-      loaded: merged.loaded.get(window.start) ?? 0,
+      loaded: (merged.loaded.get(window.start) ?? 0) + (kept.get(window.start) ?? 0),
       rejected: merged.rejected.get(window.start) ?? 0,
       fieldsRejected: merged.fieldsRejected.get(window.start) ?? 0,
       requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window

@@ -25,11 +25,24 @@ export interface JobSettings {
   sweep_days: number;
   /** Streams whose history is turned off (`false`); a stream not named keeps its history. */
   history?: { accounts?: boolean | undefined; loyalty_status?: boolean | undefined; vouchers?: boolean | undefined } | undefined;
-  postings: { customers: PostingsSelection; max_span_days: number };
+  /**
+   * `sweep_days`: with `changed` or `webhook`, each night also asks the customers whose postings were asked longest
+   * ago, so every customer's postings are read at least once in this many nights.
+   */
+  postings: { customers: PostingsSelection; max_span_days: number; sweep_days?: number | undefined };
+  /**
+   * `all` (the default): the first night asks the postings of every customer; `sweep`: it asks the customers with
+   * a sign of change and the sweep's quota, and leaves the others to the following nights' sweep.
+   */
+  first_night?: FirstNight | undefined;
 }
 
 /** Whether the source's exports include their `end` day (`source.export_end`). */
 export type ExportEnd = 'inclusive' | 'exclusive';
+
+/** What a job's first night asks of the postings (`jobs.<name>.first_night`). */
+export const FIRST_NIGHTS = ['all', 'sweep'] as const;
+export type FirstNight = (typeof FIRST_NIGHTS)[number];
 
 /** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
 export interface SourceSettings {

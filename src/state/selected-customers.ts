@@ -1,5 +1,6 @@
 import type { SqlConnection } from '../load/sql-connection.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
+import type { Day } from '../plan/days.js';
 
 /** Runs a read on a connection of its own (`Destination.withConnection`). */
 export type WarehouseRead = <T>(fn: (conn: SqlConnection) => Promise<T>) => Promise<T>;
@@ -9,6 +10,11 @@ export interface SelectedCustomer {
   customerId: string;
   phone: string | null;
   email: string | null;
+  /**
+   * For a customer the postings sweep takes: the first day whose postings are kept (the span's first day for the
+   * others). Its postings since it was last asked are read, not only those of the span.
+   */
+  readFrom?: Day | undefined;
 }
 
 /** Which customers a per-customer stream asks for a span (`jobs.<job>.postings.customers`). */

@@ -72,6 +72,26 @@ export async function stateCoverage(conn: SqlConnection, stream: string, sweepDa
   };
 }
 
+/** The first observation by `stream` still held (ISO UTC), or null: when its sweep's first period began. */
+export async function firstObservation(conn: SqlConnection, stream: string): Promise<string | null> {
+  const [row] = await conn.all<{ ms: number | string | null }>(
+    `SELECT MIN(EXTRACT(EPOCH FROM observed_at) * 1000) AS ms FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1`,
+    [stream],
+  );
+  return row?.ms === null || row?.ms === undefined ? null : new Date(Math.round(Number(row.ms))).toISOString();
+}
+
+/**
+ * When the first period of a sweep that took over a first night (`first_night: sweep`) ends: `sweepDays` days after
+ * the stream's first observation; null once it has ended, or before anything was observed.
+ */
+export async function firstPeriodEnd(conn: SqlConnection, stream: string, sweepDays: number, now: Date): Promise<string | null> {
+  const first = await firstObservation(conn, stream);
+  if (first === null) return null;
+  const ends = Date.parse(first) + sweepDays * DAY_MS;
+  return ends > now.getTime() ? new Date(ends).toISOString() : null;
+}
+
 /** The one line `status` and `verify` print for a state stream's coverage. */
 export function coverageLine(c: StateCoverage): string {
   const oldest = c.oldestObservedAt === null ? 'none observed yet' : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;

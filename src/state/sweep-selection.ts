@@ -31,16 +31,61 @@ export async function signsAndSweepCustomers(
   sweepDays: number,
   span: Window[],
   now: Date,
+  signs = true,
 ): Promise<CustomerSelection> {
-  const { after, through, total } = await read(async (conn) => {
+  const { after, through } = await read(async (conn) => ({ after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn) }));
+  const order = await sweepOrder(read, stream, sweepDays, now);
+  const range = { start: span[0]!.start, end: span.at(-1)!.end };
+  return { kind: 'signs-and-sweep', ...selected(read, stream, order, range, after, through, signs), events: { after, through } };
+}
+
+/**
+ * Where a night's sweep of `stream` ends: its quota (`ceil(customers / sweepDays)`) in the sweep's order, found once
+ * per span, and the instant before which a last observation is stale (catch-up). The postings sweep of the cheap
+ * selections uses the same order, on the postings' own observations.
+ */
+export async function sweepOrder(read: WarehouseRead, stream: string, sweepDays: number, now: Date): Promise<SweepOrder> {
+  const total = await read(async (conn) => {
     const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`);
-    return { after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn), total: Number(row?.n ?? 0) };
+    return Number(row?.n ?? 0);
   });
   const quota = Math.ceil(total / sweepDays);
   const lastDue = quota === 0 ? null : await read((conn) => lastDueCustomer(conn, stream, quota));
-  const staleBefore = new Date(now.getTime() - (sweepDays - 0.5) * DAY_MS).toISOString();
-  const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  return { kind: 'signs-and-sweep', ...selected(read, stream, lastDue, staleBefore, range, after, through), events: { after, through } };
+  return { lastDue, staleBefore: new Date(now.getTime() - (sweepDays - 0.5) * DAY_MS).toISOString() };
+}
+
+/** A span's sweep: where its quota ends, and when a last observation is stale. */
+export interface SweepOrder {
+  lastDue: LastDue;
+  staleBefore: string;
+}
+
+/**
+ * The SQL of a sweep over `accounts a`: `joins` (the customer's last observation `o` by the stream, and the last
+ * due customer's `t`) and `swept`, true for a customer the sweep takes (within the quota, or stale). `p` names the
+ * placeholders of the stream, of the last due customer's id and of the stale instant.
+ */
+export function sweepTerms(s: string, order: SweepOrder, p: { stream: string; lastDueId: string; staleBefore: string }): { joins: string; swept: string } {
+  const { lastDue } = order;
+  // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
+  // span's commit, so every page sees the same order).
+  const due =
+    lastDue === null
+      ? 'FALSE'
+      : 'all' in lastDue
+        ? 'TRUE'
+        : `(CASE WHEN t.at IS NULL THEN o.observed_at IS NULL AND a.customer_id <= ${p.lastDueId}
+                 ELSE o.observed_at IS NULL OR o.observed_at < t.at OR (o.observed_at = t.at AND a.customer_id <= ${p.lastDueId}) END)`;
+  return {
+    joins: `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = ${p.stream} AND o.customer_id = a.customer_id
+            LEFT JOIN (SELECT observed_at AS at FROM ${s}._etl_customer_observations WHERE stream = ${p.stream} AND customer_id = ${p.lastDueId}) t ON TRUE`,
+    swept: `(${due} OR o.observed_at < CAST(${p.staleBefore} AS TIMESTAMPTZ))`,
+  };
+}
+
+/** The id that {@link sweepTerms} compares with: the last due customer's, or '' when the quota holds none or all. */
+export function lastDueId(order: SweepOrder): string {
+  return order.lastDue !== null && 'id' in order.lastDue ? order.lastDue.id : '';
 }
 
 /**
@@ -64,34 +109,27 @@ type LastDue = { id: string } | { all: true } | null;
 function selected(
   read: WarehouseRead,
   stream: string,
-  lastDue: LastDue,
-  staleBefore: string,
+  order: SweepOrder,
   range: { start: string; end: string },
   eventsAfter: number,
   eventsThrough: number,
+  signs: boolean,
 ): Pick<CustomerSelection, 'customers' | 'count'> {
   return pagedSelection(read, (conn, last) => {
     const s = conn.schemaSql;
-    const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
-    // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
-    // span's commit, so every page sees the same order).
-    const due =
-      lastDue === null
-        ? 'FALSE'
-        : 'all' in lastDue
-          ? 'TRUE'
-          : `(CASE WHEN t.at IS NULL THEN o.observed_at IS NULL AND a.customer_id <= $8
-                   ELSE o.observed_at IS NULL OR o.observed_at < t.at OR (o.observed_at = t.at AND a.customer_id <= $8) END)`;
-    const threshold = `LEFT JOIN (SELECT observed_at AS at FROM ${s}._etl_customer_observations WHERE stream = $1 AND customer_id = $8) t ON TRUE`;
+    const { joins, swept } = sweepTerms(s, order, { stream: '$1', lastDueId: '$8', staleBefore: '$3' });
+    // a first night left to the sweep (`first_night: sweep`): every customer is new, so no sign counts (the terms
+    // stay in the query, so that PostgreSQL still types their parameters)
+    const signed = signs ? 'TRUE' : 'FALSE';
     return {
-      from: `FROM (SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${observed} ${threshold}
+      from: `FROM (SELECT a.customer_id, a.phone, a.email FROM ${s}.accounts a ${joins}
         WHERE a.customer_id > $2 AND (
-              ${due}
-           OR o.observed_at < CAST($3 AS TIMESTAMPTZ)
-           OR EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
+              ${swept}
+           OR (${signed} AND (
+              EXISTS (SELECT 1 FROM ${s}._etl_account_windows w WHERE w.customer_id = a.customer_id AND w._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
            OR EXISTS (SELECT 1 FROM ${s}.loyalty_postings p WHERE p.customer_id = a.customer_id AND p._window_start BETWEEN CAST($4 AS DATE) AND CAST($5 AS DATE))
-           OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))) sel`,
-      params: [stream, last, staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDue !== null && 'id' in lastDue ? lastDue.id : ''],
+           OR EXISTS (SELECT 1 FROM ${s}.loyalty_events e WHERE e.customer_id = a.customer_id AND e.seq > $6 AND e.seq <= $7))))) sel`,
+      params: [stream, last, order.staleBefore, range.start, range.end, eventsAfter, eventsThrough, lastDueId(order)],
     };
   });
 }

@@ -4,29 +4,14 @@ import type { StreamName } from '../plan/job-plan.js';
 import type { CustomerReject } from '../extract/askable-customer.js';
 import { readCustomerState, type CustomerStateRecord } from '../extract/customer-state.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
+import { customerObservationsTable } from './customer-observations.js';
 import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import type { ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
-/**
- * When each customer was last asked by each state stream, and what the service answered: `answered`, `not_found`
- * (`1005`: no data) or `unaskable` (no phone nor e-mail, or `1010`). The sweep asks the customers observed longest
- * ago first; `status` and `verify` read how stale the oldest observation is.
- */
-export const customerObservationsTable: TableSpec = {
-  name: '_etl_customer_observations',
-  key: ['stream', 'customer_id'],
-  merge: { kind: 'upsert' },
-  windowless: true,
-  columns: [
-    { name: 'stream', type: 'text' },
-    { name: 'customer_id', type: 'text' },
-    { name: 'observed_at', type: 'timestamptz' },
-    { name: 'outcome', type: 'text' },
-  ],
-};
+export { customerObservationsTable } from './customer-observations.js';
 
 /** Customers' records staged per batch. */
 const BATCH = 500;
@@ -62,7 +47,7 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
   return {
     name,
     tables: [...declaration.tables, customerObservationsTable],
-    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days }),
+    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days, firstNightSweep: job.first_night === 'sweep' }),
     // a night's windows (its look-back too) are one span: the state is asked once, whatever their number
     maxWindowsPerSpan: (job) => Math.max(1, Math.floor(366 / job.window_days)),
     // one span keeps `source.concurrency` requests in flight by itself

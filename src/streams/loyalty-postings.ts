@@ -10,7 +10,8 @@ import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
-import type { ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import { customerObservationsTable } from './customer-observations.js';
+import type { CustomerObservation, ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
@@ -132,8 +133,14 @@ const POSTINGS_LANES = 2;
  */
 export const loyaltyPostingsStream: StreamDefinition = {
   name: 'loyalty_postings',
-  tables: [loyaltyPostingsTable],
-  customerRule: (job) => ({ kind: job.postings.customers }),
+  tables: [loyaltyPostingsTable, customerObservationsTable],
+  customerRule: (job) => ({
+    kind: job.postings.customers,
+    sweep:
+      job.postings.sweep_days === undefined
+        ? undefined
+        : { sweepDays: job.postings.sweep_days, firstNightSweep: job.first_night === 'sweep', firstDay: job.first_day, lookbackDays: job.lookback_days },
+  }),
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   /**
    * A span asks `source.concurrency` customers at once, so one lane keeps the requests flowing; a second one
@@ -142,13 +149,23 @@ export const loyaltyPostingsStream: StreamDefinition = {
    */
   lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
-    const days = new SpanDays(span, ctx.timezone);
+    const days = new SpanDays(span, ctx.timezone, { firstDay: ctx.jobConfig.first_day, windowDays: ctx.jobConfig.window_days });
     if (!ctx.customers) throw new Error('loyalty_postings: no customers were selected for the span');
     const customers = ctx.customers;
-    const listings = pMapIterable(customers, (customer) => readCustomerPostings(ctx.api, customer, days, ctx.pageSize), { concurrency: ctx.concurrency });
+    // a customer the sweep takes keeps its postings since it was last asked, not only the span's
+    const listings = pMapIterable(
+      customers,
+      async (customer) => {
+        const observedAt = new Date().toISOString();
+        return { customerId: customer.customerId, observedAt, ...(await readCustomerPostings(ctx.api, customer, days.from(customer.readFrom), ctx.pageSize)) };
+      },
+      { concurrency: ctx.concurrency },
+    );
     const buffer = new Map<Day, PostingRecord[]>();
     /** Customers the service cannot be asked about: rejected under the span's first window. */
     const rejects: CustomerReject[] = [];
+    /** Customers asked, for `_etl_customer_observations`: what the sweep orders by, and what a window's ledger counts. */
+    const observed: CustomerObservation[] = [];
     let buffered = 0;
     let asked = 0;
     let rejected = 0;
@@ -156,6 +173,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
     let readAgain = 0;
     function* flush(): Generator<ExtractedBatch> {
       if (rejects.length > 0) yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
+      if (observed.length > 0) yield { windowStart: span.at(-1)!.start, records: [], restart: false, observed: observed.splice(0) };
       for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
       buffer.clear();
       buffered = 0;
@@ -164,6 +182,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
     // postings of that window one after the other (the normalizer counts exact duplicates per customer).
     for await (const listing of listings) {
       asked++;
+      observed.push({ customerId: listing.customerId, observedAt: listing.observedAt, outcome: listing.rejected ? 'unaskable' : 'answered' });
       if (listing.rejected) {
         rejected++;
         rejects.push(listing.rejected);
@@ -183,7 +202,7 @@ export const loyaltyPostingsStream: StreamDefinition = {
         list.push(record);
         buffered++;
       }
-      if (buffered >= BATCH) yield* flush();
+      if (buffered >= BATCH || observed.length >= BATCH) yield* flush();
     }
     yield* flush();
     ctx.logger.info(

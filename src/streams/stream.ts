@@ -17,8 +17,11 @@ export interface StreamContext {
   job: string;
   jobConfig: JobSettings;
   logger: Logger;
-  /** For a per-customer stream: the customers the pipeline selected for the span, in key order. */
-  customers?: AsyncIterable<CustomerIdentity>;
+  /**
+   * For a per-customer stream: the customers the pipeline selected for the span, in key order; `readFrom`, for a
+   * customer the postings sweep takes, is the first day whose postings it keeps.
+   */
+  customers?: AsyncIterable<CustomerIdentity & { readFrom?: Day | undefined }>;
 }
 
 /** Raw records of one window as they came from the source. */
@@ -44,6 +47,18 @@ export interface ExtractedBatch {
    * the windows at the start of the span marked complete are committed rather than lost.
    */
   windowComplete?: boolean;
+  /**
+   * Customers asked by a stream that records its observations besides its records (postings): staged into
+   * `_etl_customer_observations`, no records of the window.
+   */
+  observed?: CustomerObservation[];
+}
+
+/** A customer asked, when, and what the service answered (see `_etl_customer_observations`). */
+export interface CustomerObservation {
+  customerId: string;
+  observedAt: string;
+  outcome: 'answered' | 'not_found' | 'unaskable';
 }
 
 /** A record turned into warehouse rows: table name → rows. */

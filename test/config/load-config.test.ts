@@ -69,6 +69,22 @@ describe('jobs.yaml', () => {
     );
   });
 
+  it('takes a postings sweep for the cheap selections and a first night left to the sweeps, and refuses them where they cannot apply', () => {
+    const job = (lines: string) => minimal.replace('first_day: 2024-01-01', `first_day: 2024-01-01\n${lines}`);
+    const swept = parseConfig(job('    first_night: sweep\n    postings:\n      customers: webhook\n      sweep_days: 14'), 'my.yaml', {}).jobs.nightly!;
+    expect(swept.postings.sweep_days).toBe(14);
+    expect(swept.first_night).toBe('sweep');
+    expect(errorOf(() => parseConfig(job('    postings:\n      customers: all\n      sweep_days: 14'), 'my.yaml', {})).message).toBe(
+      'my.yaml: jobs.nightly.postings.sweep_days: sweep_days is for the selections changed and webhook: customers all asks every customer every night',
+    );
+    expect(errorOf(() => parseConfig(job('    first_night: sweep\n    postings:\n      customers: changed'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: jobs\.nightly\.first_night: first_night: sweep leaves customers to the postings sweep: set postings\.sweep_days/,
+    );
+    // a job without postings leaves only its state streams to their sweep
+    expect(parseConfig(job('    first_night: sweep\n    streams: [accounts, loyalty_status]'), 'my.yaml', {}).jobs.nightly!.first_night).toBe('sweep');
+    expect(errorOf(() => parseConfig(job('    first_night: later'), 'my.yaml', {})).message).toMatch(/^my\.yaml: jobs\.nightly\.first_night: /);
+  });
+
   it('the shipped jobs.yaml is valid', () => {
     const config = loadConfig('jobs.yaml', {});
     expect(Object.keys(config.jobs)).toContain('nightly');
