@@ -14,8 +14,8 @@ export interface SourceClient {
   readonly requestCount: number;
 }
 
-/** The endpoints whose answer is a customer's state, observed at the instant it arrived. */
-const STATE_PATHS = new Set(['/accounts', '/accounts/vouchers/get']);
+/** The endpoints whose answer observes a customer at the instant it arrived: its state, vouchers and postings. */
+const OBSERVED_PATHS = new Set(['/accounts', '/accounts/vouchers/get', '/accounts/loyalty/postings']);
 
 /** One page of a paginated listing, as the source sends it (records still raw). */
 export interface SourcePage {
@@ -72,7 +72,7 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
     requests: 0,
     signal: this.calls.signal,
     keep: (answer) => {
-      if (STATE_PATHS.has(answer.path)) this.arrived.set(customerKey(answer.query), answer.at);
+      if (OBSERVED_PATHS.has(answer.path)) this.arrived.set(customerKey(answer.query), answer.at);
       this.archive?.(answer);
     },
   };

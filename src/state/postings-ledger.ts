@@ -8,7 +8,7 @@ import type { Day } from '../plan/days.js';
  * each re-listed whole) and those of the customers it did not ask, kept as they were. Counting only the first
  * made every re-read of a window by a cheap selection (the look-back) record fewer rows than the window holds, and
  * `verify` report "extra" postings. A row of a customer the span asked that the service no longer lists is in
- * neither: `verify` still reports it.
+ * neither: `verify` still reports it. A row this commit wrote is the span's, whoever it belongs to.
  */
 export async function keptPostingRows(conn: SqlConnection, stream: string, loadedAt: string, windows: Day[]): Promise<Map<Day, number>> {
   if (windows.length === 0) return new Map();
@@ -17,6 +17,7 @@ export async function keptPostingRows(conn: SqlConnection, stream: string, loade
   const rows = await conn.all<{ d: string; n: number | string }>(
     `SELECT CAST(p._window_start AS VARCHAR) AS d, COUNT(*) AS n FROM ${s}.loyalty_postings p
       WHERE p._window_start IN (${list})
+        AND p._loaded_at <> CAST($2 AS TIMESTAMPTZ)
         AND NOT EXISTS (SELECT 1 FROM ${s}._etl_customer_observations o
                          WHERE o.stream = $1 AND o.customer_id = p.customer_id AND o._loaded_at = CAST($2 AS TIMESTAMPTZ))
       GROUP BY p._window_start`,

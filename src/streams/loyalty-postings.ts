@@ -156,8 +156,9 @@ export const loyaltyPostingsStream: StreamDefinition = {
     const listings = pMapIterable(
       customers,
       async (customer) => {
-        const observedAt = new Date().toISOString();
-        return { customerId: customer.customerId, observedAt, ...(await readCustomerPostings(ctx.api, customer, days.from(customer.readFrom), ctx.pageSize)) };
+        const listing = await readCustomerPostings(ctx.api, customer, days.from(customer.readFrom), ctx.pageSize);
+        // the instant its answer arrived, which the raw archive keeps with it: a replay observes the customer then too
+        return { customerId: customer.customerId, observedAt: ctx.api.observedAt(customer), ...listing };
       },
       { concurrency: ctx.concurrency },
     );

@@ -173,8 +173,12 @@ describe.each(testDestinations)('any record, into $name', (target) => {
     await fc.assert(
       fc.asyncProperty(records, async (batch) => {
         const runId = `${stream.name}-${++run}`;
+        // records served from memory: no source to count an empty window at (countRange), and the window holds only
+        // what this batch loads (a postings window's count includes the rows of customers the load did not ask)
+        const { countRange: _uncounted, ...served } = stream;
+        await destination.withConnection((conn) => conn.run(`DELETE FROM ${conn.schemaSql}."${stream.tables[0]!.name}"`));
         const inMemory: StreamDefinition = {
-          ...stream,
+          ...served,
           extract: async function* () {
             yield { windowStart: WINDOW.start, records: batch, restart: false };
           },
