@@ -3,7 +3,10 @@ import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
 import { openWhenFree } from '../load/open-when-free.js';
-import { ExportPathError, exportDirProblem, exportParquet } from '../load/parquet-export.js';
+import { ExportPathError, destinationExportSource, exportDirProblem, exportParquet, type ExportSource } from '../load/parquet-export.js';
+import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
+import type { DestinationSettings } from '../plan/job-plan.js';
+import type { Logger } from '../log/logger.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
 
@@ -30,15 +33,12 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
       ExitCode.usage,
     );
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
   let result;
   try {
-    result = await exportParquet(warehouse, options.output);
+    result = await withExportSource(config.destination, logger, (source) => exportParquet(source, options.output!));
   } catch (error) {
     if (error instanceof ExportPathError) throw new CommandError(`export: --output: ${error.message}`, ExitCode.usage);
     throw error;
-  } finally {
-    await warehouse.close();
   }
   const { manifest, written, skipped, deleted } = result;
   const files = manifest.tables.reduce((n, t) => n + t.files.length, 0);
@@ -46,6 +46,27 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   process.stdout.write(
     `exported ${manifest.tables.length} tables to ${options.output}: ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
   );
+}
+
+/**
+ * Runs `fn` on the warehouse as an export reads it: a DuckDB file opened read-only (never migrated, no writer's
+ * lock), or the PostgreSQL destination, opened as every command opens it, waiting while it is busy.
+ */
+async function withExportSource<T>(destination: DestinationSettings, logger: Logger, fn: (source: ExportSource) => Promise<T>): Promise<T> {
+  if (destination.type === 'duckdb') {
+    const source = await openDuckDbExportSource(destination.path, destination.schema ?? 'main');
+    try {
+      return await fn(source);
+    } finally {
+      source.close();
+    }
+  }
+  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  try {
+    return await fn(destinationExportSource(warehouse));
+  } finally {
+    await warehouse.close();
+  }
 }
 
 /** `loyalty-etl export` and its flags. */

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Destination } from './destination.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
@@ -11,6 +11,9 @@ import type { SqlConnection } from './sql-connection.js';
  * `_etl_` tables, are one file each.
  */
 export const PARTITION_COLUMNS = ['posted_at', 'answered_at', 'received_at', 'valid_from'] as const;
+
+/** The types a partition column may have: an instant (its UTC month) or a day. */
+const PARTITION_TYPES = new Set(['TIMESTAMP WITH TIME ZONE', 'DATE']);
 
 /** Rows read from PostgreSQL per fetch: memory holds one batch, whatever the size of a partition. */
 const PG_BATCH_ROWS = 5000;
@@ -54,6 +57,35 @@ export interface ExportResult {
   deleted: number;
 }
 
+/** The statements an export runs on the warehouse. */
+export type ExportConnection = Pick<SqlConnection, 'run' | 'all'>;
+
+/** A warehouse as the export reads it: its tables, and one read-only snapshot of them. */
+export interface ExportSource {
+  readonly name: 'duckdb' | 'postgres';
+  readonly schema: string;
+  /** Every table (not view) of the schema, its columns with the warehouse's type names, in table order. */
+  tables(): Promise<Array<{ name: string; columns: Array<{ name: string; type: string }> }>>;
+  /** Runs `fn` in one read-only transaction: every table read as of one moment. */
+  snapshot<T>(fn: (conn: ExportConnection) => Promise<T>): Promise<T>;
+}
+
+/** A PostgreSQL warehouse as an export source: one repeatable-read snapshot while runs go on. */
+export function destinationExportSource(destination: Destination): ExportSource {
+  return {
+    name: destination.name,
+    schema: destination.schema,
+    tables: async () => (await destination.describeTables()).filter((r) => r.kind === 'table'),
+    snapshot: (fn) =>
+      destination.withConnection((conn) =>
+        conn.transaction(async () => {
+          if (destination.name === 'postgres') await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          return fn(conn);
+        }),
+      ),
+  };
+}
+
 /** A problem with the output folder (a file, a link, a table name that is no file name): the user's to fix. */
 export class ExportPathError extends Error {
   override readonly name = 'ExportPathError';
@@ -75,63 +107,62 @@ export function exportDirProblem(dir: string): string | undefined {
  * own folder and is renamed over the old one, so a reader sees the old file or the new one, never half of one.
  * The warehouse is only read, in one transaction: the export is one consistent moment.
  */
-export async function exportParquet(destination: Destination, dir: string): Promise<ExportResult> {
+export async function exportParquet(source: ExportSource, dir: string): Promise<ExportResult> {
   const root = resolve(dir);
   const problem = exportDirProblem(root);
   if (problem) throw new ExportPathError(problem);
   mkdirSync(root, { recursive: true });
   const previous = readPreviousManifest(root);
-  const tables = (await destination.describeTables()).filter((r) => r.kind === 'table');
+  const tables = await source.tables();
   for (const t of tables)
     if (!/^[A-Za-z0-9_]+$/.test(t.name)) throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
 
-  const memory = destination.name === 'postgres' ? await DuckDBInstance.create(':memory:') : undefined;
+  const memory = source.name === 'postgres' ? await DuckDBInstance.create(':memory:') : undefined;
   const scratch = memory ? await memory.connect() : undefined;
   if (scratch) await scratch.run(`SET TimeZone = 'UTC'`);
   let written = 0;
   let skipped = 0;
   const exported: ExportedTable[] = [];
   try {
-    await destination.withConnection((conn) =>
-      conn.transaction(async () => {
-        // one snapshot for every table, while runs go on (PostgreSQL; DuckDB's transaction already is one)
-        if (destination.name === 'postgres') await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        for (const table of tables) {
-          const columns = table.columns.map((c) => ({ name: c.name, type: destination.name === 'postgres' ? duckdbTypeOf(c.type) : c.type }));
-          const partitionedBy = table.name.startsWith('_etl_') ? null : (PARTITION_COLUMNS.find((p) => columns.some((c) => c.name === p)) ?? null);
-          const hasLoadedAt = columns.some((c) => c.name === '_loaded_at');
-          const before = previous?.tables.find((t) => t.name === table.name);
-          const sameColumns = before !== undefined && JSON.stringify(before.columns) === JSON.stringify(columns);
-          const parts = await partitionStats(conn, destination.name, qualified(destination.schema, table.name), partitionedBy, hasLoadedAt);
-          const files: ExportedFile[] = [];
-          for (const part of parts) {
-            const path = partitionedBy ? `${table.name}/month=${part.month ?? NULL_MONTH}/part.parquet` : `${table.name}/part.parquet`;
-            const file: ExportedFile = {
-              path,
-              ...(partitionedBy ? { month: part.month } : {}),
-              rows: part.rows,
-              maxLoadedAt: part.maxLoadedAt,
-              fingerprint: part.fingerprint,
-            };
-            files.push(file);
-            const old = before?.files.find((f) => f.path === path);
-            if (sameColumns && old && old.rows === file.rows && old.fingerprint === file.fingerprint && existsSync(join(root, path))) {
-              skipped++;
-              continue;
-            }
-            const where = partitionedBy ? monthFilter(partitionedBy, part.month) : 'TRUE';
-            const select = `SELECT * FROM ${qualified(destination.schema, table.name)} WHERE ${where}`;
-            const target = safeTarget(root, path);
-            const temporary = `${target}.${process.pid}.tmp`;
-            if (destination.name === 'duckdb') await conn.run(`COPY (${select}) TO ${quoteLiteral(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
-            else await copyThroughDuckDb(conn, scratch!, select, columns, temporary);
-            renameSync(temporary, target);
-            written++;
+    await source.snapshot(async (conn) => {
+      for (const table of tables) {
+        const columns = table.columns.map((c) => ({ name: c.name, type: source.name === 'postgres' ? duckdbTypeOf(c.type) : c.type }));
+        const partitionedBy = table.name.startsWith('_etl_')
+          ? null
+          : (PARTITION_COLUMNS.find((p) => columns.some((c) => c.name === p && PARTITION_TYPES.has(c.type))) ?? null);
+        const byDay = columns.find((c) => c.name === partitionedBy)?.type === 'DATE';
+        const hasLoadedAt = columns.some((c) => c.name === '_loaded_at');
+        const before = previous?.tables.find((t) => t.name === table.name);
+        const sameColumns = before !== undefined && JSON.stringify(before.columns) === JSON.stringify(columns);
+        const parts = await partitionStats(conn, source.name, qualified(source.schema, table.name), partitionedBy, byDay, hasLoadedAt);
+        const files: ExportedFile[] = [];
+        for (const part of parts) {
+          const path = partitionedBy ? `${table.name}/month=${part.month ?? NULL_MONTH}/part.parquet` : `${table.name}/part.parquet`;
+          const file: ExportedFile = {
+            path,
+            ...(partitionedBy ? { month: part.month } : {}),
+            rows: part.rows,
+            maxLoadedAt: part.maxLoadedAt,
+            fingerprint: part.fingerprint,
+          };
+          files.push(file);
+          const old = before?.files.find((f) => f.path === path);
+          const target = safeTarget(root, path);
+          if (sameColumns && old && old.rows === file.rows && old.fingerprint === file.fingerprint && existsSync(target)) {
+            skipped++;
+            continue;
           }
-          exported.push({ name: table.name, partitionedBy, columns, rows: files.reduce((n, f) => n + f.rows, 0), files });
+          const where = partitionedBy ? monthFilter(partitionedBy, byDay, part.month) : 'TRUE';
+          const select = `SELECT * FROM ${qualified(source.schema, table.name)} WHERE ${where}`;
+          const temporary = `${target}.${process.pid}.tmp`;
+          if (source.name === 'duckdb') await conn.run(`COPY (${select}) TO ${quoteLiteral(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
+          else await copyThroughDuckDb(conn, scratch!, select, columns, temporary);
+          renameSync(temporary, target);
+          written++;
         }
-      }),
-    );
+        exported.push({ name: table.name, partitionedBy, columns, rows: files.reduce((n, f) => n + f.rows, 0), files });
+      }
+    });
   } finally {
     scratch?.closeSync();
     memory?.closeSync();
@@ -142,16 +173,17 @@ export async function exportParquet(destination: Destination, dir: string): Prom
   let deleted = 0;
   for (const old of previous?.tables.flatMap((t) => t.files) ?? []) {
     if (kept.has(old.path)) continue;
+    if (!existsSync(join(root, old.path))) continue;
     const target = safeTarget(root, old.path);
-    if (existsSync(target)) {
-      rmSync(target);
-      deleted++;
-    }
+    rmSync(target);
+    deleted++;
+    // an emptied month's folder goes too: engines that list partitions would take it for an empty one
+    if (old.month !== undefined && readdirSync(dirname(target)).length === 0) rmdirSync(dirname(target));
   }
   const manifest: ExportManifest = {
     format: 'parquet',
-    warehouse: destination.name,
-    schema: destination.schema,
+    warehouse: source.name,
+    schema: source.schema,
     exportedAt: new Date().toISOString(),
     tables: exported,
   };
@@ -213,16 +245,18 @@ interface PartitionStats {
 
 /** Per month (or for the whole table): its rows, latest `_loaded_at` and fingerprint, in one scan. */
 async function partitionStats(
-  conn: SqlConnection,
+  conn: ExportConnection,
   warehouse: 'duckdb' | 'postgres',
   table: string,
   partitionedBy: string | null,
+  byDay: boolean,
   hasLoadedAt: boolean,
 ): Promise<PartitionStats[]> {
   const month = partitionedBy
     ? warehouse === 'duckdb'
       ? `strftime(t.${quoteIdent(partitionedBy)}, '%Y-%m')`
-      : `to_char(t.${quoteIdent(partitionedBy)}${partitionedAtZone(warehouse)}, 'YYYY-MM')`
+      : // a day is zone-free: cast to a plain timestamp, never through the session's zone
+        `to_char(${byDay ? `CAST(t.${quoteIdent(partitionedBy)} AS timestamp)` : `t.${quoteIdent(partitionedBy)} AT TIME ZONE 'UTC'`}, 'YYYY-MM')`
     : 'NULL';
   const loaded = hasLoadedAt ? `CAST(max(t."_loaded_at") AS VARCHAR)` : 'NULL';
   // a row's text holds every column: any changed value, added or removed row changes the sum
@@ -233,22 +267,21 @@ async function partitionStats(
   const rows = await conn.all<{ month: string | null; rows: number | string | bigint; max_loaded: string | null; fingerprint: string | null }>(
     `SELECT ${month} AS month, count(*) AS rows, ${loaded} AS max_loaded, ${fingerprint} AS fingerprint FROM ${table} t GROUP BY 1 ORDER BY 1`,
   );
-  return rows
+  const parts = rows
     .filter((r) => Number(r.rows) > 0)
     .map((r) => ({ month: r.month, rows: Number(r.rows), maxLoadedAt: r.max_loaded, fingerprint: r.fingerprint ?? '0' }));
+  // an empty table is still one file, holding its columns: an engine pointed at it finds the table, with no rows
+  return partitionedBy || parts.length > 0 ? parts : [{ month: null, rows: 0, maxLoadedAt: null, fingerprint: '0' }];
 }
 
-function partitionedAtZone(warehouse: 'duckdb' | 'postgres'): string {
-  return warehouse === 'postgres' ? ` AT TIME ZONE 'UTC'` : '';
-}
-
-/** The rows of one month of `column` (UTC months), as a range its zone maps and indexes can use. */
-function monthFilter(column: string, month: string | null): string {
+/** The rows of one month of `column` (UTC months of an instant), as a range its zone maps and indexes can use. */
+function monthFilter(column: string, byDay: boolean, month: string | null): string {
   const c = quoteIdent(column);
   if (month === null) return `${c} IS NULL`;
   const [year, m] = month.split('-').map(Number) as [number, number];
   const next = m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
-  return `${c} >= ${quoteLiteral(`${month}-01 00:00:00+00`)} AND ${c} < ${quoteLiteral(`${next}-01 00:00:00+00`)}`;
+  const start = (m: string) => quoteLiteral(byDay ? `${m}-01` : `${m}-01 00:00:00+00`);
+  return `${c} >= ${start(month)} AND ${c} < ${start(next)}`;
 }
 
 /**
@@ -288,7 +321,7 @@ export function duckdbTypeOf(pgType: string): string {
  * value (instants with their offset, decimals, days) to the column's type, so no value passes through a JS number.
  */
 async function copyThroughDuckDb(
-  conn: SqlConnection,
+  conn: ExportConnection,
   scratch: DuckDBConnection,
   select: string,
   columns: Array<{ name: string; type: string }>,

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +165,15 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     const warehouseAfter = await readTables(config, after);
     const lakeAfter = await readBack(dir, after);
     for (const table of after.tables) expect(lakeAfter.get(table.name), table.name).toEqual(warehouseAfter.get(table.name));
+
+    // a link inside the folder is never followed: the export stops before writing through it
+    const elsewhere = testTempDir('export-elsewhere-');
+    rmSync(join(dir, '_etl_runs'), { recursive: true });
+    symlinkSync(elsewhere, join(dir, '_etl_runs'));
+    const linked = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    expect(linked.code, linked.stderr).toBe(2);
+    expect(linked.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readdirSync(elsewhere)).toEqual([]);
   }, 300_000);
 
   it('refuses a bad flag or an output that is a file or a link, with exit 2 and one line', async () => {
