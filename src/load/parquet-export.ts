@@ -15,6 +15,9 @@ export const PARTITION_COLUMNS = ['posted_at', 'answered_at', 'received_at', 'va
 /** The types a partition column may have: an instant (its UTC month) or a day. */
 const PARTITION_TYPES = new Set(['TIMESTAMP WITH TIME ZONE', 'DATE']);
 
+/** What the in-memory DuckDB that writes PostgreSQL's rows may hold before it spills to disk. */
+const SCRATCH_MEMORY = '256MB';
+
 /** Rows read from PostgreSQL per fetch: memory holds one batch, whatever the size of a partition. */
 const PG_BATCH_ROWS = 5000;
 
@@ -117,7 +120,9 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   for (const t of tables)
     if (!/^[A-Za-z0-9_]+$/.test(t.name)) throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
 
-  const memory = source.name === 'postgres' ? await DuckDBInstance.create(':memory:') : undefined;
+  // a month of PostgreSQL rows gathers in DuckDB before it is written: past SCRATCH_MEMORY it spills into DIR/.tmp
+  const spill = source.name === 'postgres' ? dirname(safeTarget(root, '.tmp/spill')) : undefined;
+  const memory = spill ? await DuckDBInstance.create(':memory:', { memory_limit: SCRATCH_MEMORY, temp_directory: spill, threads: '1' }) : undefined;
   const scratch = memory ? await memory.connect() : undefined;
   if (scratch) await scratch.run(`SET TimeZone = 'UTC'`);
   let written = 0;
@@ -155,6 +160,8 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
           const where = partitionedBy ? monthFilter(partitionedBy, byDay, part.month) : 'TRUE';
           const select = `SELECT * FROM ${qualified(source.schema, table.name)} WHERE ${where}`;
           const temporary = `${target}.${process.pid}.tmp`;
+          // what an export killed while writing here left behind
+          for (const name of readdirSync(dirname(target))) if (/^part\.parquet\.\d+\.tmp$/.test(name)) rmSync(join(dirname(target), name));
           if (source.name === 'duckdb') await conn.run(`COPY (${select}) TO ${quoteLiteral(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
           else await copyThroughDuckDb(conn, scratch!, select, columns, temporary);
           renameSync(temporary, target);
@@ -166,6 +173,7 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   } finally {
     scratch?.closeSync();
     memory?.closeSync();
+    if (spill) rmSync(spill, { recursive: true, force: true });
   }
 
   // files of the previous export that hold no rows now (a table dropped, a month emptied)
