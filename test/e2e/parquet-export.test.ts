@@ -193,6 +193,7 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
       const result = await runCli(['export', '--config', file, ...args]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(result.stderr, args.join(' ')).toMatch(/^loyalty-etl: export: --(format|output)/);
     }
     expect(readFileSync(plain, 'utf8')).toBe('not a folder');
   }, 120_000);
