@@ -12,6 +12,7 @@ import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
 import { registerEmulator } from '../commands/emulator.js';
+import { registerExport } from '../commands/export.js';
 import { registerProbe } from '../commands/probe.js';
 import { registerPublish } from '../commands/publish.js';
 import { registerCatalog } from '../commands/catalog.js';
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
     registerProbe,
     registerPublish,
     registerCatalog,
+    registerExport,
     registerSql,
     registerEmulator,
     registerWebhook,
