@@ -7,10 +7,11 @@ import { addDays } from '../../src/plan/days.js';
 import { selectCustomers } from '../../src/state/customer-selection.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { runCli } from '../support/cli-process.js';
+import { unlessSmoke } from '../support/bench-mode.js';
 import { fillSyntheticWarehouse } from '../support/synthetic-warehouse.js';
 
 /** `BENCH_SCALE=0.01 npm run bench -- nightly-cost`: a hundredth of the million customers (the smoke runs it tiny). */
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SCALE = unlessSmoke(Number(process.env.BENCH_SCALE ?? 1), 0.0002);
 const CUSTOMERS = Math.max(200, Math.round(1_000_000 * SCALE));
 const TIMEZONE = 'Europe/Athens';
 const FIRST_DAY = '2022-04-01';
