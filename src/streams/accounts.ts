@@ -147,7 +147,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     language: cleanText(r.language, 'language'),
     [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
     [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
-    [SET_ON]: profileSetAt === null ? null : DateTime.fromISO(profileSetAt, { zone: timezone }).toISODate(),
+    [SET_ON]: profileSetAt === null ? null : localDay(profileSetAt, timezone),
   };
   return { accounts: [account] };
 }
@@ -191,3 +191,15 @@ export const accountsStream: StreamDefinition = {
   countRange: async (api, range) => (await api.accountsPage(range, 1, 1)).totalCount,
   normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),
 };
+
+/**
+ * The day, in `timezone`, of the instant `instant`, as a day both warehouses hold: an instant at the edge of the
+ * calendar (9999-12-31 23:59:59 UTC) falls outside years 1 to 9999 in some zones, where neither reads luxon's
+ * expanded years (`+010000-01-01`); such a day is the calendar's first or last.
+ */
+function localDay(instant: string, timezone: string): string {
+  const day = DateTime.fromISO(instant, { zone: timezone });
+  if (day.year > 9999) return '9999-12-31';
+  if (day.year < 1) return '0001-01-01';
+  return day.toISODate()!;
+}

@@ -119,7 +119,12 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
   {
     stream: accountsStream,
     // NULs PostgreSQL refused, crashing the run: in a key the reject's message quotes, and in a customer id
-    examples: [[{ ...account, customFieldMap: { '\u0000': {} } }], [{ ...account, customerId: 'C\u00001' }, account]],
+    examples: [
+      [{ ...account, customFieldMap: { '\u0000': {} } }],
+      [{ ...account, customerId: 'C\u00001' }, account],
+      // its day in the job's zone is in year 10000
+      [{ ...account, profileSet: '9999-12-31 23:59:59 UTC' }],
+    ],
     records: fc.array(
       mutated(account, 'customFieldMap').chain((r) =>
         fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r)),
