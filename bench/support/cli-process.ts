@@ -54,7 +54,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}, n
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeOptions, '--import', join(import.meta.dirname, 'peak-rss-reporter.mjs'), entry, ...args], {
     cwd: ROOT,
-    env: { ...withoutOverrides(process.env), LOYALTY_LOG_LEVEL: 'info', ...env, BENCH_PEAK_RSS_FILE: rssFile },
+    // the salt of the default personal-data policy (hash), as a user's warehouse has one
+    env: { ...withoutOverrides(process.env), LOYALTY_LOG_LEVEL: 'info', LOYALTY_PII_SALT: 'bench salt', ...env, BENCH_PEAK_RSS_FILE: rssFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -15,14 +15,14 @@ export async function fillSyntheticWarehouse(path: string, counts: { accounts: n
         `INSERT INTO accounts SELECT printf('C%09d', i), printf('30690%07d', i), printf('c%d@example.com', i), 'Name' || (i % 997), 'Surname' || (i % 1009),
             DATE '1970-01-01' + CAST(i % 15000 AS INTEGER), 'POS', TIMESTAMPTZ '2020-01-01 00:00:00+00' + to_seconds(i * 60), 'GR',
             TIMESTAMPTZ '2019-01-01 00:00:00+00' + to_seconds(i * 30), TIMESTAMPTZ '2019-06-01 00:00:00+00' + to_seconds(i * 30), 'GR',
-            CASE WHEN i % 2 = 0 THEN 'F' ELSE 'M' END, 'Athens', 'el', DATE '2024-01-01' + CAST(i % 366 AS INTEGER), 'bench', TIMESTAMPTZ '2024-12-31 00:00:00+00'
+            CASE WHEN i % 2 = 0 THEN 'F' ELSE 'M' END, 'Athens', 'el', DATE '2024-01-01' + CAST(i % 366 AS INTEGER), 'bench', TIMESTAMPTZ '2024-12-31 00:00:00+00', NULL
            FROM range(${counts.accounts}) r(i)`,
       );
       await conn.run(
         `INSERT INTO loyalty_postings SELECT md5(CAST(i AS VARCHAR)), printf('C%09d', i % ${counts.accounts}), TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i * 3),
             TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i * 3 - 60), CAST((i % 500) / 10.0 AS DECIMAL(18,4)), CAST((i % 500) / 100.0 AS DECIMAL(18,4)),
             CAST(0 AS DECIMAL(18,4)), CAST(0 AS DECIMAL(18,4)), CAST(i % 300 AS DECIMAL(18,4)), 'EUR', printf('R-%d', i), 'Branch ' || (i % 40), 'Brand ' || (i % 5),
-            'GR', 'Greece', 1 + i % 4, 'Tier ' || (1 + i % 4), 1, 0, DATE '2024-01-01' + CAST(i % 366 AS INTEGER), 'bench', TIMESTAMPTZ '2024-12-31 00:00:00+00'
+            'GR', 'Greece', 1 + i % 4, 'Tier ' || (1 + i % 4), 1, 0, DATE '2024-01-01' + CAST(i % 366 AS INTEGER), 'bench', TIMESTAMPTZ '2024-12-31 00:00:00+00', NULL
            FROM range(${counts.postings}) r(i)`,
       );
       await conn.run('CHECKPOINT');
