@@ -13,7 +13,8 @@ module.exports = {
     },
     {
       name: 'stages-take-the-resolved-plan',
-      comment: 'jobs.yaml is read once, by the command line: stages take the resolved plan (plan/job-plan.ts), not the config.',
+      comment:
+        'jobs.yaml is read once, by the command line: stages take the resolved plan (plan/job-plan.ts), not the config.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/(cli|commands|config)/', '^src/index\\.ts$'] },
       to: { path: '^src/config/' },

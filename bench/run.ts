@@ -25,11 +25,16 @@ const SECTIONS: BenchSection[] = [endToEnd, memory, nightlyCost, pageThroughput,
 const asked = process.argv.slice(2).filter((arg) => arg !== '--smoke');
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));
 if (unknown.length > 0) {
-  process.stderr.write(`bench: unknown section(s) ${unknown.join(', ')} (sections: ${SECTIONS.map((s) => s.name).join(', ')})\n`);
+  process.stderr.write(
+    `bench: unknown section(s) ${unknown.join(', ')} (sections: ${SECTIONS.map((s) => s.name).join(', ')})\n`,
+  );
   process.exit(2);
 }
 const chosen = asked.length === 0 ? SECTIONS : SECTIONS.filter((s) => asked.includes(s.name));
-if (SMOKE) process.stdout.write('smoke run: every section at a tiny scale; verdicts are printed, not enforced, and no results are written\n');
+if (SMOKE)
+  process.stdout.write(
+    'smoke run: every section at a tiny scale; verdicts are printed, not enforced, and no results are written\n',
+  );
 
 const startedAt = new Date();
 const results: Record<string, SectionResult & { title: string; seconds: number }> = {};
@@ -40,7 +45,8 @@ for (const section of chosen) {
   results[section.name] = { title: section.title, seconds: (performance.now() - started) / 1000, ...result };
   process.stdout.write(`${formatTable(result.rows)}\n`);
   for (const note of result.notes ?? []) process.stdout.write(`note: ${note}\n`);
-  for (const check of result.checks) process.stdout.write(`${check.passed ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}\n`);
+  for (const check of result.checks)
+    process.stdout.write(`${check.passed ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}\n`);
 }
 // a smoke run proves the sections run to their end; its figures measure start-up, not the pipeline
 if (SMOKE) process.exit(0);
@@ -64,8 +70,11 @@ const file = join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 // latest.json (kept in the repository) holds the latest run of every section, each with its machine and time
 const latestFile = join(dir, 'latest.json');
-const latest = existsSync(latestFile) ? (JSON.parse(readFileSync(latestFile, 'utf8')) as { sections: Record<string, unknown> }) : { sections: {} };
-for (const [name, result] of Object.entries(results)) latest.sections[name] = { startedAt: report.startedAt, machine: report.machine, ...result };
+const latest = existsSync(latestFile)
+  ? (JSON.parse(readFileSync(latestFile, 'utf8')) as { sections: Record<string, unknown> })
+  : { sections: {} };
+for (const [name, result] of Object.entries(results))
+  latest.sections[name] = { startedAt: report.startedAt, machine: report.machine, ...result };
 writeFileSync(latestFile, `${JSON.stringify({ updatedAt: report.finishedAt, sections: latest.sections }, null, 2)}\n`);
 process.stdout.write(`\nresults: ${file} (and ${latestFile})\n`);
 const failed = Object.values(results)

@@ -19,7 +19,8 @@ import { writeBenchJobs } from './support/bench-jobs.js';
 import { runBackfill } from './support/backfill-run.js';
 
 /** Columns that hold when or by which run a row was written: they differ between two loads of the same data. */
-const VOLATILE = /^(_?loaded_at|_?run_id|updated_at|started_at|finished_at|added_at|applied_at|claimed_by|claimed_at|backfill_id|rejected_at)$/;
+const VOLATILE =
+  /^(_?loaded_at|_?run_id|updated_at|started_at|finished_at|added_at|applied_at|claimed_by|claimed_at|backfill_id|rejected_at)$/;
 /** The run ledger itself: its rows are runs, not data. */
 const LEDGER_ONLY = new Set(['_etl_runs', '_etl_run_events', '_etl_locks', '_etl_workers']);
 
@@ -48,7 +49,9 @@ if (values.compare) {
       for (const column of new Set([...Object.keys(x.columns), ...Object.keys(y.columns)]))
         if (x.columns[column] !== y.columns[column]) differences.push(`${table}.${column}: values differ`);
   }
-  process.stdout.write(differences.length === 0 ? `same: ${Object.keys(a).length} tables, every column\n` : `${differences.join('\n')}\n`);
+  process.stdout.write(
+    differences.length === 0 ? `same: ${Object.keys(a).length} tables, every column\n` : `${differences.join('\n')}\n`,
+  );
   process.exit(differences.length === 0 ? 0 : 1);
 }
 
@@ -58,7 +61,14 @@ const FROM = '2024-01-01';
 const TO = '2024-12-31';
 const TIMEZONE = 'Europe/Athens';
 const dir = mkdtempSync(join(tmpdir(), 'loyalty-digest-'));
-const emulator = await startBenchEmulator({ seed: 1, accounts: Math.round(510_000 * scale), startDate: FROM, endDate: TO, timezone: TIMEZONE, port: 0 });
+const emulator = await startBenchEmulator({
+  seed: 1,
+  accounts: Math.round(510_000 * scale),
+  startDate: FROM,
+  endDate: TO,
+  timezone: TIMEZONE,
+  port: 0,
+});
 try {
   const destination: DestinationSettings = { type: 'duckdb', path: join(dir, 'warehouse.duckdb'), schema: 'main' };
   const streams = values.streams.split(',') as StreamName[];
@@ -78,7 +88,9 @@ try {
     dir,
   );
   for (const stream of streams) {
-    const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof'], '--cpu-prof-name', `${stream}.cpuprofile`] : [];
+    const prof = values['cpu-prof']
+      ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof'], '--cpu-prof-name', `${stream}.cpuprofile`]
+      : [];
     const run = await runBackfill(file, destination, stream, FROM, TO, [], prof);
     process.stderr.write(
       `${stream}: ${run.extracted} records in ${run.runSeconds.toFixed(1)} s, CPU ${run.cpuSeconds.toFixed(1)} s, peak RSS ${Math.round(run.peakRssBytes / 2 ** 20)} MB\n`,
@@ -105,7 +117,10 @@ try {
         const [row] = await conn.all<Record<string, string | number | bigint>>(
           `SELECT COUNT(*) AS n${sums.map((s) => `, ${s}`).join('')} FROM main.${quoteIdent(table)}`,
         );
-        digest[table] = { rows: Number(row!.n), columns: Object.fromEntries(columns.map((c, i) => [c, String(row![`c${i}`])])) };
+        digest[table] = {
+          rows: Number(row!.n),
+          columns: Object.fromEntries(columns.map((c, i) => [c, String(row![`c${i}`])])),
+        };
       }
     });
   } finally {

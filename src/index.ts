@@ -6,7 +6,14 @@ export { buildProgram, main } from './cli/main.js';
 export { ConfigError } from './config/config-error.js';
 export type { ConfigFile } from './config/config-schema.js';
 export { loadConfig, parseConfig, resolveJobPlan, type ResolvedConfig } from './config/load-config.js';
-export { STREAM_NAMES, type DestinationSettings, type JobPlan, type JobSettings, type SourceSettings, type StreamName } from './plan/job-plan.js';
+export {
+  STREAM_NAMES,
+  type DestinationSettings,
+  type JobPlan,
+  type JobSettings,
+  type SourceSettings,
+  type StreamName,
+} from './plan/job-plan.js';
 export type { Destination, DestinationCapabilities, SpanLoad, SpanLoadRequest } from './load/destination.js';
 export { openDestination } from './load/open-destination.js';
 export type { SqlConnection } from './load/sql-connection.js';
@@ -17,7 +24,13 @@ export { planIncrementalWindows, planRange } from './plan/plan-windows.js';
 export { planWindows, type Window } from './plan/windows.js';
 export { HttpClient, type HttpClientOptions } from './source/http-client.js';
 export { LoyaltyApi } from './source/loyalty-api.js';
-export { CancelledRequestError, DataNotFoundError, FatalSourceError, RetriableSourceError, SourceError } from './source/source-errors.js';
+export {
+  CancelledRequestError,
+  DataNotFoundError,
+  FatalSourceError,
+  RetriableSourceError,
+  SourceError,
+} from './source/source-errors.js';
 export { streamDefinition, STREAM_ORDER } from './streams/registry.js';
 export type { StreamContext, StreamDefinition } from './streams/stream.js';
 export { parseSourceDate, parseSourceTimestamp } from './transform/timestamps.js';

@@ -47,7 +47,10 @@ interface Workload {
 }
 
 const WORKLOADS: Workload[] = [
-  { stream: 'accounts', dataset: { seed: 1, accounts: Math.round(510_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE } },
+  {
+    stream: 'accounts',
+    dataset: { seed: 1, accounts: Math.round(510_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE },
+  },
   {
     stream: 'loyalty_postings',
     dataset: { seed: 2, accounts: Math.round(60_000 * SCALE), startDate: FROM, endDate: TO, timezone: TIMEZONE },
@@ -166,7 +169,9 @@ export const endToEnd: BenchSection = {
       ],
       data: results.map((r) => ({
         ...r,
-        pipeline: Object.fromEntries(Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }])),
+        pipeline: Object.fromEntries(
+          Object.entries(r.pipeline).map(([k, v]) => [k, { ...v, stdout: undefined, stderr: undefined }]),
+        ),
       })),
     };
   },
@@ -176,7 +181,11 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
   const emulator = await startBenchEmulator({ ...workload.dataset, port: 0 });
   const load = loadavg();
   try {
-    const job: BenchJob = { ...JOB, url: emulator.url, streams: workload.before ? [workload.before, workload.stream] : [workload.stream] };
+    const job: BenchJob = {
+      ...JOB,
+      url: emulator.url,
+      streams: workload.before ? [workload.before, workload.stream] : [workload.stream],
+    };
     const tables = streamDefinition(workload.stream).tables.map((t) => t.name);
     const destinations: Record<DestinationName, DestinationSettings> = {
       duckdb: { type: 'duckdb', path: join(dir, `${workload.stream}-pipeline.duckdb`), schema: 'main' },
@@ -217,7 +226,15 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     const reader = workload.before ? await openDestination(destinations.duckdb) : undefined;
     let capture: Awaited<ReturnType<typeof captureRows>>;
     try {
-      capture = await captureRows(jobs.duckdb.config, 'bench', workload.stream, FROM, TO, join(dir, `${workload.stream}-rows.jsonl`), reader);
+      capture = await captureRows(
+        jobs.duckdb.config,
+        'bench',
+        workload.stream,
+        FROM,
+        TO,
+        join(dir, `${workload.stream}-rows.jsonl`),
+        reader,
+      );
     } finally {
       await reader?.close();
     }
@@ -248,7 +265,16 @@ async function measure(workload: Workload, dir: string, postgres: BenchPostgres)
     }
     for (const l of loads) progress(`  ${l.sink}: ${l.rows} rows in ${l.seconds.toFixed(1)} s`);
     const { file: _file, ...captured } = capture;
-    return { stream: workload.stream, customers: workload.dataset.accounts!, fetch, pipeline, sourceCpuSeconds, capture: captured, loads, loadAverage: load };
+    return {
+      stream: workload.stream,
+      customers: workload.dataset.accounts!,
+      fetch,
+      pipeline,
+      sourceCpuSeconds,
+      capture: captured,
+      loads,
+      loadAverage: load,
+    };
   } finally {
     await emulator.close();
   }

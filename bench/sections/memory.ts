@@ -15,7 +15,13 @@ const FIRST_DAY = '2024-01-01';
 const SMALL_DAYS = unlessSmoke(30, 3);
 const LARGE_DAYS = SMALL_DAYS * 10;
 /** A year of a source with 20,000 customers: ~110 account records, ~50 survey answers and ~950 postings a day. */
-const DATASET = { seed: 3, accounts: unlessSmoke(20_000, 300), startDate: FIRST_DAY, endDate: '2024-12-31', timezone: 'Europe/Athens' } as const;
+const DATASET = {
+  seed: 3,
+  accounts: unlessSmoke(20_000, 300),
+  startDate: FIRST_DAY,
+  endDate: '2024-12-31',
+  timezone: 'Europe/Athens',
+} as const;
 /**
  * Every stream, as the shipped jobs.yaml runs them: the nightly grid (1-day windows), accounts spans of up to 31
  * days and postings spans of 31 days (`postings.max_span_days`), so a span is the same size whatever the range;
@@ -33,7 +39,9 @@ const JOB: Omit<BenchJob, 'url'> = {
 };
 const LIMIT_MB = 300;
 /** `BENCH_DESTINATIONS=duckdb npm run bench -- memory`: one destination only. */
-const DESTINATIONS = (['duckdb', 'postgres'] as const).filter((d) => (process.env.BENCH_DESTINATIONS ?? 'duckdb,postgres').split(',').includes(d));
+const DESTINATIONS = (['duckdb', 'postgres'] as const).filter((d) =>
+  (process.env.BENCH_DESTINATIONS ?? 'duckdb,postgres').split(',').includes(d),
+);
 /** The DuckDB destination's `memory_limit` (`BENCH_DUCKDB_MEMORY_LIMIT` to try another). */
 const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT ?? DEFAULT_MEMORY_LIMIT;
 const SAME_WITHIN = 0.2;
@@ -62,10 +70,15 @@ export const memory: BenchSection = {
               : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };
           const { file } = writeBenchJobs({ ...JOB, url: emulator.url }, destination, dir);
           const to = addDays(FIRST_DAY, days - 1);
-          const run = await runCli(['backfill', '--config', file, '--job', 'bench', '--from', FIRST_DAY, '--to', to], { LOYALTY_LOG_LEVEL: 'warn' });
+          const run = await runCli(['backfill', '--config', file, '--job', 'bench', '--from', FIRST_DAY, '--to', to], {
+            LOYALTY_LOG_LEVEL: 'warn',
+          });
           if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);
           // one line a stream: "accounts: 30 windows read, 3,393 account versions read, …"
-          const records = [...run.stdout.matchAll(/windows? read, ([\d,]+) [^,]+ read,/g)].reduce((n, m) => n + Number(m[1]!.replaceAll(',', '')), 0);
+          const records = [...run.stdout.matchAll(/windows? read, ([\d,]+) [^,]+ read,/g)].reduce(
+            (n, m) => n + Number(m[1]!.replaceAll(',', '')),
+            0,
+          );
           peaks.push(run.peakRssBytes);
           rows.push({
             destination: name,
@@ -85,7 +98,9 @@ export const memory: BenchSection = {
             peakRssBytes: run.peakRssBytes,
             summary: run.stdout.trim(),
           });
-          process.stderr.write(`${new Date().toISOString().slice(11, 19)}   ${name} ${days} days: ${records} records, peak RSS ${mb(run.peakRssBytes)} MB\n`);
+          process.stderr.write(
+            `${new Date().toISOString().slice(11, 19)}   ${name} ${days} days: ${records} records, peak RSS ${mb(run.peakRssBytes)} MB\n`,
+          );
         }
         const [small, large] = peaks as [number, number];
         checks.push({

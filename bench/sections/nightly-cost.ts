@@ -25,7 +25,13 @@ const LAST_DAY = '2024-03-31';
 const STATE_SWEEP_DAYS = 7;
 const POSTINGS_SWEEP_DAYS = 14;
 const RATE = 20;
-const ENDPOINTS = ['/business-data/accounts', '/business-data/surveys', '/accounts/loyalty/postings', '/accounts/vouchers/get', '/accounts'] as const;
+const ENDPOINTS = [
+  '/business-data/accounts',
+  '/business-data/surveys',
+  '/accounts/loyalty/postings',
+  '/accounts/vouchers/get',
+  '/accounts',
+] as const;
 const LIMIT_MB = 300;
 /** The DuckDB destination's `memory_limit` (`BENCH_DUCKDB_MEMORY_LIMIT=128MB` to try another); the default when unset. */
 const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT;
@@ -80,11 +86,17 @@ export const nightlyCost: BenchSection = {
       ] as const) {
         emulator.stats.reset();
         askedPostings.clear();
-        const run = await runCli(['run', '--config', file, '--job', 'bench', '--until', until], { LOYALTY_LOG_LEVEL: 'warn' }, [], 6 * 3600_000);
+        const run = await runCli(
+          ['run', '--config', file, '--job', 'bench', '--until', until],
+          { LOYALTY_LOG_LEVEL: 'warn' },
+          [],
+          6 * 3600_000,
+        );
         if (run.code !== 0) throw new Error(`loyalty-etl run exited ${run.code}:\n${run.stderr.slice(-3000)}`);
         const requests = Object.fromEntries(ENDPOINTS.map((e) => [e, emulator.stats.requests(e)]));
         // `/accounts` is a prefix of the other per-customer paths: the state's own calls are what is left
-        requests['/accounts'] = requests['/accounts']! - requests['/accounts/loyalty/postings']! - requests['/accounts/vouchers/get']!;
+        requests['/accounts'] =
+          requests['/accounts']! - requests['/accounts/loyalty/postings']! - requests['/accounts/vouchers/get']!;
         const total = Object.values(requests).reduce((a, b) => a + b, 0);
         const grown = statSync(path).size - size;
         size += grown;
@@ -138,7 +150,10 @@ export const nightlyCost: BenchSection = {
       }
       // the selection at the full size, on a warehouse made up in SQL (the nights above take hours at a million)
       const million = await syntheticSelection(join(dir, 'synthetic.duckdb'));
-      rows.push({ night: `quiet, ${SELECTION_CUSTOMERS.toLocaleString('en')} customers made up in SQL`, 'selection s': Math.round(million.seconds * 10) / 10 });
+      rows.push({
+        night: `quiet, ${SELECTION_CUSTOMERS.toLocaleString('en')} customers made up in SQL`,
+        'selection s': Math.round(million.seconds * 10) / 10,
+      });
       data.push({ syntheticSelection: million });
       checks.push({
         name: `the selection of a night of ${SELECTION_CUSTOMERS.toLocaleString('en')} customers under ${SELECTION_LIMIT_S} s`,
@@ -244,13 +259,23 @@ async function timedSelections(path: string, until: string): Promise<{ seconds: 
     const rules = [
       [
         'loyalty_postings',
-        { kind: 'webhook' as const, sweep: { sweepDays: POSTINGS_SWEEP_DAYS, firstNightSweep: true, firstDay: FIRST_DAY, lookbackDays: 2 } },
+        {
+          kind: 'webhook' as const,
+          sweep: { sweepDays: POSTINGS_SWEEP_DAYS, firstNightSweep: true, firstDay: FIRST_DAY, lookbackDays: 2 },
+        },
       ],
       ['loyalty_status', { kind: 'signs-and-sweep' as const, sweepDays: STATE_SWEEP_DAYS }],
       ['vouchers', { kind: 'signs-and-sweep' as const, sweepDays: STATE_SWEEP_DAYS }],
     ] as const;
     for (const [stream, rule] of rules) {
-      const selection = await selectCustomers(read, 'bench', stream, rule, span, new Date(`${addDays(until, 1)}T06:00:00Z`));
+      const selection = await selectCustomers(
+        read,
+        'bench',
+        stream,
+        rule,
+        span,
+        new Date(`${addDays(until, 1)}T06:00:00Z`),
+      );
       let count = 0;
       for await (const _ of selection.customers) count++;
       selected.push(count);

@@ -64,10 +64,12 @@ export const pageThroughput: BenchSection = {
         const recordsPerSecond = measured.records / measured.seconds;
         const pagesPerSecond = measured.pages / measured.seconds;
         const bound = latencyBound <= scenario.requestsPerSecond ? 'latency' : 'rate limit';
-        const share = bound === 'latency' ? recordsPerSecond / latencyBoundRecords : pagesPerSecond / scenario.requestsPerSecond;
+        const share =
+          bound === 'latency' ? recordsPerSecond / latencyBoundRecords : pagesPerSecond / scenario.requestsPerSecond;
         const meanRoundTrip = measured.roundTrips.reduce((a, b) => a + b, 0) / measured.roundTrips.length;
         // What `concurrency` requests always in flight would reach at the round trip the source really gave.
-        const inFlightShare = bound === 'latency' ? pagesPerSecond / ((scenario.concurrency * 1000) / meanRoundTrip) : Number.NaN;
+        const inFlightShare =
+          bound === 'latency' ? pagesPerSecond / ((scenario.concurrency * 1000) / meanRoundTrip) : Number.NaN;
         rows.push({
           scenario: scenario.name,
           'limit req/s': scenario.requestsPerSecond,
@@ -135,7 +137,15 @@ export const pageThroughput: BenchSection = {
 async function fetchAll(
   url: string,
   scenario: Scenario,
-): Promise<{ records: number; pages: number; seconds: number; requests: number; clientCpuMs: number; sent: number[]; roundTrips: number[] }> {
+): Promise<{
+  records: number;
+  pages: number;
+  seconds: number;
+  requests: number;
+  clientCpuMs: number;
+  sent: number[];
+  roundTrips: number[];
+}> {
   const config = parseConfig(
     `source:
   base_url: ${url}
@@ -205,7 +215,15 @@ jobs:
   }
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  return { records, pages, seconds, requests: api.http.requestCount, clientCpuMs: (used.user + used.system) / 1000, sent, roundTrips };
+  return {
+    records,
+    pages,
+    seconds,
+    requests: api.http.requestCount,
+    clientCpuMs: (used.user + used.system) / 1000,
+    sent,
+    roundTrips,
+  };
 }
 
 function round(value: number, places: number): number {

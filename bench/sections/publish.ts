@@ -34,7 +34,9 @@ export const publish: BenchSection = {
       const filling = performance.now();
       await fillSyntheticWarehouse(path, COUNTS);
       const warehouseBytes = statSync(path).size;
-      process.stderr.write(`warehouse made up in ${round((performance.now() - filling) / 1000)} s: ${mb(warehouseBytes)} MB\n`);
+      process.stderr.write(
+        `warehouse made up in ${round((performance.now() - filling) / 1000)} s: ${mb(warehouseBytes)} MB\n`,
+      );
       const warehouse = await DuckDbDestination.open(path);
       try {
         const target = join(dir, 'warehouse.published.duckdb');
@@ -77,7 +79,9 @@ export const publish: BenchSection = {
       settings: { ...COUNTS, publishes: PUBLISHES },
       rows,
       checks,
-      notes: ['while a publish runs, the disk holds the warehouse, the copy being written, and the previous copy (until its last reader closes it)'],
+      notes: [
+        'while a publish runs, the disk holds the warehouse, the copy being written, and the previous copy (until its last reader closes it)',
+      ],
     };
   },
 };

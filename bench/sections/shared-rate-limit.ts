@@ -49,7 +49,11 @@ export const sharedRateLimit: BenchSection = {
         postingsSpanDays: 1,
       };
       for (let round = 1; round <= ROUNDS; round++) {
-        const { file } = writeBenchJobs(job, { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' }, dir);
+        const { file } = writeBenchJobs(
+          job,
+          { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' },
+          dir,
+        );
         const load = loadavg()[0]!;
         await emulator.takeArrivals();
         const args = ['backfill', '--config', file, '--from', FROM, '--to', TO, '--concurrency', '4'];
@@ -78,7 +82,16 @@ export const sharedRateLimit: BenchSection = {
       rmSync(dir, { recursive: true, force: true });
     }
     return {
-      settings: { workers: WORKERS, requestsPerSecond: LIMIT, latencyMs: LATENCY_MS, dataset: DATA, from: FROM, to: TO, rounds: ROUNDS, cpus: cpus().length },
+      settings: {
+        workers: WORKERS,
+        requestsPerSecond: LIMIT,
+        latencyMs: LATENCY_MS,
+        dataset: DATA,
+        from: FROM,
+        to: TO,
+        rounds: ROUNDS,
+        cpus: cpus().length,
+      },
       rows,
       checks,
       notes: [

@@ -31,7 +31,11 @@ export async function runBackfill(
   tables: string[],
   nodeOptions: string[] = [],
 ): Promise<BackfillRun> {
-  const run = await runCli(['backfill', '--config', jobsFile, '--job', 'bench', '--from', from, '--to', to, '--stream', stream], {}, nodeOptions);
+  const run = await runCli(
+    ['backfill', '--config', jobsFile, '--job', 'bench', '--from', from, '--to', to, '--stream', stream],
+    {},
+    nodeOptions,
+  );
   if (run.code !== 0) throw new Error(`loyalty-etl backfill exited ${run.code}:\n${run.stderr.slice(-3000)}`);
   const runId = /run ([0-9a-f-]{36})/.exec(run.stdout)?.[1];
   if (!runId) throw new Error(`loyalty-etl backfill did not name its run:\n${run.stdout}`);
@@ -49,7 +53,9 @@ export async function runBackfill(
       );
       const tableRows: Record<string, number> = {};
       for (const table of tables) {
-        const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(table)}`);
+        const [row] = await conn.all<{ n: number | string }>(
+          `SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(table)}`,
+        );
         tableRows[table] = Number(row!.n);
       }
       return {

@@ -13,7 +13,10 @@ export interface BenchEmulator {
  * Starts the emulator with `options` (JSON-serializable: no hooks) in a child process, answering every
  * source request after `latencyMs`.
  */
-export async function startBenchEmulator(options: Omit<StartEmulatorOptions, 'hooks'>, latencyMs = 0): Promise<BenchEmulator> {
+export async function startBenchEmulator(
+  options: Omit<StartEmulatorOptions, 'hooks'>,
+  latencyMs = 0,
+): Promise<BenchEmulator> {
   const child = fork(new URL('./emulator-process.ts', import.meta.url), [JSON.stringify(options), String(latencyMs)], {
     execArgv: process.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -43,7 +46,8 @@ function reply<T>(child: ChildProcess, type: string): Promise<T> {
       child.off('exit', onExit);
       resolve(message as T);
     };
-    const onExit = (code: number | null) => reject(new Error(`the bench emulator exited (${code}) before it answered "${type}"`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`the bench emulator exited (${code}) before it answered "${type}"`));
     child.on('message', onMessage);
     child.once('exit', onExit);
   });

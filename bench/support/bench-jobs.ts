@@ -49,7 +49,11 @@ jobs:
 }
 
 /** Writes the jobs file into a fresh directory under `dir` (the section's own); returns its path and the resolved config. */
-export function writeBenchJobs(job: BenchJob, destination: DestinationSettings, dir: string): { file: string; config: ResolvedConfig } {
+export function writeBenchJobs(
+  job: BenchJob,
+  destination: DestinationSettings,
+  dir: string,
+): { file: string; config: ResolvedConfig } {
   const text = benchJobsYaml(job, destination);
   const file = join(mkdtempSync(join(dir, 'jobs-')), 'jobs.yaml');
   writeFileSync(file, text);

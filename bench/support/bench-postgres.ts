@@ -1,4 +1,9 @@
-import { createTestDatabase, dropTestDatabases, startThrowawayServer, type PostgresServer } from '../../test/helpers/postgres-server.js';
+import {
+  createTestDatabase,
+  dropTestDatabases,
+  startThrowawayServer,
+  type PostgresServer,
+} from '../../test/helpers/postgres-server.js';
 
 /** A PostgreSQL server the bench may create databases on, and how to give it back. */
 export interface BenchPostgres {

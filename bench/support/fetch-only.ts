@@ -21,7 +21,13 @@ export interface FetchCount {
 }
 
 /** The spans a backfill of `[from, to]` loads for `stream`, as its window queue groups them. */
-export function backfillSpans(config: ResolvedConfig, job: string, stream: StreamName, from: string, to: string): Window[][] {
+export function backfillSpans(
+  config: ResolvedConfig,
+  job: string,
+  stream: StreamName,
+  from: string,
+  to: string,
+): Window[][] {
   const jobConfig = config.jobs[job]!;
   const perSpan = streamDefinition(stream).maxWindowsPerSpan(jobConfig);
   return groupWindows(planRange(jobConfig, from, to), perSpan * jobConfig.window_days);
@@ -31,7 +37,13 @@ export function backfillSpans(config: ResolvedConfig, job: string, stream: Strea
  * The context `span` of `job` is extracted in, as the pipeline builds it, with its own request count and no logs;
  * a per-customer stream asks the customers `destination` holds that the selection `all` picks for that span.
  */
-export function benchStreamContext(config: ResolvedConfig, job: string, api: LoyaltyApi, span: Window[], destination?: Destination): StreamContext {
+export function benchStreamContext(
+  config: ResolvedConfig,
+  job: string,
+  api: LoyaltyApi,
+  span: Window[],
+  destination?: Destination,
+): StreamContext {
   return {
     api: api.scoped(),
     pageSize: config.source.page_size,
@@ -76,11 +88,23 @@ export async function fetchOnly(
   const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: config.source.concurrency }, lane));
   const used = process.cpuUsage(cpu);
-  return { records, batches, requests: api.http.requestCount, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
+  return {
+    records,
+    batches,
+    requests: api.http.requestCount,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
 }
 
 /** The customers in `accounts` the selection `all` picks for `span`, in key order, streamed from the warehouse. */
 async function* customersOf(destination: Destination, span: Window[]): AsyncGenerator<CustomerIdentity> {
-  const selection = await selectCustomers((fn) => destination.withConnection(fn), 'bench', 'loyalty_postings', 'all', span);
+  const selection = await selectCustomers(
+    (fn) => destination.withConnection(fn),
+    'bench',
+    'loyalty_postings',
+    'all',
+    span,
+  );
   yield* selection.customers;
 }

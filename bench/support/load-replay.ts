@@ -35,7 +35,13 @@ export class LoaderSink implements RowSink {
   ) {}
 
   async beginSpan(span: Window[], tables: TableSpec[]): Promise<void> {
-    this.load = await this.destination.openSpan({ job: this.job, stream: this.stream, runId: this.runId, windows: span, tables });
+    this.load = await this.destination.openSpan({
+      job: this.job,
+      stream: this.stream,
+      runId: this.runId,
+      windows: span,
+      tables,
+    });
     this.span = span;
   }
 
@@ -44,7 +50,13 @@ export class LoaderSink implements RowSink {
   }
 
   async endSpan(extracted: Map<Day, number>): Promise<void> {
-    await commitWindows(this.load!, { job: this.job, stream: this.stream, runId: this.runId, firstDay: this.firstDay }, this.span, extracted, 0);
+    await commitWindows(
+      this.load!,
+      { job: this.job, stream: this.stream, runId: this.runId, firstDay: this.firstDay },
+      this.span,
+      extracted,
+      0,
+    );
     this.load = undefined;
   }
 
@@ -74,7 +86,10 @@ export interface CapturedRows {
   seconds: number;
 }
 
-type CapturedLine = { span: Window[] } | { table: string; rows: Array<{ seq: number; windowStart: Day; row: Row }> } | { extracted: Array<[Day, number]> };
+type CapturedLine =
+  | { span: Window[] }
+  | { table: string; rows: Array<{ seq: number; windowStart: Day; row: Row }> }
+  | { extracted: Array<[Day, number]> };
 
 /**
  * Reads the spans a backfill of `[from, to]` loads — fetched and normalized like `loadSpan` does, span by span,
@@ -113,7 +128,8 @@ export async function captureRows(
       records += batch.records.length;
       extracted.set(batch.windowStart, (extracted.get(batch.windowStart) ?? 0) + batch.records.length);
       for (const [table, list] of rows) {
-        for (const [spec, tableRows] of tableRowsOf(definition.tables, table, list)) rowsByTable[spec.name] = (rowsByTable[spec.name] ?? 0) + tableRows.length;
+        for (const [spec, tableRows] of tableRowsOf(definition.tables, table, list))
+          rowsByTable[spec.name] = (rowsByTable[spec.name] ?? 0) + tableRows.length;
         await write({ table, rows: list });
       }
     }
@@ -128,13 +144,19 @@ export async function captureRows(
  * The rows of every table that staged rows of `table` stand for: its own, and those of the tables staged with
  * it (spelled out as the loader's SQL derives them). A sink that loads tables as they are gets these.
  */
-export function tableRowsOf(tables: readonly TableSpec[], table: string, rows: StagedRows): Array<[TableSpec, StagedRows]> {
+export function tableRowsOf(
+  tables: readonly TableSpec[],
+  table: string,
+  rows: StagedRows,
+): Array<[TableSpec, StagedRows]> {
   const spec = tables.find((t) => t.name === table)!;
   const out: Array<[TableSpec, StagedRows]> = [[spec, rows]];
   for (const derived of tables) {
     const staged = derived.stagedWith;
     if (staged?.table !== table) continue;
-    const columns = derived.columns.map((c) => c.name).filter((c) => staged.kind === 'copy' || (c !== staged.nameColumn && c !== staged.valueColumn));
+    const columns = derived.columns
+      .map((c) => c.name)
+      .filter((c) => staged.kind === 'copy' || (c !== staged.nameColumn && c !== staged.valueColumn));
     const pick = (row: Row): Row => Object.fromEntries(columns.map((c) => [c, row[c] ?? null]));
     if (staged.kind === 'copy') {
       out.push([derived, rows.map((r) => ({ ...r, row: pick(r.row) }))]);
@@ -144,7 +166,11 @@ export function tableRowsOf(tables: readonly TableSpec[], table: string, rows: S
     for (const { seq, windowStart, row } of rows) {
       const object = JSON.parse(String(row[staged.column] ?? '{}')) as Record<string, string | null>;
       for (const [name, value] of Object.entries(object))
-        entries.push({ seq, windowStart, row: { ...pick(row), [staged.nameColumn]: name, [staged.valueColumn]: value } });
+        entries.push({
+          seq,
+          windowStart,
+          row: { ...pick(row), [staged.nameColumn]: name, [staged.valueColumn]: value },
+        });
     }
     out.push([derived, entries]);
   }

@@ -9,6 +9,9 @@ if (file) {
     const status = readFileSync('/proc/self/status', 'utf8');
     const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
     const cpu = process.cpuUsage();
-    writeFileSync(file, JSON.stringify({ peakRssKb: kb === undefined ? null : Number(kb), cpuMicros: cpu.user + cpu.system }));
+    writeFileSync(
+      file,
+      JSON.stringify({ peakRssKb: kb === undefined ? null : Number(kb), cpuMicros: cpu.user + cpu.system }),
+    );
   });
 }

@@ -2,9 +2,11 @@
 export function formatTable(rows: Array<Record<string, string | number>>): string {
   if (rows.length === 0) return '(no rows)';
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const cell = (value: string | number | undefined) => (value === undefined ? '' : typeof value === 'number' ? formatNumber(value) : value);
+  const cell = (value: string | number | undefined) =>
+    value === undefined ? '' : typeof value === 'number' ? formatNumber(value) : value;
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((row) => cell(row[c]).length)));
-  const line = (values: string[], numeric: boolean[]) => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ');
+  const line = (values: string[], numeric: boolean[]) =>
+    values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ');
   const numeric = columns.map((c) => rows.every((row) => typeof row[c] !== 'string'));
   return [
     line(columns, numeric),

@@ -6,7 +6,10 @@ import { DuckDbDestination } from '../../src/load/duckdb/duckdb-destination.js';
  * spread over a year across them with 40 branches, 5 brands and 4 tiers. Minutes, where loading them from the
  * emulator would take hours.
  */
-export async function fillSyntheticWarehouse(path: string, counts: { accounts: number; postings: number }): Promise<void> {
+export async function fillSyntheticWarehouse(
+  path: string,
+  counts: { accounts: number; postings: number },
+): Promise<void> {
   const warehouse = await DuckDbDestination.open(path, 'main', { memoryLimit: '1GB' });
   try {
     await warehouse.migrate();

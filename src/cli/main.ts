@@ -33,9 +33,14 @@ import { CommandError, ExitCode } from './exit-codes.js';
 /** The `loyalty-etl` command line: each command registers itself and its flags, in its own file. */
 export function buildProgram(): Command {
   const program = new Command('loyalty-etl')
-    .description('Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.')
+    .description(
+      'Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.',
+    )
     .version(packageVersion(), '-V, --version', 'print the version and exit')
-    .option('--log-format <format>', 'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json')
+    .option(
+      '--log-format <format>',
+      'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json',
+    )
     .showHelpAfterError()
     .exitOverride()
     .hook('preAction', (command) => chooseLogFormat(command.opts<{ logFormat?: string }>().logFormat));
@@ -70,14 +75,16 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const [code, message] = classify(error);
     process.stderr.write(`loyalty-etl: ${redact(message)}\n`);
-    if (code === ExitCode.internal && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
+    if (code === ExitCode.internal && error instanceof Error && error.stack)
+      process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
 }
 
 /** The version in package.json, read where the compiled code sits (`dist/` beside it). */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /**
@@ -97,7 +104,10 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 function checkLogLevel(level: string | undefined): void {
   if (level !== undefined && level !== '' && !LOG_LEVELS.includes(level)) {
-    throw new CommandError(`LOYALTY_LOG_LEVEL: '${level}' is no log level (use one of ${LOG_LEVELS.join(', ')})`, ExitCode.usage);
+    throw new CommandError(
+      `LOYALTY_LOG_LEVEL: '${level}' is no log level (use one of ${LOG_LEVELS.join(', ')})`,
+      ExitCode.usage,
+    );
   }
 }
 
@@ -128,8 +138,10 @@ function listenProblem(error: unknown): string | undefined {
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
   if (e?.syscall !== 'listen') return undefined;
   const where = `${e.address ?? ''}:${e.port ?? ''}`;
-  if (e.code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use by another process (choose another with --port)`;
-  if (e.code === 'EACCES') return `cannot listen on ${where}: not allowed (ports below 1024 need privileges; choose another with --port)`;
+  if (e.code === 'EADDRINUSE')
+    return `cannot listen on ${where}: the port is in use by another process (choose another with --port)`;
+  if (e.code === 'EACCES')
+    return `cannot listen on ${where}: not allowed (ports below 1024 need privileges; choose another with --port)`;
   if (e.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no such address on this machine (check --host)`;
   return `cannot listen on ${where}: ${e.code ?? e.message}`;
 }

@@ -13,7 +13,14 @@ import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';
 import { backfillWindowCounts, type BackfillWindowCounts } from '../state/window-claims.js';
 import { createProgress, showsProgressBar } from './progress-display.js';
-import { type CommonOptions, commandLogger, createApi, createArchive, pruneArchive, resolveJob } from './job-session.js';
+import {
+  type CommonOptions,
+  commandLogger,
+  createApi,
+  createArchive,
+  pruneArchive,
+  resolveJob,
+} from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
@@ -46,12 +53,22 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
   const onTerminal = showsProgressBar();
   const logger = commandLogger(onTerminal && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
   const archive = createArchive(config);
-  const request: BackfillRequest = { options, plan, streams, concurrency, logger, api: createApi(config, logger), archive };
+  const request: BackfillRequest = {
+    options,
+    plan,
+    streams,
+    concurrency,
+    logger,
+    api: createApi(config, logger),
+    archive,
+  };
   const started = performance.now();
   const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
   const { result, summary } = session.value;
   await pruneArchive(archive, logger);
-  process.stdout.write(`${summarizeRun(result, (performance.now() - started) / 1000)}\n${summary.text}\n${describeSession(session)}`);
+  process.stdout.write(
+    `${summarizeRun(result, (performance.now() - started) / 1000)}\n${summary.text}\n${describeSession(session)}`,
+  );
   failOnFailedWindows(result);
   if (summary.failed > 0) {
     throw new CommandError(
@@ -84,7 +101,9 @@ async function runBackfill(
   // the grid runs before `first_day` too: a range of any days is loaded as asked
   const windows = planRange(jobConfig, options.from, options.to);
   const grid = `${jobConfig.window_days}d@${jobConfig.first_day}`;
-  const backfill = await destination.ledgerTransaction((conn) => openBackfill(conn, { job, streams, windows, grid, restart: options.restart === true, runId }));
+  const backfill = await destination.ledgerTransaction((conn) =>
+    openBackfill(conn, { job, streams, windows, grid, restart: options.restart === true, runId }),
+  );
   const scope = { job, backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams };
   const counts = () => destination.withConnection((conn) => backfillWindowCounts(conn, scope));
   const before = await counts();
@@ -120,7 +139,8 @@ async function runBackfill(
     onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
   }).finally(() => progress.stop());
   const after = await counts();
-  if (after.failed === 0 && after.open === 0) await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
+  if (after.failed === 0 && after.open === 0)
+    await destination.ledgerTransaction((conn) => finishBackfill(conn, backfill.backfillId));
   const text =
     `backfill ${backfill.backfillId} (${backfill.created ? 'started' : 'joined'}): ${after.done} of ${after.total} windows done` +
     `${after.failed ? `, ${after.failed} failed` : ''}; ${result.loaded.length} loaded by this worker${before.done ? `, ${before.done} were done before it started` : ''}`;
@@ -131,8 +151,19 @@ async function runBackfill(
  * The progress display of a backfill: windows done and records read by this worker, and — where other workers
  * may share the backfill (`recount`) — what they finished too, re-read every few seconds.
  */
-function followProgress(before: BackfillWindowCounts, recount: (() => Promise<BackfillWindowCounts>) | undefined, logger: Logger) {
-  const progress = createProgress({ label: 'backfill', total: before.total, done: before.done, stream: process.stderr, bar: showsProgressBar(), logger });
+function followProgress(
+  before: BackfillWindowCounts,
+  recount: (() => Promise<BackfillWindowCounts>) | undefined,
+  logger: Logger,
+) {
+  const progress = createProgress({
+    label: 'backfill',
+    total: before.total,
+    done: before.done,
+    stream: process.stderr,
+    bar: showsProgressBar(),
+    logger,
+  });
   let done = before.done;
   let records = 0;
   let syncedAt = Date.now();

@@ -32,7 +32,13 @@ export function dbtSources(relations: readonly DescribedRelation[], target: Cata
     return {
       name: r.name,
       description: r.description ?? '',
-      ...(composite ? { data_tests: [{ unique: { column_name: r.key.map((k) => `coalesce(cast(${k} as varchar), '')`).join(" || '|' || ") } }] } : {}),
+      ...(composite
+        ? {
+            data_tests: [
+              { unique: { column_name: r.key.map((k) => `coalesce(cast(${k} as varchar), '')`).join(" || '|' || ") } },
+            ],
+          }
+        : {}),
       ...(loaded ? {} : { config: { freshness: null } }),
       columns: r.columns.map((c) => ({
         name: c.name,

@@ -15,7 +15,8 @@ const FORMATS = { dbt: dbtSources, markdown: dataDictionary, json: jsonCatalog }
  */
 export async function catalogCommand(options: CommonOptions & { format?: string; output?: string }): Promise<void> {
   const format = options.format ?? 'markdown';
-  if (!Object.hasOwn(FORMATS, format)) throw new CommandError(`catalog: --format must be dbt, markdown or json, not ${format}`, ExitCode.usage);
+  if (!Object.hasOwn(FORMATS, format))
+    throw new CommandError(`catalog: --format must be dbt, markdown or json, not ${format}`, ExitCode.usage);
   const { config } = resolveJob(options);
   const destination = config.destination;
   const logger = commandLogger();

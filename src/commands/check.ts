@@ -12,8 +12,13 @@ import { withJobFlags } from './shared-flags.js';
 export async function checkCommand(options: CommonOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`config ok: ${config.file}, job ${job} (${jobConfig.streams.join(', ')}; ${jobConfig.window_days}-day windows from ${jobConfig.first_day})`);
-  const api = createApi({ ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } }, commandLogger());
+  out(
+    `config ok: ${config.file}, job ${job} (${jobConfig.streams.join(', ')}; ${jobConfig.window_days}-day windows from ${jobConfig.first_day})`,
+  );
+  const api = createApi(
+    { ...config, source: { ...config.source, retries: Math.min(config.source.retries, 1) } },
+    commandLogger(),
+  );
   const profiles = await api.profiles();
   out(
     `source ok: ${config.source.base_url} answered (${profiles.length} profiles); last closed day in ${config.source.timezone} is ${lastClosedDay(config.source.timezone)}; requests paced at ${config.source.requests_per_second} a second, ${config.source.concurrency} in flight`,
@@ -24,7 +29,9 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
       await destination.withConnection((conn) => conn.all('SELECT 1 AS ok'));
       const powers =
         config.destination.type === 'postgres'
-          ? await destination.withConnection((conn) => readRolePowers((sql, params) => conn.all(sql, params), destination.schema))
+          ? await destination.withConnection((conn) =>
+              readRolePowers((sql, params) => conn.all(sql, params), destination.schema),
+            )
           : undefined;
       return { description: destination.describe(), powers };
     },
@@ -40,7 +47,8 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
  */
 function roleWarnings(powers: RolePowers): string[] {
   const lines = excessPowers(powers, false).map(
-    (p) => `warning: the warehouse role ${powers.role} ${p}; the pipeline needs only to own its schema (docs/operations.md, "Roles")`,
+    (p) =>
+      `warning: the warehouse role ${powers.role} ${p}; the pipeline needs only to own its schema (docs/operations.md, "Roles")`,
   );
   if (powers.writes || powers.superuser)
     lines.push(
@@ -51,5 +59,7 @@ function roleWarnings(powers: RolePowers): string[] {
 
 /** `loyalty-etl check` and its flags. */
 export function registerCheck(program: Command): void {
-  withJobFlags(program.command('check').description('validate the config, reach the source and the warehouse')).action(checkCommand);
+  withJobFlags(program.command('check').description('validate the config, reach the source and the warehouse')).action(
+    checkCommand,
+  );
 }

@@ -14,10 +14,20 @@ import { writeReport } from '../report/write-report.js';
 import type { Command } from 'commander';
 
 /** The demo's own files, named for it: the warehouse and jobs of `jobs.yaml` are never touched. */
-const DEMO_FILES = { warehouse: './demo.duckdb', published: './demo.published.duckdb', report: 'demo-report.html' } as const;
+const DEMO_FILES = {
+  warehouse: './demo.duckdb',
+  published: './demo.published.duckdb',
+  report: 'demo-report.html',
+} as const;
 
 /** The emulated history the demo loads: fixed dates, so every demo run sees the same source. */
-const DEMO = { seed: 7, accounts: 3000, startDate: '2025-01-01', endDate: '2025-03-31', timezone: 'Europe/Athens' } as const;
+const DEMO = {
+  seed: 7,
+  accounts: 3000,
+  startDate: '2025-01-01',
+  endDate: '2025-03-31',
+  timezone: 'Europe/Athens',
+} as const;
 
 /**
  * The emulator's clock: the morning after the demo's history, so the loyalty state (points expiring at month ends,
@@ -36,8 +46,12 @@ export async function demoCommand(): Promise<void> {
   const emulator = await startEmulator({ ...DEMO, port: 0, clock: () => DEMO_CLOCK });
   try {
     const config = demoConfig(emulator.url);
-    out(`emulated loyalty service: ${count(DEMO.accounts)} customers, ${DEMO.startDate}..${DEMO.endDate} (${DEMO.timezone}), at ${emulator.url}`);
-    out(`loading it into ${DEMO_FILES.warehouse} (the demo's own job and warehouse; jobs.yaml and its warehouse are left alone)…`);
+    out(
+      `emulated loyalty service: ${count(DEMO.accounts)} customers, ${DEMO.startDate}..${DEMO.endDate} (${DEMO.timezone}), at ${emulator.url}`,
+    );
+    out(
+      `loading it into ${DEMO_FILES.warehouse} (the demo's own job and warehouse; jobs.yaml and its warehouse are left alone)…`,
+    );
     const logger = commandLogger(process.env.LOYALTY_LOG_LEVEL ? {} : { level: 'warn' });
     const api = createApi(config, logger);
     const job = config.jobs.demo!;
@@ -72,7 +86,13 @@ export async function demoCommand(): Promise<void> {
         out();
         out(formatRows(await conn.all<Record<string, unknown>>(finance)));
       });
-      const page = await writeReport(destination, { path: DEMO_FILES.report, job: 'demo', jobConfig: job, timezone: DEMO.timezone, through: DEMO.endDate });
+      const page = await writeReport(destination, {
+        path: DEMO_FILES.report,
+        job: 'demo',
+        jobConfig: job,
+        timezone: DEMO.timezone,
+        through: DEMO.endDate,
+      });
       out();
       out(`status page: ./${page.path} (open it in a browser; \`loyalty-etl report\` writes one for your own jobs)`);
     });
@@ -144,6 +164,8 @@ function formatRows(rows: Array<Record<string, unknown>>): string {
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('start the emulator, load it into ./demo.duckdb (its own job and warehouse), show a summary and a sample query')
+    .description(
+      'start the emulator, load it into ./demo.duckdb (its own job and warehouse), show a summary and a sample query',
+    )
     .action(demoCommand);
 }

@@ -1,7 +1,14 @@
 import { IANAZone } from 'luxon';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
-import { type EmulatorOptions, type EmulatorReadings, type FaultOptions, parseReadings, resolveFaults, startEmulator } from '../emulator/index.js';
+import {
+  type EmulatorOptions,
+  type EmulatorReadings,
+  type FaultOptions,
+  parseReadings,
+  resolveFaults,
+  startEmulator,
+} from '../emulator/index.js';
 import { redactHookUrl } from '../webhook/hook-path.js';
 import { Option, type Command } from 'commander';
 
@@ -44,7 +51,8 @@ export interface EmulatorCommandOptions extends FaultFlags {
 export async function emulatorCommand(options: EmulatorCommandOptions): Promise<void> {
   const opts = emulatorOptions(options);
   for (const url of options.webhook ?? []) {
-    if (!/^https?:\/\/[^/]/.test(url)) throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
+    if (!/^https?:\/\/[^/]/.test(url))
+      throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
   }
   const emulator = await startEmulator({
     ...opts,
@@ -83,14 +91,20 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     ['--start', options.start],
     ['--end', options.end],
   ] as const) {
-    if (value !== undefined && !isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
+    if (value !== undefined && !isoDay.safeParse(value).success)
+      throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
   }
   if (options.timezone !== undefined && !IANAZone.isValidZone(options.timezone))
-    throw new CommandError(`--timezone: '${options.timezone}' is no IANA time zone (e.g. Europe/Athens)`, ExitCode.usage);
+    throw new CommandError(
+      `--timezone: '${options.timezone}' is no IANA time zone (e.g. Europe/Athens)`,
+      ExitCode.usage,
+    );
   const token = process.env.LOYALTY_API_TOKEN;
-  if (options.authHeader && !token) throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
+  if (options.authHeader && !token)
+    throw new CommandError('--auth-header needs LOYALTY_API_TOKEN set to the expected secret', ExitCode.usage);
   const badRate = options.badRate === undefined ? 0 : share('--bad-rate', options.badRate);
-  const contactlessRate = options.contactlessRate === undefined ? 0 : share('--contactless-rate', options.contactlessRate);
+  const contactlessRate =
+    options.contactlessRate === undefined ? 0 : share('--contactless-rate', options.contactlessRate);
   if (options.postingsOrder && !['newest-first', 'oldest-first'].includes(options.postingsOrder)) {
     throw new CommandError(`--postings-order: use newest-first or oldest-first`, ExitCode.usage);
   }
@@ -173,20 +187,25 @@ export function faultOptions(flags: FaultFlags, seed = 1): FaultOptions {
 function describeFaults(faults: FaultOptions): string {
   const parts: string[] = [];
   const pct = (x: number) => `${+(x * 100).toFixed(2)}%`;
-  if (faults.latencyMs || faults.jitterMs) parts.push(`latency ${faults.latencyMs ?? 0} ms + up to ${faults.jitterMs ?? 0} ms`);
+  if (faults.latencyMs || faults.jitterMs)
+    parts.push(`latency ${faults.latencyMs ?? 0} ms + up to ${faults.jitterMs ?? 0} ms`);
   if (faults.serverErrorRate) parts.push(`${pct(faults.serverErrorRate)} 5xx`);
-  if (faults.tooManyRequestsRate) parts.push(`${pct(faults.tooManyRequestsRate)} 429 (Retry-After ${faults.retryAfterSeconds ?? 1} s)`);
+  if (faults.tooManyRequestsRate)
+    parts.push(`${pct(faults.tooManyRequestsRate)} 429 (Retry-After ${faults.retryAfterSeconds ?? 1} s)`);
   if (faults.hangRate) parts.push(`${pct(faults.hangRate)} hangs`);
   if (faults.cutBodyRate) parts.push(`${pct(faults.cutBodyRate)} cut bodies`);
   if (faults.errorBodyRate) parts.push(`${pct(faults.errorBodyRate)} ${faults.errorBodyCode ?? 1006} error bodies`);
-  if (faults.driftRate) parts.push(`${pct(faults.driftRate)} of listings drift (${faults.driftReads ?? 1} read(s) each)`);
-  if (faults.downAfter !== undefined && faults.downAfter !== null) parts.push(`down after ${faults.downAfter} requests`);
+  if (faults.driftRate)
+    parts.push(`${pct(faults.driftRate)} of listings drift (${faults.driftReads ?? 1} read(s) each)`);
+  if (faults.downAfter !== undefined && faults.downAfter !== null)
+    parts.push(`down after ${faults.downAfter} requests`);
   return parts.join(', ');
 }
 
 function share(flag: string, value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new CommandError(`${flag}: ${value} is not a share from 0 to 1`, ExitCode.usage);
+  if (value.trim() === '' || !(n >= 0 && n <= 1))
+    throw new CommandError(`${flag}: ${value} is not a share from 0 to 1`, ExitCode.usage);
   return n;
 }
 
@@ -218,11 +237,14 @@ export function registerEmulator(program: Command): void {
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
-    .addOption(new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']))
-    .option('--webhook <url>', 'call this loyalty webhook subscriber on every change of points (repeatable)', (url: string, urls: string[] = []) => [
-      ...urls,
-      url,
-    ])
+    .addOption(
+      new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']),
+    )
+    .option(
+      '--webhook <url>',
+      'call this loyalty webhook subscriber on every change of points (repeatable)',
+      (url: string, urls: string[] = []) => [...urls, url],
+    )
     .option(
       '--reading <key=value>',
       'serve one open convention another way, e.g. errorStatus=200 (repeatable; src/emulator/README.md)',

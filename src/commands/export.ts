@@ -3,7 +3,13 @@ import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
 import { openWhenFree } from '../load/open-when-free.js';
-import { ExportPathError, destinationExportSource, exportDirProblem, exportParquet, type ExportSource } from '../load/parquet-export.js';
+import {
+  ExportPathError,
+  destinationExportSource,
+  exportDirProblem,
+  exportParquet,
+  type ExportSource,
+} from '../load/parquet-export.js';
 import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
 import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
@@ -20,8 +26,13 @@ export interface ExportOptions extends CommonOptions {
  * ones partitioned by month, with DIR/manifest.json; a later export rewrites only the partitions that changed.
  */
 export async function exportCommand(options: ExportOptions): Promise<void> {
-  if (options.format !== 'parquet') throw new CommandError(`export: --format must be parquet, not ${options.format}`, ExitCode.usage);
-  if (!options.output) throw new CommandError('export: --output DIR is required (the folder to write the Parquet files in)', ExitCode.usage);
+  if (options.format !== 'parquet')
+    throw new CommandError(`export: --format must be parquet, not ${options.format}`, ExitCode.usage);
+  if (!options.output)
+    throw new CommandError(
+      'export: --output DIR is required (the folder to write the Parquet files in)',
+      ExitCode.usage,
+    );
   const problem = exportDirProblem(options.output);
   if (problem) throw new CommandError(`export: --output: ${problem}`, ExitCode.usage);
   const { config } = resolveJob(options);
@@ -42,7 +53,10 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   }
   const { manifest, written, skipped, deleted } = result;
   const files = manifest.tables.reduce((n, t) => n + t.files.length, 0);
-  logger.info({ output: options.output, tables: manifest.tables.length, files, written, skipped, deleted }, 'parquet export written');
+  logger.info(
+    { output: options.output, tables: manifest.tables.length, files, written, skipped, deleted },
+    'parquet export written',
+  );
   process.stdout.write(
     `exported ${manifest.tables.length} tables to ${options.output}: ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
   );
@@ -52,7 +66,11 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
  * Runs `fn` on the warehouse as an export reads it: a DuckDB file opened read-only (never migrated, no writer's
  * lock), or the PostgreSQL destination, opened as every command opens it, waiting while it is busy.
  */
-async function withExportSource<T>(destination: DestinationSettings, logger: Logger, fn: (source: ExportSource) => Promise<T>): Promise<T> {
+async function withExportSource<T>(
+  destination: DestinationSettings,
+  logger: Logger,
+  fn: (source: ExportSource) => Promise<T>,
+): Promise<T> {
   if (destination.type === 'duckdb') {
     const source = await openDuckDbExportSource(destination.path, destination.schema ?? 'main');
     try {

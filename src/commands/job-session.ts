@@ -17,13 +17,19 @@ export interface CommonOptions {
 }
 
 /** Loads the config, registers its secrets with the log redactor and names the job to work on. */
-export function resolveJob(options: CommonOptions): { config: ResolvedConfig; job: string; jobConfig: JobSettings; plan: JobPlan } {
+export function resolveJob(options: CommonOptions): {
+  config: ResolvedConfig;
+  job: string;
+  jobConfig: JobSettings;
+  plan: JobPlan;
+} {
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
   const names = Object.keys(config.jobs);
   const job = options.job ?? names[0]!;
   const jobConfig = config.jobs[job];
-  if (!jobConfig) throw new CommandError(`${config.file}: jobs: no job named '${job}' (jobs: ${names.join(', ')})`, ExitCode.usage);
+  if (!jobConfig)
+    throw new CommandError(`${config.file}: jobs: no job named '${job}' (jobs: ${names.join(', ')})`, ExitCode.usage);
   return { config, job, jobConfig, plan: resolveJobPlan(config, job) };
 }
 
@@ -32,7 +38,9 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi<Ht
   const { source } = config;
   const http = new HttpClient({
     baseUrl: source.base_url,
-    auth: source.auth.token ? { header: source.auth.header, value: `${source.auth.prefix}${source.auth.token}` } : undefined,
+    auth: source.auth.token
+      ? { header: source.auth.header, value: `${source.auth.prefix}${source.auth.token}` }
+      : undefined,
     timeoutMs: source.timeout_ms,
     retries: source.retries,
     requestsPerSecond: source.requests_per_second,
@@ -79,7 +87,10 @@ export async function usingDestination<T>(
 }
 
 /** How this process writes its logs: chosen once by the command line (`--log-format`, or whether stderr is a terminal). */
-let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.WritableStream } = { format: 'json', colour: false };
+let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.WritableStream } = {
+  format: 'json',
+  colour: false,
+};
 
 /**
  * Sets how {@link commandLogger} writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`),

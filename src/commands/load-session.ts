@@ -27,13 +27,21 @@ export interface LoadSession<T> {
  * - after a load that ended (windows failed or not), the read-only copy for analysts is published. A publish that
  *   fails does not undo the load: it is logged, and {@link failIfUnpublished} turns it into exit code 5.
  */
-export async function usingLoadSession<T>(config: ResolvedConfig, logger: Logger, load: (destination: Destination) => Promise<T>): Promise<LoadSession<T>> {
+export async function usingLoadSession<T>(
+  config: ResolvedConfig,
+  logger: Logger,
+  load: (destination: Destination) => Promise<T>,
+): Promise<LoadSession<T>> {
   requireAnalystsKey(config);
-  const destination = await openWhenFree(config.destination, { timeoutSeconds: busyTimeoutOf(config.destination), logger });
+  const destination = await openWhenFree(config.destination, {
+    timeoutSeconds: busyTimeoutOf(config.destination),
+    logger,
+  });
   try {
     await destination.keepAnalysts?.(config.analysts, 'analysts');
     const spool = eventSpoolOf(config.destination);
-    const ingested = spool === undefined ? undefined : await ingestSpooledEvents(destination, new EventSpool(spool), logger);
+    const ingested =
+      spool === undefined ? undefined : await ingestSpooledEvents(destination, new EventSpool(spool), logger);
     const value = await load(destination);
     const published = await publishForReaders(destination, config, logger);
     return { value, ...(ingested ? { ingested } : {}), ...(published ? { published } : {}) };
@@ -43,19 +51,31 @@ export async function usingLoadSession<T>(config: ResolvedConfig, logger: Logger
 }
 
 /** Publishes the copy for readers when the warehouse has one (`destination.publish_path`), logging the outcome. */
-export async function publishForReaders(destination: Destination, config: ResolvedConfig, logger: Logger): Promise<LoadSession<unknown>['published']> {
+export async function publishForReaders(
+  destination: Destination,
+  config: ResolvedConfig,
+  logger: Logger,
+): Promise<LoadSession<unknown>['published']> {
   const target = publishPathOf(config.destination);
   if (target === undefined || !destination.publishCopy) return undefined;
   try {
     const copy = await destination.publishCopy(target, config.analysts);
     logger.info(
-      { path: copy.path, bytes: copy.bytes, seconds: Number(copy.seconds.toFixed(2)), writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)) },
+      {
+        path: copy.path,
+        bytes: copy.bytes,
+        seconds: Number(copy.seconds.toFixed(2)),
+        writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)),
+      },
       'published the read-only copy of the warehouse for analysts',
     );
     return { copy };
   } catch (error) {
     const message = redact((error as Error).message);
-    logger.error({ err: error, path: target }, 'could not publish the copy of the warehouse for analysts; they keep the previous one');
+    logger.error(
+      { err: error, path: target },
+      'could not publish the copy of the warehouse for analysts; they keep the previous one',
+    );
     return { error: message };
   }
 }
@@ -70,9 +90,12 @@ export function describeSession(session: Omit<LoadSession<unknown>, 'value'>): s
     );
   }
   const published = session.published;
-  if (published && 'error' in published) lines.push(`readers' copy NOT published (they keep the previous one): ${published.error}`);
+  if (published && 'error' in published)
+    lines.push(`readers' copy NOT published (they keep the previous one): ${published.error}`);
   else if (published)
-    lines.push(`published for readers: ${published.copy.path} (${(published.copy.bytes / 1e6).toFixed(1)} MB in ${published.copy.seconds.toFixed(1)} s)`);
+    lines.push(
+      `published for readers: ${published.copy.path} (${(published.copy.bytes / 1e6).toFixed(1)} MB in ${published.copy.seconds.toFixed(1)} s)`,
+    );
   return lines.map((l) => `${l}\n`).join('');
 }
 

@@ -115,7 +115,12 @@ export class RecordSample {
       const ids = records.map(idOf).filter((id) => id !== null);
       const twice = ids.find((id, i) => ids.indexOf(id) !== i);
       if (twice !== undefined)
-        return { name, service: `per change: customer ${twice} is listed twice in ${window.start}..${window.end}`, config: null, verdict: 'seen' };
+        return {
+          name,
+          service: `per change: customer ${twice} is listed twice in ${window.start}..${window.end}`,
+          config: null,
+          verdict: 'seen',
+        };
     }
     for (const { window, records } of this.accountWindows) {
       // a day of slack: a label of another zone may write the instant on the next day
@@ -131,7 +136,9 @@ export class RecordSample {
     const [older, newer] = this.accountWindows;
     if (older && newer) {
       const later = new Set(newer.records.map(idOf));
-      const both = older.records.find((r) => later.has(idOf(r)) && (setDay(r) ?? '9999') <= addDays(older.window.end, 1));
+      const both = older.records.find(
+        (r) => later.has(idOf(r)) && (setDay(r) ?? '9999') <= addDays(older.window.end, 1),
+      );
       if (both)
         return {
           name,
@@ -140,7 +147,12 @@ export class RecordSample {
           verdict: 'seen',
         };
     }
-    return { name, service: 'not settled: no customer of the weeks looked at changed twice', config: null, verdict: 'unsettled' };
+    return {
+      name,
+      service: 'not settled: no customer of the weeks looked at changed twice',
+      config: null,
+      verdict: 'unsettled',
+    };
   }
 
   /** Findings of the records: timestamp shapes and zone labels, numbers as strings, field names, unlisted members. */
@@ -169,7 +181,8 @@ export class RecordSample {
       }
     }
     const name = 'timestamps and zone labels';
-    if (shapes.size === 0) return { name, service: 'not settled: no timestamps seen', config: null, verdict: 'unsettled' };
+    if (shapes.size === 0)
+      return { name, service: 'not settled: no timestamps seen', config: null, verdict: 'unsettled' };
     const service = `shapes ${[...shapes].slice(0, 5).join(' | ')}; labels ${[...labels].join(', ')}`;
     if (unreadable.length === 0) return { name, service, config: null, verdict: 'seen' };
     return {
@@ -194,7 +207,13 @@ export class RecordSample {
       }
     }
     const name = 'numbers and booleans';
-    if (numbers + strings === 0) return { name, service: 'not settled: no postings, loyalty state or vouchers seen', config: null, verdict: 'unsettled' };
+    if (numbers + strings === 0)
+      return {
+        name,
+        service: 'not settled: no postings, loyalty state or vouchers seen',
+        config: null,
+        verdict: 'unsettled',
+      };
     const service =
       strings === 0
         ? `JSON numbers and booleans (${numbers} values)`
@@ -210,28 +229,52 @@ export class RecordSample {
     for (const [type, listed] of this.listedOf()) {
       const records = this.records.get(type) ?? [];
       if (records.length === 0) {
-        out.push({ name: `fields of ${type}`, service: `not settled: no ${type} record seen`, config: null, verdict: 'unsettled' });
+        out.push({
+          name: `fields of ${type}`,
+          service: `not settled: no ${type} record seen`,
+          config: null,
+          verdict: 'unsettled',
+        });
         continue;
       }
       const seen = new Map<string, number>();
-      for (const r of records) for (const [k, v] of Object.entries(r)) if (v !== undefined) seen.set(k, (seen.get(k) ?? 0) + 1);
-      const renamed = [...ALIASES].filter(([m, a]) => listed.has(m) && !seen.has(m) && seen.has(a)).map(([m, a]) => `${m} as ${a}`);
+      for (const r of records)
+        for (const [k, v] of Object.entries(r)) if (v !== undefined) seen.set(k, (seen.get(k) ?? 0) + 1);
+      const renamed = [...ALIASES]
+        .filter(([m, a]) => listed.has(m) && !seen.has(m) && seen.has(a))
+        .map(([m, a]) => `${m} as ${a}`);
       const absent = [...listed].filter(
-        (m) => !seen.has(m) && !ALIAS_NAMES.has(m) && !seen.has(ALIASES.get(m) ?? m) && !(type === 'survey answer' && m === 'answers'),
+        (m) =>
+          !seen.has(m) &&
+          !ALIAS_NAMES.has(m) &&
+          !seen.has(ALIASES.get(m) ?? m) &&
+          !(type === 'survey answer' && m === 'answers'),
       );
-      const unlisted = [...seen].filter(([m]) => !listed.has(m) && !(type === 'loyalty' && m.includes('.')) && !m.includes('[].expires'));
+      const unlisted = [...seen].filter(
+        ([m]) => !listed.has(m) && !(type === 'loyalty' && m.includes('.')) && !m.includes('[].expires'),
+      );
       const extra =
         (renamed.length === 0 ? '' : `names ${renamed.join(', ')} (the pipeline reads either name); `) +
-        (unlisted.length === 0 ? 'no member the spec does not list' : `unlisted ${unlisted.map(([m, n]) => `${m} (${n} of ${records.length})`).join(', ')}`);
+        (unlisted.length === 0
+          ? 'no member the spec does not list'
+          : `unlisted ${unlisted.map(([m, n]) => `${m} (${n} of ${records.length})`).join(', ')}`);
       if (absent.length > 0) {
         out.push({
           name: `fields of ${type}`,
           service: `${records.length} seen; none carries ${absent.join(', ')}; ${extra}`,
           config: null,
           verdict: 'differs',
-          set: [`# ${type}: the service does not send ${absent.join(', ')} as the spec's tables name them; nothing in jobs.yaml renames a field`],
+          set: [
+            `# ${type}: the service does not send ${absent.join(', ')} as the spec's tables name them; nothing in jobs.yaml renames a field`,
+          ],
         });
-      } else out.push({ name: `fields of ${type}`, service: `${records.length} seen, every listed member present; ${extra}`, config: null, verdict: 'seen' });
+      } else
+        out.push({
+          name: `fields of ${type}`,
+          service: `${records.length} seen, every listed member present; ${extra}`,
+          config: null,
+          verdict: 'seen',
+        });
     }
     return out;
   }

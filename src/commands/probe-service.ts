@@ -30,7 +30,9 @@ export const PROBE_BUDGET = 100;
 class BudgetSpent extends Error {}
 
 /** An answer read as a page of a listing, or why it is none. */
-type Page = { ok: true; pageNumber: number; pageSize: number; totalCount: number; data: unknown[] } | { ok: false; answer: RawAnswer };
+type Page =
+  | { ok: true; pageNumber: number; pageSize: number; totalCount: number; data: unknown[] }
+  | { ok: false; answer: RawAnswer };
 
 /** A phone no customer can have: the service is asked about a customer that cannot exist. */
 const NO_SUCH_PHONE = '+000000000000000';
@@ -69,7 +71,12 @@ export class ServiceProbe {
         await step();
       } catch (error) {
         if (!(error instanceof BudgetSpent)) throw error;
-        this.findings.push({ name: 'the rest', service: `not settled: the probe's ${PROBE_BUDGET} requests are spent`, config: null, verdict: 'unsettled' });
+        this.findings.push({
+          name: 'the rest',
+          service: `not settled: the probe's ${PROBE_BUDGET} requests are spent`,
+          config: null,
+          verdict: 'unsettled',
+        });
         break;
       }
     }
@@ -99,8 +106,14 @@ export class ServiceProbe {
       return this.settings.firstPage;
     }
     const evidence =
-      found === 1 ? (zero.ok ? 'page 0 holds nothing of its own' : `page 0 answered HTTP ${zero.answer.status}`) : 'page 0 holds the first record';
-    this.findings.push(this.compare('first page number', `${found} (${evidence})`, String(found), config, `first_page: ${found}`));
+      found === 1
+        ? zero.ok
+          ? 'page 0 holds nothing of its own'
+          : `page 0 answered HTTP ${zero.answer.status}`
+        : 'page 0 holds the first record';
+    this.findings.push(
+      this.compare('first page number', `${found} (${evidence})`, String(found), config, `first_page: ${found}`),
+    );
     return found;
   }
 
@@ -122,13 +135,22 @@ export class ServiceProbe {
       return p.ok ? p.totalCount : 0;
     };
     // the answer's day in its own label may be a day off in the source's zone: one of three days holds it
-    const single = [await count(addDays(day, -1), addDays(day, -1)), await count(day, day), await count(addDays(day, 1), addDays(day, 1))];
+    const single = [
+      await count(addDays(day, -1), addDays(day, -1)),
+      await count(day, day),
+      await count(addDays(day, 1), addDays(day, 1)),
+    ];
     const across = await count(addDays(day, -1), addDays(day, 2));
     let found: 'inclusive' | 'exclusive' | undefined;
     if (single.some((n) => n > 0)) found = 'inclusive';
     else if (across > 0) found = 'exclusive';
     if (found === undefined) {
-      this.findings.push({ name: 'export end day', service: `not settled: the days around ${day} hold no answers`, config, verdict: 'unsettled' });
+      this.findings.push({
+        name: 'export end day',
+        service: `not settled: the days around ${day} hold no answers`,
+        config,
+        verdict: 'unsettled',
+      });
       return;
     }
     const evidence =
@@ -169,7 +191,12 @@ export class ServiceProbe {
     }
     const larger = 1000;
     if (size >= larger) {
-      this.findings.push({ name: 'page size', service: `a page of ${size} is served whole`, config: String(size), verdict: 'agrees' });
+      this.findings.push({
+        name: 'page size',
+        service: `a page of ${size} is served whole`,
+        config: String(size),
+        verdict: 'agrees',
+      });
       return;
     }
     const big = await this.page('/business-data/surveys', { ...query, size: larger });
@@ -181,12 +208,21 @@ export class ServiceProbe {
         : cap === 'one page'
           ? `a page of ${larger} holds all ${big.data.length} records of the range`
           : `a page of ${larger} is silently served ${cap} records`;
-    this.findings.push({ name: 'page size', service: `a page of ${size} is served whole; ${beyond}`, config: String(size), verdict: 'agrees' });
+    this.findings.push({
+      name: 'page size',
+      service: `a page of ${size} is served whole; ${beyond}`,
+      config: String(size),
+      verdict: 'agrees',
+    });
   }
 
   /** How a 1xxx error and a 400 arrive, and whether the pipeline's client takes the 1xxx one for what it is. */
   private async errors(range: { start: Day; end: Day }, first: 0 | 1): Promise<void> {
-    const missing = await this.exchange('/accounts/loyalty/postings', { phone: NO_SUCH_PHONE, pageNumber: first, pageSize: 10 });
+    const missing = await this.exchange('/accounts/loyalty/postings', {
+      phone: NO_SUCH_PHONE,
+      pageNumber: first,
+      pageSize: 10,
+    });
     const shape = describeAnswer(missing);
     // the client as the pipeline uses it, pages numbered as found (it counts them from 1 itself)
     this.spend();
@@ -194,7 +230,8 @@ export class ServiceProbe {
       .postingsPage({ customerId: '(probe)', phone: NO_SUCH_PHONE, email: null }, 1, 10)
       .then(
         () => 'answered as a page',
-        (error: unknown) => (error instanceof DataNotFoundError ? undefined : error instanceof Error ? error.message : String(error)),
+        (error: unknown) =>
+          error instanceof DataNotFoundError ? undefined : error instanceof Error ? error.message : String(error),
       );
     this.findings.push({
       name: 'error answer (1005)',
@@ -203,10 +240,24 @@ export class ServiceProbe {
       verdict: understood === undefined ? 'seen' : 'differs',
       ...(understood === undefined
         ? {}
-        : { set: [`# the pipeline does not read this answer as 1005 Data Not Found (${understood}); nothing in jobs.yaml changes that`] }),
+        : {
+            set: [
+              `# the pipeline does not read this answer as 1005 Data Not Found (${understood}); nothing in jobs.yaml changes that`,
+            ],
+          }),
     });
-    const bad = await this.exchange('/business-data/surveys', { start: 'not-a-day', end: range.end, page: first, size: 1 });
-    this.findings.push({ name: 'error answer (400)', service: `a range starting "not-a-day": ${describeAnswer(bad)}`, config: null, verdict: 'seen' });
+    const bad = await this.exchange('/business-data/surveys', {
+      start: 'not-a-day',
+      end: range.end,
+      page: first,
+      size: 1,
+    });
+    this.findings.push({
+      name: 'error answer (400)',
+      service: `a range starting "not-a-day": ${describeAnswer(bad)}`,
+      config: null,
+      verdict: 'seen',
+    });
   }
 
   /** The accounts export over two weeks a few weeks apart: listing semantics, order stability, fields. */
@@ -257,7 +308,8 @@ export class ServiceProbe {
       const postings = await this.page('/accounts/loyalty/postings', { ...who, pageNumber: first, pageSize: 20 });
       if (postings.ok) this.sample.postings(postings.data);
       const loyalty = json(await this.exchange('/accounts', { ...who, includeLoyalty: 'true' }));
-      if (loyalty && typeof loyalty === 'object' && 'loyalty' in loyalty) this.sample.loyalty((loyalty as { loyalty: unknown }).loyalty);
+      if (loyalty && typeof loyalty === 'object' && 'loyalty' in loyalty)
+        this.sample.loyalty((loyalty as { loyalty: unknown }).loyalty);
       const vouchers = json(await this.exchange('/accounts/vouchers/get', who));
       if (Array.isArray(vouchers)) this.sample.vouchers(vouchers);
     }
@@ -269,7 +321,9 @@ export class ServiceProbe {
     const body = answer.status >= 200 && answer.status < 300 ? json(answer) : undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, answer };
     const b = body as Record<string, unknown>;
-    const [pageNumber, pageSize, totalCount] = [b.pageNumber, b.pageSize, b.totalCount].map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
+    const [pageNumber, pageSize, totalCount] = [b.pageNumber, b.pageSize, b.totalCount].map((v) =>
+      typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v,
+    );
     if (!Array.isArray(b.data) || typeof totalCount !== 'number') return { ok: false, answer };
     return { ok: true, pageNumber: Number(pageNumber), pageSize: Number(pageSize), totalCount, data: b.data };
   }
@@ -278,7 +332,11 @@ export class ServiceProbe {
     this.spend();
     const answer = await this.api.http.exchange(path, query, `probe ${path}`);
     if (answer.status === 401 || answer.status === 403)
-      throw new AuthenticationError(`${path}: HTTP ${answer.status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, path, answer.status);
+      throw new AuthenticationError(
+        `${path}: HTTP ${answer.status} not authorized (check source.auth and LOYALTY_API_TOKEN)`,
+        path,
+        answer.status,
+      );
     return answer;
   }
 
@@ -288,7 +346,9 @@ export class ServiceProbe {
   }
 
   private compare(name: string, service: string, found: string, config: string, line: string): Finding {
-    return found === config ? { name, service, config, verdict: 'agrees' } : { name, service, config, verdict: 'differs', set: [line] };
+    return found === config
+      ? { name, service, config, verdict: 'agrees' }
+      : { name, service, config, verdict: 'differs', set: [line] };
   }
 }
 

@@ -37,7 +37,13 @@ export async function probeCommand(options: ProbeOptions): Promise<void> {
   const findings = await probe.run();
   const differs = findings.filter((f) => f.verdict === 'differs');
   if (options.json) {
-    const out = { source: source.base_url, through: settings.through, requests: probe.requestCount, agree: differs.length === 0, findings };
+    const out = {
+      source: source.base_url,
+      through: settings.through,
+      requests: probe.requestCount,
+      agree: differs.length === 0,
+      findings,
+    };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else process.stdout.write(formatProbe(findings, source.base_url, settings, probe.requestCount));
   if (differs.length > 0)
@@ -62,7 +68,8 @@ export function formatProbe(findings: Finding[], baseUrl: string, settings: Prob
   const notes = set.filter((l) => l.startsWith('#'));
   if (keys.length > 0) lines.push('', 'set in jobs.yaml:', 'source:', ...keys.map((l) => `  ${l}`));
   if (notes.length > 0) lines.push('', ...notes);
-  if (!findings.some((f) => f.verdict === 'differs')) lines.push('', 'the config and the service agree on every finding made');
+  if (!findings.some((f) => f.verdict === 'differs'))
+    lines.push('', 'the config and the service agree on every finding made');
   return `${lines.join('\n')}\n`;
 }
 
@@ -71,9 +78,14 @@ export function registerProbe(program: Command): void {
   withJobFlags(
     program
       .command('probe')
-      .description(`first contact with a service: how it reads what the spec leaves open, beside the config (read-only, at most ${PROBE_BUDGET} requests)`),
+      .description(
+        `first contact with a service: how it reads what the spec leaves open, beside the config (read-only, at most ${PROBE_BUDGET} requests)`,
+      ),
   )
-    .option('--until <day>', 'the last day to look at instead of the last closed day (it looks at the 30 days up to it)')
+    .option(
+      '--until <day>',
+      'the last day to look at instead of the last closed day (it looks at the 30 days up to it)',
+    )
     .option('--json', 'machine-readable output')
     .action(probeCommand);
 }

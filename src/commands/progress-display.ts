@@ -36,7 +36,13 @@ export function showsProgressBar(stream: { isTTY?: boolean } = process.stderr): 
 }
 
 /** Windows per second and seconds left, from what this worker has done since it started; no rate before a window is. */
-export function pace(startedAt: number, now: number, startDone: number, done: number, total: number): { rate: number; etaSeconds: number | null } {
+export function pace(
+  startedAt: number,
+  now: number,
+  startDone: number,
+  done: number,
+  total: number,
+): { rate: number; etaSeconds: number | null } {
   const seconds = (now - startedAt) / 1000;
   const rate = seconds > 0 ? (done - startDone) / seconds : 0;
   return { rate, etaSeconds: rate > 0 ? Math.round((total - done) / rate) : null };
@@ -73,7 +79,11 @@ export class CustomersProgress {
   set(stream: string, asked: CustomersAsked | undefined): void {
     if (!asked) return void this.streams.delete(stream);
     const seen = this.streams.get(stream);
-    this.streams.set(stream, { ...asked, since: seen?.since ?? this.now(), askedAtStart: seen?.askedAtStart ?? asked.asked });
+    this.streams.set(stream, {
+      ...asked,
+      since: seen?.since ?? this.now(),
+      askedAtStart: seen?.askedAtStart ?? asked.asked,
+    });
   }
 
   /** True while a per-customer span is under way. */
@@ -94,7 +104,8 @@ export class CustomersProgress {
   text(): string {
     return this.list()
       .map(
-        (s) => ` | ${s.stream}: ${count(s.asked)}/${count(s.selected)} customers, ${s.etaSeconds === null ? 'estimating' : `${formatEta(s.etaSeconds)} left`}`,
+        (s) =>
+          ` | ${s.stream}: ${count(s.asked)}/${count(s.selected)} customers, ${s.etaSeconds === null ? 'estimating' : `${formatEta(s.etaSeconds)} left`}`,
       )
       .join('');
   }
@@ -123,7 +134,12 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
   const runEta = (etaSeconds: number | null) => (customers.active ? null : etaSeconds);
   const numbers = () => {
     const { rate, etaSeconds } = pace(startedAt, now(), startDone, done, options.total);
-    return { records: count(records), rate: rate.toFixed(1), left: formatEta(runEta(etaSeconds)), customers: customers.text() };
+    return {
+      records: count(records),
+      rate: rate.toFixed(1),
+      left: formatEta(runEta(etaSeconds)),
+      customers: customers.text(),
+    };
   };
   if (options.bar) {
     const bar = new cliProgress.SingleBar(
@@ -159,7 +175,14 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
     const { rate, etaSeconds } = pace(startedAt, lastLog, startDone, done, options.total);
     const asked = customers.active ? { customers: customers.list() } : {};
     options.logger.info(
-      { windowsDone: done, windowsTotal: options.total, ...asked, records, windowsPerSecond: Math.round(rate * 100) / 100, etaSeconds: runEta(etaSeconds) },
+      {
+        windowsDone: done,
+        windowsTotal: options.total,
+        ...asked,
+        records,
+        windowsPerSecond: Math.round(rate * 100) / 100,
+        etaSeconds: runEta(etaSeconds),
+      },
       `${options.label} progress`,
     );
   };

@@ -15,9 +15,15 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
   const { config } = resolveJob(options);
   const destination = config.destination;
   if (destination.type !== 'duckdb')
-    throw new CommandError('publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish', ExitCode.usage);
+    throw new CommandError(
+      'publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish',
+      ExitCode.usage,
+    );
   if (publishPathOf(destination) === undefined)
-    throw new CommandError(`publish: ${config.file}: destination.publish_path is false: publishing is off`, ExitCode.usage);
+    throw new CommandError(
+      `publish: ${config.file}: destination.publish_path is false: publishing is off`,
+      ExitCode.usage,
+    );
   requireAnalystsKey(config);
   const logger = commandLogger();
   const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
@@ -34,6 +40,10 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
 /** `loyalty-etl publish` and its flags. */
 export function registerPublish(program: Command): void {
   withJobFlags(
-    program.command('publish').description("publish the DuckDB warehouse's read-only copy for analysts now (runs and backfills do when they end)"),
+    program
+      .command('publish')
+      .description(
+        "publish the DuckDB warehouse's read-only copy for analysts now (runs and backfills do when they end)",
+      ),
   ).action(publishCommand);
 }

@@ -21,9 +21,16 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
   const { config, plan } = resolveJob(options);
   const { from, to, streams } = parseRange(options, plan.job);
   const archive = createArchive(config);
-  if (!archive) throw new CommandError(`replay: ${config.file}: destination.archive is false: there is no archive to replay`, ExitCode.usage);
+  if (!archive)
+    throw new CommandError(
+      `replay: ${config.file}: destination.archive is false: there is no archive to replay`,
+      ExitCode.usage,
+    );
   if ((await archive.usage()).files === 0)
-    throw new CommandError(`replay: no archived span in ${archive.root} (a run or backfill archives what it loads)`, ExitCode.usage);
+    throw new CommandError(
+      `replay: no archived span in ${archive.root} (a run or backfill archives what it loads)`,
+      ExitCode.usage,
+    );
   const logger = commandLogger();
   const command = `replay --from ${from} --to ${to}${options.stream ? ` --stream ${options.stream}` : ''}${options.rejects ? ' --rejects' : ''}`;
   const session = await usingLoadSession(config, logger, (destination) =>
@@ -36,7 +43,12 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
       to,
       streams,
       command,
-      ...(options.rejects ? { windows: (stream) => destination.withConnection((conn) => rejectedWindows(conn, plan.name, stream, from, to)) } : {}),
+      ...(options.rejects
+        ? {
+            windows: (stream) =>
+              destination.withConnection((conn) => rejectedWindows(conn, plan.name, stream, from, to)),
+          }
+        : {}),
     }),
   );
   const result = session.value;
@@ -64,7 +76,13 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
 
 /** `loyalty-etl replay` and its flags. */
 export function registerReplay(program: Command): void {
-  withRangeFlags(withJobFlags(program.command('replay').description('rebuild the tables of a range from the raw archive, with no request to the service')))
+  withRangeFlags(
+    withJobFlags(
+      program
+        .command('replay')
+        .description('rebuild the tables of a range from the raw archive, with no request to the service'),
+    ),
+  )
     .option('--rejects', 'only the windows holding rejected records (after a fix)')
     .action(replayCommand);
 }

@@ -38,7 +38,10 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const every = Number(options.every);
   if (!Number.isInteger(every) || every < 1 || every > 86_400)
-    throw new CommandError(`--every: ${options.every} is not a whole number of seconds from 1 to 86400`, ExitCode.usage);
+    throw new CommandError(
+      `--every: ${options.every} is not a whole number of seconds from 1 to 86400`,
+      ExitCode.usage,
+    );
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
@@ -54,7 +57,9 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
   if (options.rejectPayloads) target.rejectPayloads = true;
   const write = () => usingDestination(config, (d) => writeReport(d, target));
   const written = await write();
-  process.stdout.write(`report written to ${written.path}: ${written.windows} windows, ${Math.ceil(written.bytes / 1024)} KB\n`);
+  process.stdout.write(
+    `report written to ${written.path}: ${written.windows} windows, ${Math.ceil(written.bytes / 1024)} KB\n`,
+  );
   if (!options.serve) return;
 
   const logger = commandLogger();
@@ -97,19 +102,33 @@ export function reportTarget(request: {
   if (problem) throw new CommandError(`${request.flag}: ${problem}`, ExitCode.usage);
   const timezone = request.config.source.timezone;
   const until = request.until;
-  return { path: request.path, job: request.job, jobConfig: request.jobConfig, timezone, through: until ?? (() => lastClosedDay(timezone)) };
+  return {
+    path: request.path,
+    job: request.job,
+    jobConfig: request.jobConfig,
+    timezone,
+    through: until ?? (() => lastClosedDay(timezone)),
+  };
 }
 
 /** `loyalty-etl report` and its flags. */
 export function registerReport(program: Command): void {
-  withJobFlags(program.command('report').description('write the status page: one self-contained HTML file read from the warehouse'))
+  withJobFlags(
+    program
+      .command('report')
+      .description('write the status page: one self-contained HTML file read from the warehouse'),
+  )
     .option('-o, --output <file>', 'the HTML file to write', 'report.html')
     .option('--until <day>', 'last day of the calendars instead of the last closed day')
     .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
     .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
     .option('--host <host>', 'address to serve on', '127.0.0.1')
     .option('--every <s>', 'seconds between rewrites when serving', '60')
-    .option('--allowed-host <name>', 'a host name the served page answers to besides localhost and this machine’s own (repeatable)', collectList)
+    .option(
+      '--allowed-host <name>',
+      'a host name the served page answers to besides localhost and this machine’s own (repeatable)',
+      collectList,
+    )
     .option('--reject-payloads', 'show the rejected records on the page (they hold customer data; off by default)')
     .action(reportCommand);
 }

@@ -30,7 +30,12 @@ const CSV_CAST = { boolean: (v: boolean) => String(v), object: (v: object) => JS
  * objects); the table shows at most `maxRows` and says when there were more, since it must hold what it shows.
  * Returns the rows written.
  */
-export async function writeResult(result: StatementResult, format: OutputFormat, out: Output, options: { maxRows: number }): Promise<number> {
+export async function writeResult(
+  result: StatementResult,
+  format: OutputFormat,
+  out: Output,
+  options: { maxRows: number },
+): Promise<number> {
   if (!result.rows) {
     if (format === 'table') await put(out, 'ok\n');
     return 0;
@@ -49,7 +54,8 @@ export async function writeResult(result: StatementResult, format: OutputFormat,
     await put(out, '[');
     for await (const batch of result.rows) {
       let text = '';
-      for (const row of batch) text += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i] ?? null])))}`;
+      for (const row of batch)
+        text += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i] ?? null])))}`;
       await put(out, text);
     }
     await put(out, count === 0 ? ']\n' : '\n]\n');

@@ -11,9 +11,13 @@ import { loadedAs, readAs } from './stream-units.js';
  * requests the run made, and how long it took when `seconds` is given.
  */
 export function summarizeRun(result: JobRunResult, seconds?: number): string {
-  const byStream = new Map<string, { windows: number; loaded: number; rejected: number; fields: number; extracted: number; empty: number }>();
+  const byStream = new Map<
+    string,
+    { windows: number; loaded: number; rejected: number; fields: number; extracted: number; empty: number }
+  >();
   const of = (stream: string) =>
-    byStream.get(stream) ?? byStream.set(stream, { windows: 0, loaded: 0, rejected: 0, fields: 0, extracted: 0, empty: 0 }).get(stream)!;
+    byStream.get(stream) ??
+    byStream.set(stream, { windows: 0, loaded: 0, rejected: 0, fields: 0, extracted: 0, empty: 0 }).get(stream)!;
   for (const c of result.loaded) {
     const s = of(c.stream);
     s.windows++;
@@ -25,9 +29,12 @@ export function summarizeRun(result: JobRunResult, seconds?: number): string {
   for (const [stream, empty] of result.empty) of(stream).empty += empty;
   const lines = [...byStream].map(([stream, s]) => {
     const rows = loadedAs(stream);
-    const fields = s.fields > 0 ? `, ${plural(s.fields, 'field')} loaded as NULL (unreadable; see _etl_field_rejects)` : '';
+    const fields =
+      s.fields > 0 ? `, ${plural(s.fields, 'field')} loaded as NULL (unreadable; see _etl_field_rejects)` : '';
     const read = `${stream}: ${plural(s.windows, 'window')} read, ${count(s.extracted)} ${readAs(stream)} read, ${count(s.loaded)}${rows ? ` ${rows}` : ''} loaded, ${count(s.rejected)} rejected${fields}`;
-    return s.empty > 0 ? `${read}; ${plural(s.empty, 'window')} the source reports empty, recorded without reading them` : read;
+    return s.empty > 0
+      ? `${read}; ${plural(s.empty, 'window')} the source reports empty, recorded without reading them`
+      : read;
   });
   const directory = result.directory;
   if (directory.loaded.length > 0 || directory.empty > 0) {
@@ -38,7 +45,9 @@ export function summarizeRun(result: JobRunResult, seconds?: number): string {
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
   for (const f of result.newFields) lines.push(newFieldLine(f));
-  lines.push(`${count(result.requests)} source requests${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`);
+  lines.push(
+    `${count(result.requests)} source requests${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`,
+  );
   return lines.join('\n');
 }
 

@@ -3,7 +3,14 @@ import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { lastClosedDay } from '../plan/days.js';
-import { commandLogger, createApi, createArchive, pruneArchive, resolveJob, type CommonOptions } from './job-session.js';
+import {
+  commandLogger,
+  createApi,
+  createArchive,
+  pruneArchive,
+  resolveJob,
+  type CommonOptions,
+} from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
 import { failOnFailedWindows, summarizeRun } from './run-summary.js';
@@ -31,7 +38,9 @@ export async function runCommand(options: RunOptions): Promise<void> {
     throw new CommandError(`--until: ${options.until} is not a day YYYY-MM-DD`, ExitCode.usage);
   const through = options.until ?? lastClosedDay(config.source.timezone);
   const report =
-    options.report === undefined ? undefined : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
+    options.report === undefined
+      ? undefined
+      : reportTarget({ flag: '--report', path: options.report, config, job, jobConfig, until: options.until });
   // On a terminal a progress bar is the display; log lines below warnings would only scroll it away.
   const bar = showsProgressBar();
   const logger = commandLogger(bar && !process.env.LOYALTY_LOG_LEVEL ? { level: 'warn' } : {});
@@ -67,14 +76,22 @@ export async function runCommand(options: RunOptions): Promise<void> {
     );
   });
   await pruneArchive(archive, logger);
-  process.stdout.write(`${summarizeRun(session.value, (performance.now() - started) / 1000)}\n${describeSession(session)}`);
+  process.stdout.write(
+    `${summarizeRun(session.value, (performance.now() - started) / 1000)}\n${describeSession(session)}`,
+  );
   failOnFailedWindows(session.value);
   failIfUnpublished(session.published);
 }
 
 /** `loyalty-etl run` and its flags. */
 export function registerRun(program: Command): void {
-  withJobFlags(program.command('run').description('incremental load: every stream of the job from its watermark (less the look-back) to the last closed day'))
+  withJobFlags(
+    program
+      .command('run')
+      .description(
+        'incremental load: every stream of the job from its watermark (less the look-back) to the last closed day',
+      ),
+  )
     .option('--until <day>', 'last day to load instead of the last closed day')
     .option('--report <file>', 'rewrite the status page (HTML) at this path after the run, whether it succeeded or not')
     .action(runCommand);

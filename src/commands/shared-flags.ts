@@ -7,7 +7,9 @@ import { STREAM_ORDER } from '../streams/registry.js';
 
 /** Flags every job command takes: the jobs file and the job. */
 export function withJobFlags(cmd: Command): Command {
-  return cmd.option('-c, --config <file>', 'the jobs file', 'jobs.yaml').option('-j, --job <name>', 'the job to work on (default: the first in the file)');
+  return cmd
+    .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
+    .option('-j, --job <name>', 'the job to work on (default: the first in the file)');
 }
 
 /** `--from`, `--to` and `--stream`, as `backfill` and `verify` take them. */
@@ -36,11 +38,17 @@ export function parseRange(options: RangeOptions, job: JobSettings): { from: Day
     ['--from', options.from],
     ['--to', options.to],
   ] as const) {
-    if (!isoDay.safeParse(value).success) throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
+    if (!isoDay.safeParse(value).success)
+      throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
   }
-  if (options.from > options.to) throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
-  if (options.stream === undefined) return { from: options.from, to: options.to, streams: STREAM_ORDER.filter((s) => job.streams.includes(s)) };
+  if (options.from > options.to)
+    throw new CommandError(`--from ${options.from} is after --to ${options.to}`, ExitCode.usage);
+  if (options.stream === undefined)
+    return { from: options.from, to: options.to, streams: STREAM_ORDER.filter((s) => job.streams.includes(s)) };
   if (!(STREAM_NAMES as readonly string[]).includes(options.stream))
-    throw new CommandError(`--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`, ExitCode.usage);
+    throw new CommandError(
+      `--stream: unknown stream '${options.stream}' (streams: ${STREAM_NAMES.join(', ')})`,
+      ExitCode.usage,
+    );
   return { from: options.from, to: options.to, streams: [options.stream as StreamName] };
 }

@@ -98,8 +98,10 @@ class PromptSession {
     if (command === '.quit' || command === '.exit' || command === '\\q') return false;
     if (command === '.help') out.write(HELP);
     else if (command === '.tables') await this.run(this.reader.descriptions.tables);
-    else if ((command === '.describe' || command === '\\d') && argument) await this.run(this.reader.descriptions.columns(argument));
-    else if (command === '.mode' && (argument === 'table' || argument === 'csv' || argument === 'json')) this.format = argument;
+    else if ((command === '.describe' || command === '\\d') && argument)
+      await this.run(this.reader.descriptions.columns(argument));
+    else if (command === '.mode' && (argument === 'table' || argument === 'csv' || argument === 'json'))
+      this.format = argument;
     else out.write(`error: unknown command ${line} (.help lists them)\n`);
     return true;
   }
@@ -107,7 +109,9 @@ class PromptSession {
   /** Runs one statement and prints its result or its error; false when it failed. */
   private async run(statement: string): Promise<boolean> {
     try {
-      await writeResult(await this.reader.execute(statement), this.format, this.options.output, { maxRows: this.options.maxRows });
+      await writeResult(await this.reader.execute(statement), this.format, this.options.output, {
+        maxRows: this.options.maxRows,
+      });
       return true;
     } catch (error) {
       if (!(error instanceof ReadOnlyRefusal || error instanceof QueryError)) throw error;

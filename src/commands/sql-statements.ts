@@ -20,5 +20,8 @@ export function splitSql(text: string): SplitSql {
   const pieces = splitQuery(text, OPTIONS) as unknown as Array<{ text: string; end: { position: number } }>;
   const real = pieces.filter((p) => p.text.replace(COMMENTS, '').trim() !== '');
   const last = real.at(-1);
-  return { statements: real.map((p) => p.text.trim()), complete: last !== undefined && text.slice(last.end.position).trimStart().startsWith(';') };
+  return {
+    statements: real.map((p) => p.text.trim()),
+    complete: last !== undefined && text.slice(last.end.position).trimStart().startsWith(';'),
+  };
 }

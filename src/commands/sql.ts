@@ -44,7 +44,14 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
   const reader = await openReader(options);
   try {
     if (query === undefined && process.stdin.isTTY) {
-      await runSqlPrompt(reader, { input: process.stdin, output: process.stdout, terminal: true, format, maxRows, historyFile: historyFile() });
+      await runSqlPrompt(reader, {
+        input: process.stdin,
+        output: process.stdout,
+        terminal: true,
+        format,
+        maxRows,
+        historyFile: historyFile(),
+      });
       return;
     }
     const statements = splitSql(query ?? (await text(process.stdin))).statements;
@@ -55,7 +62,10 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
         await writeResult(await reader.execute(statement), format, process.stdout, { maxRows });
       } catch (error) {
         if (error instanceof ReadOnlyRefusal || error instanceof QueryError) {
-          throw new CommandError(`sql: ${error.message}${statements.length > 1 ? ` (statement ${i + 1} of ${statements.length})` : ''}`, ExitCode.usage);
+          throw new CommandError(
+            `sql: ${error.message}${statements.length > 1 ? ` (statement ${i + 1} of ${statements.length})` : ''}`,
+            ExitCode.usage,
+          );
         }
         throw error;
       }
@@ -100,7 +110,10 @@ async function openDuckDb(path: string, schema: string): Promise<WarehouseReader
   } catch (error) {
     if (error instanceof QueryError) throw new CommandError(`sql: ${error.message}`, ExitCode.usage);
     if (error instanceof WarehouseBusyError)
-      throw new WarehouseBusyError(`sql: ${error.message}; a run holds it until it ends (the published copy is never held)`, error.holderPid);
+      throw new WarehouseBusyError(
+        `sql: ${error.message}; a run holds it until it ends (the published copy is never held)`,
+        error.holderPid,
+      );
     throw error;
   }
 }
@@ -136,10 +149,15 @@ export function sqlQueryArgs(argv: readonly string[]): string[] {
 export function registerSql(program: Command): void {
   program
     .command('sql')
-    .description('run SQL on the warehouse, read-only (DuckDB: its published copy); an interactive prompt without a query')
+    .description(
+      'run SQL on the warehouse, read-only (DuckDB: its published copy); an interactive prompt without a query',
+    )
     .argument('[query]', 'statements to run (default: a prompt on a terminal, else read from stdin)')
     .option('-c, --config <file>', 'the jobs file', 'jobs.yaml')
-    .option('--warehouse <file-or-url>', "read this DuckDB file or postgres:// URL instead of the jobs file's warehouse")
+    .option(
+      '--warehouse <file-or-url>',
+      "read this DuckDB file or postgres:// URL instead of the jobs file's warehouse",
+    )
     .option('--csv', 'print CSV')
     .option('--json', 'print a JSON array of objects')
     .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')

@@ -5,7 +5,9 @@ import { table } from './table.js';
 
 /** The human form of `status`: a header, then each section that has something to say, a blank line between. */
 export function formatStatus(status: JobStatus): string {
-  const sections = [streams, directory, customerState, history, unlistedFields, lockAndEvents, backfills, runs].map((section) => section(status));
+  const sections = [streams, directory, customerState, history, unlistedFields, lockAndEvents, backfills, runs].map(
+    (section) => section(status),
+  );
   const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`];
   for (const section of sections) if (section.length > 0) lines.push('', ...section);
   return `${lines.join('\n')}\n`;
@@ -14,7 +16,18 @@ export function formatStatus(status: JobStatus): string {
 function streams(status: JobStatus): string[] {
   return [
     table(
-      ['stream', 'complete through', 'lag (days)', 'windows done', 'failed', 'pending', 'rows loaded', 'rejects', 'NULL fields', 'requests'],
+      [
+        'stream',
+        'complete through',
+        'lag (days)',
+        'windows done',
+        'failed',
+        'pending',
+        'rows loaded',
+        'rejects',
+        'NULL fields',
+        'requests',
+      ],
       status.streams.map((s) => [
         s.stream,
         s.completeThrough ?? '-',
@@ -38,7 +51,9 @@ function directory({ directory, lastClosedDay }: JobStatus): string[] {
     `customer directory: ${directory.customers} customers in accounts; ${loaded ? `every accounts window from ${directory.from} through ${directory.completeThrough} is done` : `not loaded yet (from ${directory.from}): the next run sweeps it`}`,
   ];
   if (loaded && addDays(directory.completeThrough, 1) < lastClosedDay)
-    lines.push(`  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`);
+    lines.push(
+      `  (accounts windows from ${addDays(directory.completeThrough, 1)} on are not all done: postings after that day wait for them)`,
+    );
   return lines;
 }
 
@@ -52,7 +67,13 @@ function history(status: JobStatus): string[] {
     'history (versions grow with changes, not with nights)',
     table(
       ['table', 'versions', 'current', 'observations', 'kept'],
-      status.history.map((h) => [h.table, h.versions, h.current, h.observations, h.kept ? 'yes' : 'no (jobs.<name>.history)']),
+      status.history.map((h) => [
+        h.table,
+        h.versions,
+        h.current,
+        h.observations,
+        h.kept ? 'yes' : 'no (jobs.<name>.history)',
+      ]),
     ),
   ];
 }
@@ -64,12 +85,25 @@ function unlistedFields(status: JobStatus): string[] {
     `fields the spec does not list: ${fields.length} (each kept in its table's _unlisted column; docs/warehouse.md)`,
     table(
       ['field', 'record', 'kept in', 'first seen', 'last seen', 'records'],
-      fields.map((f) => [f.field_path, f.record_type, `${f.table_name}._unlisted`, f.first_seen_at.slice(0, 19), f.last_seen_at.slice(0, 19), f.records]),
+      fields.map((f) => [
+        f.field_path,
+        f.record_type,
+        `${f.table_name}._unlisted`,
+        f.first_seen_at.slice(0, 19),
+        f.last_seen_at.slice(0, 19),
+        f.records,
+      ]),
     ),
   ];
 }
 
-function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: spooled, quarantinedEvents: quarantined, archive }: JobStatus): string[] {
+function lockAndEvents({
+  runLock: lock,
+  webhookEvents: events,
+  spooledEvents: spooled,
+  quarantinedEvents: quarantined,
+  archive,
+}: JobStatus): string[] {
   const lines = [
     lock
       ? `run lock: held by run ${lock.runId}${lock.pid !== null ? ` (pid ${lock.pid}${lock.host ? ` on ${lock.host}` : ''})` : ''} since ${(lock.since ?? '').slice(0, 19)}`
@@ -81,14 +115,20 @@ function lockAndEvents({ runLock: lock, webhookEvents: events, spooledEvents: sp
     );
   }
   if (spooled)
-    lines.push(`webhook spool: ${spooled} event${spooled === 1 ? '' : 's'} received and not yet in loyalty_events (the next run or backfill takes them in)`);
+    lines.push(
+      `webhook spool: ${spooled} event${spooled === 1 ? '' : 's'} received and not yet in loyalty_events (the next run or backfill takes them in)`,
+    );
   if (quarantined)
     lines.push(
       `webhook quarantine: ${quarantined.events} event${quarantined.events === 1 ? '' : 's'} received but not storable in loyalty_events, last ${(quarantined.lastAt ?? '').slice(0, 19)}; their reasons are in _etl_event_quarantine (docs/webhook.md, "Quarantine")`,
     );
   if (archive) {
-    const span = archive.oldest ? `, spans begun ${archive.oldest.slice(0, 19)} to ${archive.newest!.slice(0, 19)}` : '';
-    lines.push(`raw archive: ${archive.root}: ${(archive.bytes / 1e6).toFixed(1)} MB in ${archive.files} span file${archive.files === 1 ? '' : 's'}${span}`);
+    const span = archive.oldest
+      ? `, spans begun ${archive.oldest.slice(0, 19)} to ${archive.newest!.slice(0, 19)}`
+      : '';
+    lines.push(
+      `raw archive: ${archive.root}: ${(archive.bytes / 1e6).toFixed(1)} MB in ${archive.files} span file${archive.files === 1 ? '' : 's'}${span}`,
+    );
   }
   return lines;
 }

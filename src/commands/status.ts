@@ -35,7 +35,11 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
         const customerState = [];
         for (const stream of STATE_STREAMS.filter((s) => jobConfig.streams.includes(s)))
           customerState.push(await stateCoverage(conn, stream, jobConfig.sweep_days, new Date()));
-        return { ...status, directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)), customerState };
+        return {
+          ...status,
+          directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)),
+          customerState,
+        };
       }),
     { create: false },
   );
@@ -48,18 +52,26 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
 }
 
 /** The history tables the job's streams declare, and whether the job keeps them. */
-function historiesOf(jobConfig: JobSettings): Array<{ stream: string; table: string; observations: string; kept: boolean }> {
+function historiesOf(
+  jobConfig: JobSettings,
+): Array<{ stream: string; table: string; observations: string; kept: boolean }> {
   const off: Partial<Record<string, boolean>> = jobConfig.history ?? {};
   return jobConfig.streams.flatMap((stream) =>
     streamDefinition(stream).tables.flatMap((t) =>
-      t.history ? [{ stream, table: t.history.table, observations: t.history.observations, kept: off[stream] !== false }] : [],
+      t.history
+        ? [{ stream, table: t.history.table, observations: t.history.observations, kept: off[stream] !== false }]
+        : [],
     ),
   );
 }
 
 /** `loyalty-etl status` and its flags. */
 export function registerStatus(program: Command): void {
-  withJobFlags(program.command('status').description('per stream: watermark, lag, windows, rejects; the customer directory; the last runs'))
+  withJobFlags(
+    program
+      .command('status')
+      .description('per stream: watermark, lag, windows, rejects; the customer directory; the last runs'),
+  )
     .option('--json', 'machine-readable output')
     .action(statusCommand);
 }

@@ -5,7 +5,12 @@ import { addDays, type Day } from '../plan/days.js';
 import { planRange, windowStartOf } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { customersMissingFromAccounts, customersOfWindow, directoryCompleteThrough, directoryHeld } from '../state/directory.js';
+import {
+  customersMissingFromAccounts,
+  customersOfWindow,
+  directoryCompleteThrough,
+  directoryHeld,
+} from '../state/directory.js';
 import { accountsStream } from '../streams/accounts.js';
 
 /** Customers named in the report at most; the total is always given. */
@@ -77,14 +82,19 @@ export async function checkDirectory(options: {
   };
   if (through >= from) {
     const count = (range: Window) => accountsStream.countRange!(api, range);
-    const held = (range: Window) => destination.withConnection((conn) => directoryHeld(conn, job, range.start, range.end));
+    const held = (range: Window) =>
+      destination.withConnection((conn) => directoryHeld(conn, job, range.start, range.end));
     check.source = await count({ start: from, end: through });
     const all = await held({ start: from, end: through });
     check.seen = all.seen;
     check.rejected = all.rejected;
     const lost = await destination.withConnection((conn) => customersMissingFromAccounts(conn, from, through, NAMED));
     check.missingTotal = lost.total;
-    check.missing = lost.first.map((c) => ({ customerId: c.customerId, window: c.lastSeen, why: 'deleted from accounts' as const }));
+    check.missing = lost.first.map((c) => ({
+      customerId: c.customerId,
+      window: c.lastSeen,
+      why: 'deleted from accounts' as const,
+    }));
     const shortfall = check.source - all.seen - all.rejected;
     if (shortfall > 0) {
       // The count says records, not customers: an export that lists a customer once per change counts more records
@@ -93,7 +103,8 @@ export async function checkDirectory(options: {
       const short = await windowsShort(planRange(jobConfig, from, through), count, held);
       for (const window of short.windows) {
         const known = await destination.withConnection((conn) => customersOfWindow(conn, job, window.start));
-        for (const id of await listedCustomers(api, window, options.pageSize)) if (!known.has(id)) lastListed.set(id, window.start);
+        for (const id of await listedCustomers(api, window, options.pageSize))
+          if (!known.has(id)) lastListed.set(id, window.start);
       }
       check.missingTotal += lastListed.size;
       for (const [customerId, window] of [...lastListed].slice(0, NAMED - check.missing.length))
@@ -111,7 +122,10 @@ export async function checkDirectory(options: {
 
 function directoryGap(check: DirectoryCheck): string | null {
   const problems: string[] = [];
-  if (check.notLoaded) problems.push(`accounts windows from ${check.notLoaded.start} on are not loaded, so customers created since are not known`);
+  if (check.notLoaded)
+    problems.push(
+      `accounts windows from ${check.notLoaded.start} on are not loaded, so customers created since are not known`,
+    );
   if (check.missingTotal > 0) {
     const first = check.missing[0];
     problems.push(

@@ -22,7 +22,11 @@ export interface PostingsCheck {
  * promises); a `first_night: sweep` job's customers never asked yet are accepted until `sweep_days` days after
  * its first observation. Without a sweep, what a cheap selection can miss has no bound, and `verify` says so.
  */
-export async function checkPostingsSelection(destination: Destination, job: JobSettings, now: Date): Promise<PostingsCheck> {
+export async function checkPostingsSelection(
+  destination: Destination,
+  job: JobSettings,
+  now: Date,
+): Promise<PostingsCheck> {
   const selection = job.postings.customers;
   const sweepDays = job.postings.sweep_days ?? null;
   if (selection === 'all')
@@ -32,10 +36,13 @@ export async function checkPostingsSelection(destination: Destination, job: JobS
       coverage: null,
       firstPeriodEnds: null,
       gap: null,
-      bound: 'customers: all asks every customer for each window: a posting is missing only if the service did not list it when its window was read',
+      bound:
+        'customers: all asks every customer for each window: a posting is missing only if the service did not list it when its window was read',
     };
   const missed =
-    selection === 'changed' ? 'postings of customers whose account did not change in their window' : 'postings whose customer no webhook event named';
+    selection === 'changed'
+      ? 'postings of customers whose account did not change in their window'
+      : 'postings whose customer no webhook event named';
   if (sweepDays === null)
     return {
       selection,
@@ -47,7 +54,8 @@ export async function checkPostingsSelection(destination: Destination, job: JobS
     };
   return destination.withConnection(async (conn) => {
     const coverage = await stateCoverage(conn, 'loyalty_postings', sweepDays, now);
-    const firstPeriodEnds = job.first_night === 'sweep' ? await firstPeriodEnd(conn, 'loyalty_postings', sweepDays, now) : null;
+    const firstPeriodEnds =
+      job.first_night === 'sweep' ? await firstPeriodEnd(conn, 'loyalty_postings', sweepDays, now) : null;
     const bound =
       `customers: ${selection} with a sweep of ${sweepDays} night(s): ${missed} are loaded when the sweep next asks the customer, ` +
       `at most ${sweepDays} night(s) later (the sweep reads each customer's postings since it was last asked, less the look-back and a day)`;
@@ -67,7 +75,9 @@ export function postingsCheckLines(check: PostingsCheck): string[] {
   const lines = [`loyalty_postings: ${check.bound}`];
   const c = check.coverage;
   if (c) {
-    lines.push(`loyalty_postings: ${c.observedWithin} of ${c.customers} customers' postings asked within the last ${c.sweepDays} day(s) (postings.sweep_days)`);
+    lines.push(
+      `loyalty_postings: ${c.observedWithin} of ${c.customers} customers' postings asked within the last ${c.sweepDays} day(s) (postings.sweep_days)`,
+    );
     if (check.firstPeriodEnds !== null && c.neverObserved > 0)
       lines.push(
         `loyalty_postings: ${c.neverObserved} customer(s) never asked yet, accepted: first_night: sweep leaves them to the sweep until ${check.firstPeriodEnds.slice(0, 19)}Z`,

@@ -36,11 +36,14 @@ export async function checkStateStream(
     const firstPeriodEnds = firstNightSweep ? await firstPeriodEnd(conn, stream, sweepDays, now) : null;
     const rows: StateCheck['rows'] = [];
     for (const t of streamDefinition(stream).tables) {
-      const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(t.name)}`);
+      const [row] = await conn.all<{ n: number | string }>(
+        `SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(t.name)}`,
+      );
       rows.push({ table: t.name, rows: Number(row?.n ?? 0) });
     }
     // a first night left to the sweep: customers never asked are still in their first period
-    const stale = coverage.customers - coverage.observedWithin - (firstPeriodEnds !== null ? coverage.neverObserved : 0);
+    const stale =
+      coverage.customers - coverage.observedWithin - (firstPeriodEnds !== null ? coverage.neverObserved : 0);
     const gap =
       stale === 0
         ? null
@@ -52,7 +55,10 @@ export async function checkStateStream(
 /** The human form of a state stream's check, with what it cannot prove. */
 export function stateCheckLines(check: StateCheck): string[] {
   const c = check.coverage;
-  const oldest = c.oldestObservedAt === null ? 'none observed yet' : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;
+  const oldest =
+    c.oldestObservedAt === null
+      ? 'none observed yet'
+      : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;
   return [
     `${c.stream}: ${c.observedWithin} of ${c.customers} customers observed within the last ${c.sweepDays} day(s) (sweep_days); ${oldest}`,
     `${c.stream}: ${check.rows.map((r) => `${r.table} ${r.rows} rows`).join(', ')}`,

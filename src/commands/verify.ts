@@ -6,7 +6,14 @@ import { readAllPages } from '../extract/paged-listing.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
-import { checkWindow, duplicateKeys, warehouseWindowsOf, type DuplicateKeys, type WarehouseWindow, type WindowCheck } from '../state/window-reconciliation.js';
+import {
+  checkWindow,
+  duplicateKeys,
+  warehouseWindowsOf,
+  type DuplicateKeys,
+  type WarehouseWindow,
+  type WindowCheck,
+} from '../state/window-reconciliation.js';
 import { streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
@@ -28,7 +35,13 @@ export interface VerifyOptions extends CommonOptions, RangeOptions {
  * the listing (`totalCount` counts elements of 1–4 answers, so the pages are read and their answers counted).
  * Postings have no per-window count in the source: null.
  */
-async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, pageSize: number, held: WarehouseWindow | undefined): Promise<number | null> {
+async function sourceCount(
+  api: LoyaltyApi,
+  stream: StreamName,
+  window: Window,
+  pageSize: number,
+  held: WarehouseWindow | undefined,
+): Promise<number | null> {
   if (stream === 'accounts') {
     const total = (await api.accountsPage(window, 1, 1)).totalCount;
     // one request when it adds up; otherwise the export may count changes rather than customers (once per change): its customers are counted
@@ -37,7 +50,11 @@ async function sourceCount(api: LoyaltyApi, stream: StreamName, window: Window, 
   }
   if (stream === 'surveys') {
     let answers = 0;
-    const listing = { label: `surveys ${window.start}..${window.end}`, pageSize, fetchPage: (n: number) => api.surveysPage(window, n, pageSize) };
+    const listing = {
+      label: `surveys ${window.start}..${window.end}`,
+      pageSize,
+      fetchPage: (n: number) => api.surveysPage(window, n, pageSize),
+    };
     for await (const page of readAllPages(listing)) {
       if (page.restart) answers = 0;
       answers += page.records.flatMap(splitSurveyElement).length;
@@ -63,7 +80,15 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     ? await usingDestination(
         config,
         (destination) =>
-          checkDirectory({ api, destination, job, jobConfig, historyStart: config.source.history_start, to: options.to, pageSize: config.source.page_size }),
+          checkDirectory({
+            api,
+            destination,
+            job,
+            jobConfig,
+            historyStart: config.source.history_start,
+            to: options.to,
+            pageSize: config.source.page_size,
+          }),
         { create: false },
       )
     : undefined;
@@ -72,14 +97,24 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
     state.push(
       await usingDestination(
         config,
-        (destination) => checkStateStream(destination, stream, jobConfig.sweep_days, new Date(), jobConfig.first_night === 'sweep'),
+        (destination) =>
+          checkStateStream(destination, stream, jobConfig.sweep_days, new Date(), jobConfig.first_night === 'sweep'),
         { create: false },
       ),
     );
   const postings = streams.includes('loyalty_postings')
-    ? await usingDestination(config, (destination) => checkPostingsSelection(destination, jobConfig, new Date()), { create: false })
+    ? await usingDestination(config, (destination) => checkPostingsSelection(destination, jobConfig, new Date()), {
+        create: false,
+      })
     : undefined;
-  const report: VerifyReport = { checks, gaps: checks.filter((c) => c.gap !== null), duplicates, directory, state, postings };
+  const report: VerifyReport = {
+    checks,
+    gaps: checks.filter((c) => c.gap !== null),
+    duplicates,
+    directory,
+    state,
+    postings,
+  };
   const { gaps } = report;
   if (options.json) {
     const json = {
@@ -95,7 +130,10 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
       duplicateKeys: duplicates,
     };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  } else process.stdout.write(`${reportLines(report, { job, from: options.from, to: options.to, windows: windows.length, streams }).join('\n')}\n`);
+  } else
+    process.stdout.write(
+      `${reportLines(report, { job, from: options.from, to: options.to, windows: windows.length, streams }).join('\n')}\n`,
+    );
   if (duplicates.length > 0) {
     const d = duplicates[0]!;
     const more = duplicates.length > 1 ? ` (and ${duplicates.length - 1} more table(s))` : '';
@@ -161,18 +199,34 @@ async function checkWindows(
   const limit = pLimit(config.source.concurrency);
   const checks: WindowCheck[] = [];
   for (const stream of streams) {
-    const counts = await Promise.all(windows.map((w) => limit(() => sourceCount(api, stream, w, config.source.page_size, held.get(stream)!.get(w.start)))));
-    for (const [i, w] of windows.entries()) checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
+    const counts = await Promise.all(
+      windows.map((w) =>
+        limit(() => sourceCount(api, stream, w, config.source.page_size, held.get(stream)!.get(w.start))),
+      ),
+    );
+    for (const [i, w] of windows.entries())
+      checks.push(checkWindow(stream, w.start, held.get(stream)!.get(w.start), counts[i]!));
   }
   return { checks, duplicates };
 }
 
 /** The human form of the report: the gaps, the keys held twice, the directory, and one line that sums it up. */
-function reportLines(report: VerifyReport, scope: { job: string; from: string; to: string; windows: number; streams: StreamName[] }): string[] {
+function reportLines(
+  report: VerifyReport,
+  scope: { job: string; from: string; to: string; windows: number; streams: StreamName[] },
+): string[] {
   const { gaps, duplicates, directory, state, postings } = report;
   const out: string[] = [];
   if (gaps.length > 0) {
-    const rows = gaps.map((g) => [g.stream, g.window, g.expected ?? '-', g.basis === 'source' ? 'source' : 'last load', g.held, g.rejected, g.gap!]);
+    const rows = gaps.map((g) => [
+      g.stream,
+      g.window,
+      g.expected ?? '-',
+      g.basis === 'source' ? 'source' : 'last load',
+      g.held,
+      g.rejected,
+      g.gap!,
+    ]);
     out.push(table(['stream', 'window', 'expected', 'from', 'warehouse', 'of which rejected', 'gap'], rows), '');
   }
   if (duplicates.length > 0)
@@ -216,7 +270,10 @@ function directoryLines(d: DirectoryCheck): string[] {
       `customer directory ${d.from}..${d.through}: ${d.source} customers at the source, ${held}${d.missingTotal ? `, ${d.missingTotal} missing from accounts` : ''}${extra}`,
     );
   }
-  if (d.notLoaded) lines.push(`customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`);
+  if (d.notLoaded)
+    lines.push(
+      `customer directory: accounts windows from ${d.notLoaded.start} on are not loaded (run or backfill them)`,
+    );
   if (d.cannotProve) lines.push(`customer directory: ${d.cannotProve}`);
   else if (!d.gap) lines.push('customer directory: complete');
   return lines;
@@ -226,7 +283,11 @@ function directoryLines(d: DirectoryCheck): string[] {
 export function registerVerify(program: Command): void {
   withRangeFlags(
     withJobFlags(
-      program.command('verify').description("compare the warehouse with the source's counts per window, and the customer directory; exit 4 on gaps"),
+      program
+        .command('verify')
+        .description(
+          "compare the warehouse with the source's counts per window, and the customer directory; exit 4 on gaps",
+        ),
     ),
   )
     .option('--json', 'machine-readable output')

@@ -65,9 +65,20 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
     );
   }
   const receiverId = randomUUID();
-  const store = archivingEvents(eventStoreFor(config.destination, { runId: receiverId }), createArchive(config), receiverId);
+  const store = archivingEvents(
+    eventStoreFor(config.destination, { runId: receiverId }),
+    createArchive(config),
+    receiverId,
+  );
   const warehouse = await store.check(); // the config and the warehouse are sound before the first call
-  const receiver = await startWebhookReceiver({ ...gateOptions, store, timezone: config.source.timezone, host: options.host, port, logger });
+  const receiver = await startWebhookReceiver({
+    ...gateOptions,
+    store,
+    timezone: config.source.timezone,
+    host: options.host,
+    port,
+    logger,
+  });
   const address =
     gateOptions.secrets.length > 0
       ? `${HOOKS_PATH}/<secret>${gateOptions.secretHeader ? ` or ${HOOKS_PATH} with header ${gateOptions.secretHeader}` : ''}`
@@ -85,7 +96,9 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
     },
     'webhook receiver listening',
   );
-  process.stdout.write(`webhook receiver listening on ${receiver.url}: POST ${address}; storing into ${warehouse}; receiver ${receiverId}\n`);
+  process.stdout.write(
+    `webhook receiver listening on ${receiver.url}: POST ${address}; storing into ${warehouse}; receiver ${receiverId}\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -102,9 +115,14 @@ export async function webhookCommand(options: WebhookCommandOptions): Promise<vo
  * Where the receiver stores events: for a DuckDB warehouse, its spool (`destination.event_spool`), which each run
  * ingests, so the receiver never needs the file a run holds; PostgreSQL takes every event directly.
  */
-export function eventStoreFor(destination: DestinationSettings, options: { runId: string; now?: () => Date }): EventStore & { check(): Promise<string> } {
+export function eventStoreFor(
+  destination: DestinationSettings,
+  options: { runId: string; now?: () => Date },
+): EventStore & { check(): Promise<string> } {
   const spool = eventSpoolOf(destination);
-  return spool === undefined ? new WarehouseEventStore(destination, options) : new SpoolEventStore(new EventSpool(spool), options);
+  return spool === undefined
+    ? new WarehouseEventStore(destination, options)
+    : new SpoolEventStore(new EventSpool(spool), options);
 }
 
 /**
@@ -155,13 +173,17 @@ function resolveGateOptions(options: WebhookCommandOptions): WebhookGateOptions 
   };
   if (options.maxCallsPerSecond !== undefined) {
     if (!/^[1-9]\d*$/.test(options.maxCallsPerSecond))
-      throw new CommandError(`webhook: --max-calls-per-second: ${options.maxCallsPerSecond} is not a whole number of at least 1`, ExitCode.usage);
+      throw new CommandError(
+        `webhook: --max-calls-per-second: ${options.maxCallsPerSecond} is not a whole number of at least 1`,
+        ExitCode.usage,
+      );
     gate.rateLimit = { calls: Number(options.maxCallsPerSecond) };
   }
   try {
     new WebhookGate(gate); // every flag is checked here, before the warehouse is opened
   } catch (error) {
-    if (error instanceof WebhookGateOptionError) throw new CommandError(`webhook: --${error.option}: ${error.problem}`, ExitCode.usage);
+    if (error instanceof WebhookGateOptionError)
+      throw new CommandError(`webhook: --${error.option}: ${error.problem}`, ExitCode.usage);
     throw error;
   }
   return gate;

@@ -14,9 +14,14 @@ import {
 export const isoDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day written YYYY-MM-DD')
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a real calendar day');
+  .refine(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    'is not a real calendar day',
+  );
 
-const ianaZone = z.string().refine((z) => IANAZone.isValidZone(z), 'must be an IANA time zone such as Europe/Athens or UTC');
+const ianaZone = z
+  .string()
+  .refine((z) => IANAZone.isValidZone(z), 'must be an IANA time zone such as Europe/Athens or UTC');
 
 /**
  * Where the customer directory sweep starts when `source.history_start` is not set: early enough for any loyalty
@@ -60,7 +65,10 @@ const sourceSchema = z
     backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
   })
   .strict()
-  .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, { message: 'must not be less than backoff_base_ms', path: ['backoff_max_ms'] });
+  .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, {
+    message: 'must not be less than backoff_base_ms',
+    path: ['backoff_max_ms'],
+  });
 
 /** A DuckDB size setting. */
 const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
@@ -164,21 +172,33 @@ const jobSchema = z
      * served meanwhile are missing from the history for good.
      */
     first_night: z.enum(FIRST_NIGHTS).optional(),
-    history: z.object({ accounts: z.boolean().optional(), loyalty_status: z.boolean().optional(), vouchers: z.boolean().optional() }).strict().optional(),
+    history: z
+      .object({
+        accounts: z.boolean().optional(),
+        loyalty_status: z.boolean().optional(),
+        vouchers: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((j) => !j.streams.some((s) => PER_CUSTOMER_STREAMS.includes(s)) || j.streams.includes('accounts'), {
-    message: 'loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
+    message:
+      'loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     path: ['streams'],
   })
   .refine((j) => j.postings.sweep_days === undefined || j.postings.customers !== 'all', {
     message: 'sweep_days is for the selections changed and webhook: customers all asks every customer every night',
     path: ['postings', 'sweep_days'],
   })
-  .refine((j) => j.first_night !== 'sweep' || !j.streams.includes('loyalty_postings') || j.postings.sweep_days !== undefined, {
-    message: 'first_night: sweep leaves customers to the postings sweep: set postings.sweep_days (with customers changed or webhook)',
-    path: ['first_night'],
-  });
+  .refine(
+    (j) => j.first_night !== 'sweep' || !j.streams.includes('loyalty_postings') || j.postings.sweep_days !== undefined,
+    {
+      message:
+        'first_night: sweep leaves customers to the postings sweep: set postings.sweep_days (with customers changed or webhook)',
+      path: ['first_night'],
+    },
+  );
 
 /** What a user writes in `jobs.yaml`, after `${VAR}` substitution. */
 export const configFileSchema = z

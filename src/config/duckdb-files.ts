@@ -16,7 +16,8 @@ function stemOf(path: string): string {
  * PostgreSQL (which serves readers itself).
  */
 export function publishPathOf(destination: DestinationSettings): string | undefined {
-  if (destination.type !== 'duckdb' || destination.path === ':memory:' || destination.publish_path === false) return undefined;
+  if (destination.type !== 'duckdb' || destination.path === ':memory:' || destination.publish_path === false)
+    return undefined;
   return destination.publish_path ?? `${stemOf(destination.path)}.published.duckdb`;
 }
 
@@ -33,7 +34,10 @@ export function eventSpoolOf(destination: DestinationSettings): string | undefin
  * Seconds to wait for a DuckDB warehouse file another process holds: `LOYALTY_BUSY_TIMEOUT_S`, else
  * `destination.busy_timeout_s`, else {@link DEFAULT_BUSY_TIMEOUT_S}; 0 gives up at once.
  */
-export function busyTimeoutOf(destination: DestinationSettings, env: Record<string, string | undefined> = process.env): number {
+export function busyTimeoutOf(
+  destination: DestinationSettings,
+  env: Record<string, string | undefined> = process.env,
+): number {
   const raw = env.LOYALTY_BUSY_TIMEOUT_S;
   if (raw !== undefined && raw !== '') {
     if (!/^\d+$/.test(raw) || Number(raw) > 86_400)
@@ -48,12 +52,19 @@ export function busyTimeoutOf(destination: DestinationSettings, env: Record<stri
  * DuckDB warehouse (`<name>.archive`), or for PostgreSQL `<database>.archive` beside the jobs file `configFile`;
  * undefined when `destination.archive` is false, or for an in-memory warehouse.
  */
-export function archiveOf(destination: DestinationSettings, configFile: string): { root: string; keepDays?: number; maxBytes?: number } | undefined {
+export function archiveOf(
+  destination: DestinationSettings,
+  configFile: string,
+): { root: string; keepDays?: number; maxBytes?: number } | undefined {
   const settings = destination.archive;
   if (settings === false) return undefined;
-  const retention = { ...(settings?.keep_days ? { keepDays: settings.keep_days } : {}), ...(settings?.max_bytes ? { maxBytes: settings.max_bytes } : {}) };
+  const retention = {
+    ...(settings?.keep_days ? { keepDays: settings.keep_days } : {}),
+    ...(settings?.max_bytes ? { maxBytes: settings.max_bytes } : {}),
+  };
   if (settings?.path) return { root: settings.path, ...retention };
-  if (destination.type === 'duckdb') return destination.path === ':memory:' ? undefined : { root: `${stemOf(destination.path)}.archive`, ...retention };
+  if (destination.type === 'duckdb')
+    return destination.path === ':memory:' ? undefined : { root: `${stemOf(destination.path)}.archive`, ...retention };
   const database = decodeURIComponent(new URL(destination.url).pathname.slice(1)) || 'postgres';
   return { root: join(dirname(configFile), `${database.replace(/[^A-Za-z0-9_-]/g, '_')}.archive`), ...retention };
 }

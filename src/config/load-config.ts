@@ -36,7 +36,8 @@ type Env = Record<string, string | undefined>;
  */
 export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
   const job = config.jobs[name];
-  if (!job) throw new ConfigError(config.file, 'jobs', `no job named '${name}' (jobs: ${Object.keys(config.jobs).join(', ')})`);
+  if (!job)
+    throw new ConfigError(config.file, 'jobs', `no job named '${name}' (jobs: ${Object.keys(config.jobs).join(', ')})`);
   const { source } = config;
   return {
     name,
@@ -91,9 +92,13 @@ function toConfigError(file: string, error: z.ZodError): ConfigError {
   const issue = error.issues[0]!;
   const key = issue.path.map(String).join('.');
   let problem = issue.message;
-  if (issue.code === 'unrecognized_keys') problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    problem = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
   if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) problem = 'is required';
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+  const more =
+    error.issues.length > 1
+      ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})`
+      : '';
   return new ConfigError(file, key, problem + more);
 }
 
@@ -105,7 +110,11 @@ function substituteEnv(value: unknown, file: string, path: string[], env: Env): 
       const found = env[name];
       if (found !== undefined && found !== '') return found;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(file, path.join('.'), `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
+      throw new ConfigError(
+        file,
+        path.join('.'),
+        `environment variable ${name} is not set (write \${${name}:-default} for a default)`,
+      );
     });
   }
   if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, file, [...path, String(i)], env));
@@ -119,7 +128,8 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   const source = { ...config.source, auth: { ...config.source.auth } };
   let destination: DestinationSettings = config.destination;
   if (env.LOYALTY_API_URL) {
-    if (!/^https?:\/\//.test(env.LOYALTY_API_URL)) throw new ConfigError('LOYALTY_API_URL', '', 'must be an http(s) URL');
+    if (!/^https?:\/\//.test(env.LOYALTY_API_URL))
+      throw new ConfigError('LOYALTY_API_URL', '', 'must be an http(s) URL');
     source.base_url = env.LOYALTY_API_URL;
   }
   if (env.LOYALTY_API_TOKEN) source.auth.token = env.LOYALTY_API_TOKEN;
@@ -139,7 +149,15 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     env[PII_SALT_VARIABLE] ?? '',
     analysts.key ?? '',
   ].filter((s) => s.length >= 3);
-  return { file, source, destination, jobs: config.jobs, leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS), secrets, analysts };
+  return {
+    file,
+    source,
+    destination,
+    jobs: config.jobs,
+    leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS),
+    secrets,
+    analysts,
+  };
 }
 
 /** The environment variable the hashes of personal data are salted from. */
@@ -154,12 +172,20 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
   const settings = destination.analysts ?? { personal_data: 'hash' as const };
   const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
   if (settings.schema !== undefined && destination.type !== 'postgres')
-    throw new ConfigError(file, 'destination.analysts.schema', 'is for PostgreSQL: DuckDB analysts read the published copy');
+    throw new ConfigError(
+      file,
+      'destination.analysts.schema',
+      'is for PostgreSQL: DuckDB analysts read the published copy',
+    );
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
   const salt = env[PII_SALT_VARIABLE];
   if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
-  return { personalData: 'hash', key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'), schema };
+  return {
+    personalData: 'hash',
+    key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
+    schema,
+  };
 }
 
 /**
@@ -179,10 +205,21 @@ export function requireAnalystsKey(config: ResolvedConfig): void {
 
 function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {
   if (/^postgres(ql)?:\/\//.test(value)) {
-    return { type: 'postgres', url: value, schema: current.type === 'postgres' ? current.schema : 'public', analysts: current.analysts };
+    return {
+      type: 'postgres',
+      url: value,
+      schema: current.type === 'postgres' ? current.schema : 'public',
+      analysts: current.analysts,
+    };
   }
-  if (/^[a-z]+:\/\//i.test(value)) throw new ConfigError('LOYALTY_WAREHOUSE', '', 'must be a .duckdb file path or a postgres:// URL');
-  return { type: 'duckdb', path: value, schema: current.type === 'duckdb' ? current.schema : 'main', analysts: current.analysts };
+  if (/^[a-z]+:\/\//i.test(value))
+    throw new ConfigError('LOYALTY_WAREHOUSE', '', 'must be a .duckdb file path or a postgres:// URL');
+  return {
+    type: 'duckdb',
+    path: value,
+    schema: current.type === 'duckdb' ? current.schema : 'main',
+    analysts: current.analysts,
+  };
 }
 
 function passwordOf(url: string): string {
@@ -199,6 +236,7 @@ export const DEFAULT_LEASE_SECONDS = 60;
 function leaseSecondsOf(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_LEASE_SECONDS;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 1 || n > 86_400) throw new ConfigError('LOYALTY_LEASE_SECONDS', '', `${raw} is not a number of seconds from 1 to 86400`);
+  if (!Number.isFinite(n) || n < 1 || n > 86_400)
+    throw new ConfigError('LOYALTY_LEASE_SECONDS', '', `${raw} is not a number of seconds from 1 to 86400`);
   return n;
 }

@@ -82,13 +82,19 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const surveyDuplicateRate = options.surveyDuplicateRate ?? 0;
   const postingsOrder = options.postingsOrder ?? 'newest-first';
   check(Number.isSafeInteger(seed) && seed >= 0, 'seed must be a non-negative integer');
-  check(Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS, `accounts must be an integer in 1..${MAX_ACCOUNTS}`);
+  check(
+    Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS,
+    `accounts must be an integer in 1..${MAX_ACCOUNTS}`,
+  );
   check(badRecordRate >= 0 && badRecordRate <= 1, 'badRecordRate must be within 0..1');
   check(contactlessRate >= 0 && contactlessRate <= 1, 'contactlessRate must be within 0..1');
   check(Number.isInteger(maxPageSize) && maxPageSize >= 1, 'maxPageSize must be a positive integer');
   check(surveysPerDay >= 0 && Number.isFinite(surveysPerDay), 'surveysPerDay must be a non-negative number');
   check(surveyDuplicateRate >= 0 && surveyDuplicateRate <= 1, 'surveyDuplicateRate must be within 0..1');
-  check(postingsOrder === 'newest-first' || postingsOrder === 'oldest-first', 'postingsOrder must be newest-first or oldest-first');
+  check(
+    postingsOrder === 'newest-first' || postingsOrder === 'oldest-first',
+    'postingsOrder must be newest-first or oldest-first',
+  );
   if (options.auth) check(options.auth.header.length > 0, 'auth.header must not be empty');
   return {
     seed,

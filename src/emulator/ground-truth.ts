@@ -17,7 +17,16 @@ import {
 } from './model/loyalty-truth.js';
 import type { TruthVoucher } from './model/vouchers.js';
 
-export type { TruthAccount, TruthBalanceDetail, TruthLoyalty, TruthLoyaltyStatus, TruthLoyaltyWallet, TruthPosting, TruthSurveyResponse, TruthVoucher };
+export type {
+  TruthAccount,
+  TruthBalanceDetail,
+  TruthLoyalty,
+  TruthLoyaltyStatus,
+  TruthLoyaltyWallet,
+  TruthPosting,
+  TruthSurveyResponse,
+  TruthVoucher,
+};
 
 /** A malformed record an export served, and why it must be rejected. */
 export interface TruthReject {
@@ -81,7 +90,11 @@ export function groundTruthOf(data: SourceData, activity?: ActivityOverlay, now:
     if (parseDay(start) === null || parseDay(end) === null) throw new RangeError(`not a day range: ${start}..${end}`);
     return data.calendar.span(start, end);
   };
-  const windowOf = <T>(source: { window(first: number, last: number): ExportWindow<T> }, start: string, end: string): ExportWindow<T> => {
+  const windowOf = <T>(
+    source: { window(first: number, last: number): ExportWindow<T> },
+    start: string,
+    end: string,
+  ): ExportWindow<T> => {
     const days = span(start, end);
     return days ? source.window(days.first, days.last) : EMPTY_WINDOW;
   };
@@ -92,7 +105,8 @@ export function groundTruthOf(data: SourceData, activity?: ActivityOverlay, now:
       return validRows(activity.accountsWindow(start, end));
     },
     surveyResponses: (start, end) => validRows(windowOf(data.surveys, start, end)),
-    rejects: (stream, start, end) => rejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
+    rejects: (stream, start, end) =>
+      rejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
     postings: (start, end) => {
       const seeded = postingsIn(data, span(start, end));
       return activity ? concat(seeded, activity.writtenPostings(start, end)) : seeded;

@@ -1,4 +1,9 @@
-export { type EmulatorOptions, type ResolvedEmulatorOptions, MAX_ACCOUNTS, resolveEmulatorOptions } from './emulator-options.js';
+export {
+  type EmulatorOptions,
+  type ResolvedEmulatorOptions,
+  MAX_ACCOUNTS,
+  resolveEmulatorOptions,
+} from './emulator-options.js';
 export {
   type GroundTruth,
   type TruthAccount,
@@ -29,6 +34,20 @@ export { SURVEYS, type SurveyDefinition, type SurveyQuestion } from './model/sur
 export { type WebhookOptions, type WebhookStats, WebhookDispatcher } from './webhook/webhook-dispatcher.js';
 export { LOYALTY_POINT_UPDATED, loyaltyUpdatedBody, loyaltyUpdatedBodyOf } from './webhook/loyalty-updated-body.js';
 export { ActivityOverlay, type ProfileEdit } from './model/activity-overlay.js';
-export { DEFAULT_READINGS, type EmulatorReadings, READING_NAMES, type ResolvedReadings, parseReadings, resolveReadings } from './readings/readings.js';
+export {
+  DEFAULT_READINGS,
+  type EmulatorReadings,
+  READING_NAMES,
+  type ResolvedReadings,
+  parseReadings,
+  resolveReadings,
+} from './readings/readings.js';
 export { UNLISTED_FIELDS, type UnlistedRecordType, unlistedMembers } from './readings/unlisted-fields.js';
-export { type Emulator, type EmulatorActivity, type EmulatorHooks, type StartEmulatorOptions, createEmulatorHandler, startEmulator } from './start-emulator.js';
+export {
+  type Emulator,
+  type EmulatorActivity,
+  type EmulatorHooks,
+  type StartEmulatorOptions,
+  createEmulatorHandler,
+  startEmulator,
+} from './start-emulator.js';

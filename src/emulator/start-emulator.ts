@@ -125,9 +125,20 @@ export function createEmulatorHandler(
 ): RequestHandler {
   const expiries = writes.expiries ?? new ExpiryNotifier(writes.activity, writes.webhooks, writes.now);
   const userView = hooks.dataView;
-  const dataView: DataViewHook = userView ? (view, context) => userView(faults.dataView(view, context), context) : faults.dataView;
+  const dataView: DataViewHook = userView
+    ? (view, context) => userView(faults.dataView(view, context), context)
+    : faults.dataView;
   const readings = new ReadingLayer(data.options.readings, data.calendar.clock, data.options.seed);
-  const context: RouteContext = { data, truth, stats, dataView, faults: () => faults.faults, readings, ...writes, expiries };
+  const context: RouteContext = {
+    data,
+    truth,
+    stats,
+    dataView,
+    faults: () => faults.faults,
+    readings,
+    ...writes,
+    expiries,
+  };
   const router = createRouter(
     [
       ...exportRoutes(context),
@@ -142,7 +153,12 @@ export function createEmulatorHandler(
   );
   const auth = data.options.auth;
   return composePipeline(
-    [stats.middleware(), ...(auth ? [requireAuth(auth, (error) => readings.errorResponse(error))] : []), faults.middleware, ...(hooks.middleware ?? [])],
+    [
+      stats.middleware(),
+      ...(auth ? [requireAuth(auth, (error) => readings.errorResponse(error))] : []),
+      faults.middleware,
+      ...(hooks.middleware ?? []),
+    ],
     router,
   );
 }
@@ -156,7 +172,15 @@ export function createEmulatorHandler(
  * await emulator.close();
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  const { port = 0, host = '127.0.0.1', hooks, clock = Date.now, webhooks: webhookOptions, expiryCheckMs, ...dataset } = options;
+  const {
+    port = 0,
+    host = '127.0.0.1',
+    hooks,
+    clock = Date.now,
+    webhooks: webhookOptions,
+    expiryCheckMs,
+    ...dataset
+  } = options;
   if (expiryCheckMs !== undefined && !(expiryCheckMs >= 1)) throw new RangeError('expiryCheckMs must be at least 1');
   const data = new SourceData(resolveEmulatorOptions(dataset));
   const activity = new ActivityOverlay(data);
@@ -165,7 +189,11 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const expiries = new ExpiryNotifier(activity, webhooks, clock);
   const stats = new RequestStats();
   const faults = new FaultLayer(data.options.faults);
-  const server = await listen(createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock, expiries }, faults), host, port);
+  const server = await listen(
+    createEmulatorHandler(data, stats, truth, hooks, { activity, webhooks, now: clock, expiries }, faults),
+    host,
+    port,
+  );
   const expiryTimer = expiryCheckMs === undefined ? null : setInterval(() => void expiries.check(), expiryCheckMs);
   expiryTimer?.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;

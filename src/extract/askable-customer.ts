@@ -21,15 +21,26 @@ export type Asked<T> = { answer: T } | { rejected: CustomerReject };
  * answers `1010` for ("at least one of the following fields is required") is not asked again. Both come back as
  * a {@link CustomerReject}; any other failure is thrown, as it concerns the source rather than the customer.
  */
-export async function askCustomer<T>(customer: CustomerIdentity, what: string, ask: () => Promise<T>): Promise<Asked<T>> {
+export async function askCustomer<T>(
+  customer: CustomerIdentity,
+  what: string,
+  ask: () => Promise<T>,
+): Promise<Asked<T>> {
   const payload = { customerId: customer.customerId, phone: customer.phone, email: customer.email };
   if (!customer.phone && !customer.email) {
-    return { rejected: { payload, error: `${what}: the customer has neither phone nor e-mail, so the service cannot be asked about it; skipped` } };
+    return {
+      rejected: {
+        payload,
+        error: `${what}: the customer has neither phone nor e-mail, so the service cannot be asked about it; skipped`,
+      },
+    };
   }
   try {
     return { answer: await ask() };
   } catch (error) {
     if (!(error instanceof FieldsRequiredError)) throw error;
-    return { rejected: { payload, error: `${error.message}: the service cannot be asked about this customer; skipped` } };
+    return {
+      rejected: { payload, error: `${error.message}: the service cannot be asked about this customer; skipped` },
+    };
   }
 }

@@ -53,7 +53,8 @@ export class SpanDays {
     }
     this.windowOfDay = new Map();
     for (const w of windows) {
-      for (let d = DateTime.fromISO(w.start, { zone: 'UTC' }); d.toISODate()! <= w.end; d = d.plus({ days: 1 })) this.windowOfDay.set(d.toISODate()!, w.start);
+      for (let d = DateTime.fromISO(w.start, { zone: 'UTC' }); d.toISODate()! <= w.end; d = d.plus({ days: 1 }))
+        this.windowOfDay.set(d.toISODate()!, w.start);
     }
   }
 
@@ -119,11 +120,21 @@ export async function readCustomerPostings(
   pageSize: number,
   maxPasses = 3,
 ): Promise<CustomerPostings> {
-  const asked = await askCustomer(customer, `postings of ${customer.customerId}`, () => readListing(api, customer, span, pageSize, maxPasses));
-  return 'answer' in asked ? asked.answer : { kept: [], pages: 0, stoppedEarly: false, readAgain: [], rejected: asked.rejected };
+  const asked = await askCustomer(customer, `postings of ${customer.customerId}`, () =>
+    readListing(api, customer, span, pageSize, maxPasses),
+  );
+  return 'answer' in asked
+    ? asked.answer
+    : { kept: [], pages: 0, stoppedEarly: false, readAgain: [], rejected: asked.rejected };
 }
 
-async function readListing(api: LoyaltyApi, customer: CustomerIdentity, span: SpanDays, pageSize: number, maxPasses: number): Promise<CustomerPostings> {
+async function readListing(
+  api: LoyaltyApi,
+  customer: CustomerIdentity,
+  span: SpanDays,
+  pageSize: number,
+  maxPasses: number,
+): Promise<CustomerPostings> {
   let past: PastTheSpan | undefined;
   const pages = readAllPages({
     label: `postings of ${customer.customerId}`,

@@ -40,6 +40,7 @@ export async function readCustomerState(
     }
   });
   const observedAt = observed();
-  if ('rejected' in asked) return { record: { customerId, observedAt, outcome: 'unaskable' }, rejected: asked.rejected };
+  if ('rejected' in asked)
+    return { record: { customerId, observedAt, outcome: 'unaskable' }, rejected: asked.rejected };
   return { record: { customerId, observedAt, ...asked.answer } };
 }

@@ -90,7 +90,10 @@ export async function* readAllPages(listing: PagedListing): AsyncGenerator<Extra
     problems.push(`read ${pass}: ${problem}`);
     confirmed = second.problem === undefined ? second : undefined;
   }
-  throw new IncompleteListingError(`${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`, label);
+  throw new IncompleteListingError(
+    `${label}: the listing kept changing while it was read, ${maxPasses} times in a row (${problems.join('; ')})`,
+    label,
+  );
 }
 
 /**
@@ -135,7 +138,9 @@ class ListingRead {
     const enough = this.pagesToRead === undefined ? stopRule?.() : undefined;
     // a read that may stop early asks one page at a time: a page asked ahead would be a request spent for nothing
     const ahead =
-      enough || this.pagesToRead !== undefined ? undefined : new PagesAhead((n) => this.fetch(n), 2, last, Math.max(1, this.listing.concurrency ?? 1));
+      enough || this.pagesToRead !== undefined
+        ? undefined
+        : new PagesAhead((n) => this.fetch(n), 2, last, Math.max(1, this.listing.concurrency ?? 1));
     for (let n = 1; n <= last; n++) {
       const page = n === 1 ? first : ahead ? await ahead.next() : await this.fetch(n);
       if (page === undefined) {
@@ -165,9 +170,11 @@ class ListingRead {
   /** Why page `n` breaks (1)–(3), or undefined when it does not; the page's records are fingerprinted. */
   private check(page: SourcePage, n: number, pages: number): string | undefined {
     const { pageSize, keyOf } = this.listing;
-    if (page.totalCount !== this.total) return `totalCount went from ${this.total} on page 1 to ${page.totalCount} on page ${n}`;
+    if (page.totalCount !== this.total)
+      return `totalCount went from ${this.total} on page 1 to ${page.totalCount} on page ${n}`;
     const expected = n < pages ? pageSize : this.total - (pages - 1) * pageSize;
-    if (page.data.length !== expected) return `page ${n} held ${page.data.length} records where totalCount ${this.total} leaves ${expected}`;
+    if (page.data.length !== expected)
+      return `page ${n} held ${page.data.length} records where totalCount ${this.total} leaves ${expected}`;
     for (const record of page.data) {
       const print = fingerprint(record);
       this.contents.set(print, (this.contents.get(print) ?? 0) + 1);
@@ -183,7 +190,8 @@ class ListingRead {
 
   /** How this read's records differ from `other`'s, as multisets, or undefined when they are the same. */
   differenceFrom(other: ListingRead): string | undefined {
-    if (other.total !== this.total) return `totalCount went from ${this.total} to ${other.total} between two reads of ${this.pagesRead} pages`;
+    if (other.total !== this.total)
+      return `totalCount went from ${this.total} to ${other.total} between two reads of ${this.pagesRead} pages`;
     let onlyHere = 0;
     let onlyThere = 0;
     for (const [print, n] of this.contents) onlyHere += Math.max(0, n - (other.contents.get(print) ?? 0));

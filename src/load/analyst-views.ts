@@ -35,7 +35,12 @@ export async function recordAnalystsPolicy(
     const [held] = await conn.all<{ analysts_schema: string; personal_data: string; key: string | null }>(
       `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
     );
-    if (!held || held.analysts_schema !== policy.schema || held.personal_data !== policy.personalData || held.key !== (policy.key ?? null)) {
+    if (
+      !held ||
+      held.analysts_schema !== policy.schema ||
+      held.personal_data !== policy.personalData ||
+      held.key !== (policy.key ?? null)
+    ) {
       await conn.run(`DELETE FROM ${qualified(schema, POLICY_TABLE)}`);
       await conn.run(
         `INSERT INTO ${qualified(schema, POLICY_TABLE)} (analysts_schema, personal_data, key, updated_at) VALUES ($1, $2, $3, CAST($4 AS TIMESTAMPTZ))`,
@@ -52,18 +57,30 @@ export async function recordAnalystsPolicy(
  * only when its definition changed or it is missing (a view it reads was made again, which drops it). Inside the
  * caller's transaction: after every commit that may add a column or a view, and when the policy is recorded.
  */
-export async function refreshAnalystViews(conn: SqlConnection, dialect: WarehouseDialect, schema: string, stamp: ViewStamp): Promise<void> {
+export async function refreshAnalystViews(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  stamp: ViewStamp,
+): Promise<void> {
   if (!(await hasPolicyTable(conn, schema))) return;
   await holdAnalystsLock(conn, schema);
-  const [policyRow] = await conn.all<{ analysts_schema: string; personal_data: AnalystsPolicy['personalData']; key: string | null }>(
-    `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
-  );
+  const [policyRow] = await conn.all<{
+    analysts_schema: string;
+    personal_data: AnalystsPolicy['personalData'];
+    key: string | null;
+  }>(`SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`);
   if (!policyRow) return;
   const target = policyRow.analysts_schema;
   const policy: AnalystsPolicy = { personalData: policyRow.personal_data };
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
   const existing = new Set(
-    (await conn.all<{ table_name: string }>(`SELECT table_name FROM information_schema.views WHERE table_schema = $1`, [target])).map((r) => r.table_name),
+    (
+      await conn.all<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.views WHERE table_schema = $1`,
+        [target],
+      )
+    ).map((r) => r.table_name),
   );
   const known = new Map(
     (
@@ -76,24 +93,27 @@ export async function refreshAnalystViews(conn: SqlConnection, dialect: Warehous
   for (const relation of await describeRelations(conn, dialect, schema)) {
     if (relation.name === POLICY_TABLE) continue;
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
-    const select = relation.columns.map((c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`);
+    const select = relation.columns.map(
+      (c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`,
+    );
     const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
     const name = `${target}.${relation.name}`;
     if (known.get(name) === definition && existing.has(relation.name)) continue;
     await conn.run(`DROP VIEW IF EXISTS ${qualified(target, relation.name)}`);
     await conn.run(`CREATE VIEW ${qualified(target, relation.name)} AS ${definition}`);
     await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [name]);
-    await conn.run(`INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`, [
-      name,
-      definition,
-      stamp.now,
-      stamp.runId,
-    ]);
+    await conn.run(
+      `INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`,
+      [name, definition, stamp.now, stamp.runId],
+    );
     const note = (column: string) =>
       isWithheld(policy, column)
         ? ` Here: ${analystValue(dialect, policy, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
         : '';
-    if (relation.description) await conn.run(`COMMENT ON VIEW ${qualified(target, relation.name)} IS ${dialect.commentLiteral(relation.description)}`);
+    if (relation.description)
+      await conn.run(
+        `COMMENT ON VIEW ${qualified(target, relation.name)} IS ${dialect.commentLiteral(relation.description)}`,
+      );
     for (const c of relation.columns)
       if (c.description)
         await conn.run(
@@ -103,9 +123,9 @@ export async function refreshAnalystViews(conn: SqlConnection, dialect: Warehous
 }
 
 async function hasPolicyTable(conn: SqlConnection, schema: string): Promise<boolean> {
-  const rows = await conn.all(`SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2`, [
-    schema,
-    POLICY_TABLE,
-  ]);
+  const rows = await conn.all(
+    `SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2`,
+    [schema, POLICY_TABLE],
+  );
   return rows.length > 0;
 }

@@ -30,7 +30,8 @@ export function beforeUpsert(spec: TableSpec, ctx: StateMergeContext): Statement
   if (merge.kind !== 'customer-state' && merge.kind !== 'customer-listing') return [];
   const target = qualified(ctx.schema, spec.name);
   const asked = askedCustomers({ ...spec, merge }, ctx);
-  if (merge.kind === 'customer-state') return [{ sql: `DELETE FROM ${target} WHERE "customer_id" IN (SELECT "customer_id" FROM ${asked} a)`, params: [] }];
+  if (merge.kind === 'customer-state')
+    return [{ sql: `DELETE FROM ${target} WHERE "customer_id" IN (SELECT "customer_id" FROM ${asked} a)`, params: [] }];
   const staged = stagedRows(ctx.dialect, spec, ctx.tables);
   const match = (a: string, b: string) => spec.key.map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(' AND ');
   const gone = q(merge.gone);
@@ -58,7 +59,10 @@ export function afterUpsert(spec: TableSpec, ctx: StateMergeContext): Statement[
   const first = q(merge.firstSeen);
   const match = spec.key.map((k) => `k.${q(k)} = ${target}.${q(k)}`).join(' AND ');
   return [
-    { sql: `UPDATE ${target} SET ${first} = k.${first} FROM ${seen(spec)} k WHERE ${match} AND k.${first} < ${target}.${first}`, params: [] },
+    {
+      sql: `UPDATE ${target} SET ${first} = k.${first} FROM ${seen(spec)} k WHERE ${match} AND k.${first} < ${target}.${first}`,
+      params: [],
+    },
     { sql: `DROP TABLE ${seen(spec)}`, params: [] },
   ];
 }

@@ -18,10 +18,23 @@ export async function refreshDerived(
 ): Promise<void> {
   const stamp = { runId: span.runId, now: span.loadedAt };
   for (const spec of span.tables) {
-    if (spec.derived === 'surveys') await refreshSurveyCatalog(conn, dialect, schema, { name: spec.name, columns: spec.columns.map((c) => c.name) }, stamp);
+    if (spec.derived === 'surveys')
+      await refreshSurveyCatalog(
+        conn,
+        dialect,
+        schema,
+        { name: spec.name, columns: spec.columns.map((c) => c.name) },
+        stamp,
+      );
     // a pivot's table stages the texts to read; profile_fields only says how to read them
     if (spec.derived === 'typed-fields')
-      await refreshTypedFields(conn, dialect, schema, spec.pivot ? { accounts: spec, tables: span.tables } : undefined, stamp);
+      await refreshTypedFields(
+        conn,
+        dialect,
+        schema,
+        spec.pivot ? { accounts: spec, tables: span.tables } : undefined,
+        stamp,
+      );
   }
   // a new cf_ column, survey view or question column is described in the commit that makes it
   if (span.tables.some((spec) => spec.derived)) {

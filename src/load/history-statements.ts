@@ -33,7 +33,10 @@ export function historyStatements(spec: TableSpec & { history: HistorySpec }, ct
   // a window's listing is its whole truth: a key it no longer lists loses its observation, and its versions change too
   out.push(
     byWindow
-      ? { sql: `INSERT INTO ${keys} SELECT ${key} FROM ${staged} s UNION SELECT ${key} FROM ${observations} WHERE ${inSpan}`, params: span }
+      ? {
+          sql: `INSERT INTO ${keys} SELECT ${key} FROM ${staged} s UNION SELECT ${key} FROM ${observations} WHERE ${inSpan}`,
+          params: span,
+        }
       : { sql: `INSERT INTO ${keys} SELECT DISTINCT ${key} FROM ${staged} s`, params: [] },
   );
   out.push(
@@ -68,7 +71,15 @@ function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
   );
   const latest = `(SELECT *, row_number() OVER (PARTITION BY ${partition} ORDER BY ${latestOrder(spec)}) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
   const notBefore = history.notBefore ? [history.notBefore] : [];
-  const columns = [...data, ...objects.map((o) => o.column), ...notBefore, '_window_start', 'content_hash', '_run_id', '_loaded_at'];
+  const columns = [
+    ...data,
+    ...objects.map((o) => o.column),
+    ...notBefore,
+    '_window_start',
+    'content_hash',
+    '_run_id',
+    '_loaded_at',
+  ];
   const values = [
     ...data.map((c) => `s.${q(c)}`),
     ...objectValues,
@@ -105,7 +116,15 @@ function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
   const changes = `SELECT o.*, LAG(o."content_hash") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_previous" FROM ${observations}`;
   const versions = `SELECT o.*, LEAD(o."_from") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_next" FROM (${changes}) o WHERE o."_previous" IS NULL OR o."_previous" <> o."content_hash"`;
   const columns = [...content, 'valid_from', 'valid_to', 'is_current', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...content.map((c) => `v.${q(c)}`), 'v."_from"', 'v."_next"', 'v."_next" IS NULL', 'v."content_hash"', 'v."_run_id"', 'v."_loaded_at"'];
+  const values = [
+    ...content.map((c) => `v.${q(c)}`),
+    'v."_from"',
+    'v."_next"',
+    'v."_next" IS NULL',
+    'v."content_hash"',
+    'v."_run_id"',
+    'v."_loaded_at"',
+  ];
   return {
     sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM (${versions}) v`,
     params: [],

@@ -27,10 +27,19 @@ export interface SpanMerge extends SpanLoadRequest {
  * and the span's rejects (replacing those of an earlier load of the same windows). Returns what each window
  * loaded and rejected; recording the windows is the caller's.
  */
-export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, schema: string, span: SpanMerge): Promise<MergedSpan> {
+export async function mergeSpan(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  span: SpanMerge,
+): Promise<MergedSpan> {
   const pivots = new Map<string, PivotColumn[]>();
   for (const spec of span.tables) {
-    if (spec.pivot) pivots.set(spec.name, await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt));
+    if (spec.pivot)
+      pivots.set(
+        spec.name,
+        await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt),
+      );
   }
   for (const statement of mergeStatements({
     dialect,
@@ -50,27 +59,34 @@ export async function mergeSpan(conn: SqlConnection, dialect: WarehouseDialect, 
   const spanEnd = span.windows.at(-1)!.end;
   for (const spec of span.tables) {
     if (!spec.history) continue;
-    const ctx = { dialect, schema, tables: span.tables, spanStart, spanEnd, runId: span.runId, loadedAt: span.loadedAt };
-    for (const statement of historyStatements({ ...spec, history: spec.history }, ctx)) await conn.run(statement.sql, statement.params);
+    const ctx = {
+      dialect,
+      schema,
+      tables: span.tables,
+      spanStart,
+      spanEnd,
+      runId: span.runId,
+      loadedAt: span.loadedAt,
+    };
+    for (const statement of historyStatements({ ...spec, history: spec.history }, ctx))
+      await conn.run(statement.sql, statement.params);
   }
   await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
-  await conn.run(`DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [
-    span.job,
-    span.stream,
-    ...starts,
-  ]);
+  await conn.run(
+    `DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`,
+    [span.job, span.stream, ...starts],
+  );
   await conn.run(
     `INSERT INTO ${qualified(schema, REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
       `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
     [span.job, span.runId, span.stream, span.loadedAt],
   );
-  await conn.run(`DELETE FROM ${qualified(schema, FIELD_REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`, [
-    span.job,
-    span.stream,
-    ...starts,
-  ]);
+  await conn.run(
+    `DELETE FROM ${qualified(schema, FIELD_REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`,
+    [span.job, span.stream, ...starts],
+  );
   await conn.run(
     `INSERT INTO ${qualified(schema, FIELD_REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "record_key", "field", "raw_value", "error", "rejected_at") ` +
       `SELECT $1, $2, $3, "_window_start", "record_key", "field", "raw_value", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(FIELD_REJECTS_STAGING)}`,
@@ -95,6 +111,8 @@ function distinctKeys(dialect: WarehouseDialect, spec: TableSpec, span: SpanMerg
 }
 
 async function countByWindow(conn: SqlConnection, rowsSql: string): Promise<Map<Day, number>> {
-  const rows = await conn.all<{ w: string; n: number | string }>(`SELECT CAST("_window_start" AS VARCHAR) AS w, COUNT(*) AS n FROM (${rowsSql}) x GROUP BY 1`);
+  const rows = await conn.all<{ w: string; n: number | string }>(
+    `SELECT CAST("_window_start" AS VARCHAR) AS w, COUNT(*) AS n FROM (${rowsSql}) x GROUP BY 1`,
+  );
   return new Map(rows.map((r) => [r.w, Number(r.n)]));
 }

@@ -55,7 +55,9 @@ function winnersSql(spec: TableSpec, ctx: MergeContext): string {
 
 /** The staging-only columns of `spec` that tables staged as its entries read. */
 function entriesOf(spec: TableSpec, tables: TableSpec[]): string[] {
-  return tables.flatMap((t) => (t.stagedWith?.kind === 'entries' && t.stagedWith.table === spec.name ? [t.stagedWith.column] : []));
+  return tables.flatMap((t) =>
+    t.stagedWith?.kind === 'entries' && t.stagedWith.table === spec.name ? [t.stagedWith.column] : [],
+  );
 }
 
 /**
@@ -97,7 +99,8 @@ export function mergeStatements(ctx: MergeContext): Statement[] {
     out.push(...childStatements(child, parent, rule.parentKey, ctx));
   }
   for (const spec of others) {
-    if (spec.merge.kind === 'replace-all') out.push({ sql: `DELETE FROM ${qualified(ctx.schema, spec.name)}`, params: [] });
+    if (spec.merge.kind === 'replace-all')
+      out.push({ sql: `DELETE FROM ${qualified(ctx.schema, spec.name)}`, params: [] });
     if (spec.merge.kind === 'replace-window') {
       out.push({
         sql: `DELETE FROM ${qualified(ctx.schema, spec.name)} WHERE "_window_start" BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`,
@@ -121,7 +124,10 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   if (staged?.kind !== 'entries' || staged.table !== parent.name)
     throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
   // the entries of the winners' own objects: the winners are the records whose children are replaced
-  const keep = ['_window_start', ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn)].map(q);
+  const keep = [
+    '_window_start',
+    ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn),
+  ].map(q);
   const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(staged.column)}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
   const ins = `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), ...system].join(', ')} FROM ${from}`;
   return [
@@ -142,13 +148,20 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const source = spec.merge.kind === 'latest-wins' ? winners(spec) : latestStaged(spec, ctx);
   const pivotCols = spec.pivot ? (ctx.pivots.get(spec.name) ?? []) : [];
   const windowColumn = spec.windowless ? [] : ['_window_start'];
-  const insertCols = [...spec.columns.map((c) => c.name), ...pivotCols.map((c) => c.column), ...windowColumn, '_run_id', '_loaded_at'];
+  const insertCols = [
+    ...spec.columns.map((c) => c.name),
+    ...pivotCols.map((c) => c.column),
+    ...windowColumn,
+    '_run_id',
+    '_loaded_at',
+  ];
   let from = `${source} s`;
   const pivotValues: string[] = [];
   if (spec.pivot && pivotCols.length > 0) {
     // each row's pivot values are the entries of its own staged object (parsed already in a winners table)
     const entries = pivotChild(spec, ctx.tables).stagedWith.column;
-    if (spec.merge.kind !== 'latest-wins') from = `(SELECT ${ctx.dialect.withObjects('src', [q(entries)])} FROM ${source} src) s`;
+    if (spec.merge.kind !== 'latest-wins')
+      from = `(SELECT ${ctx.dialect.withObjects('src', [q(entries)])} FROM ${source} src) s`;
     for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(entries)}`, p.add(c.key)));
   }
   const selectCols = [
@@ -162,9 +175,12 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   // every staged key replaces its row, except where a latest-wins row came from a later window
   const replaced = spec.merge.kind === 'latest-wins' ? source : stagedRows(ctx.dialect, spec, ctx.tables);
   // a replace-window key that holds the window matches only rows of the span's windows, deleted already
-  const deletedAlready = (spec.merge.kind === 'replace-window' && spec.key.includes('_window_start')) || spec.merge.kind === 'replace-all';
+  const deletedAlready =
+    (spec.merge.kind === 'replace-window' && spec.key.includes('_window_start')) || spec.merge.kind === 'replace-all';
   return [
-    ...(deletedAlready ? [] : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
+    ...(deletedAlready
+      ? []
+      : [{ sql: `DELETE FROM ${target} WHERE EXISTS (SELECT 1 FROM ${replaced} s WHERE ${match})`, params: [] }]),
     {
       sql: `INSERT INTO ${target} (${insertCols.map(q).join(', ')}) SELECT ${selectCols.join(', ')} FROM ${from}${ctx.dialect.insertsInKeyOrder ? ` ORDER BY ${spec.key.map((k) => `s.${q(k)}`).join(', ')}` : ''}`,
       params: p.values,

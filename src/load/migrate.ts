@@ -10,7 +10,12 @@ export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
  * Applies `sql/<dialect>/NNN_*.sql` files not yet recorded in `_etl_migrations`, in order, each in its own
  * transaction together with its record. The caller has made `schema` the connection's default schema.
  */
-export async function migrate(conn: SqlConnection, dialect: 'duckdb' | 'postgres', schema: string, now: string): Promise<string[]> {
+export async function migrate(
+  conn: SqlConnection,
+  dialect: 'duckdb' | 'postgres',
+  schema: string,
+  now: string,
+): Promise<string[]> {
   const table = `${quoteIdent(schema)}."_etl_migrations"`;
   await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`);
   const applied = new Set((await conn.all<{ version: string }>(`SELECT version FROM ${table}`)).map((r) => r.version));

@@ -9,16 +9,25 @@ import { WarehouseConfigError } from './warehouse-errors.js';
  * look at a warehouse) it must exist already: a DuckDB file that is missing, or a database without the pipeline's
  * tables, is a {@link WarehouseConfigError} instead of a new empty warehouse.
  */
-export async function openDestination(config: DestinationSettings, { create = true }: { create?: boolean } = {}): Promise<Destination> {
+export async function openDestination(
+  config: DestinationSettings,
+  { create = true }: { create?: boolean } = {},
+): Promise<Destination> {
   const destination: Destination =
     config.type === 'duckdb'
       ? await DuckDbDestination.open(
           config.path,
           config.schema,
-          { memoryLimit: config.memory_limit, checkpointThreshold: config.checkpoint_threshold, threads: config.threads },
+          {
+            memoryLimit: config.memory_limit,
+            checkpointThreshold: config.checkpoint_threshold,
+            threads: config.threads,
+          },
           { create },
         )
-      : await PostgresDestination.open(config.url, config.schema, { lockTimeoutSeconds: config.busy_timeout_s ?? DEFAULT_LOCK_TIMEOUT_S });
+      : await PostgresDestination.open(config.url, config.schema, {
+          lockTimeoutSeconds: config.busy_timeout_s ?? DEFAULT_LOCK_TIMEOUT_S,
+        });
   try {
     if (!create && !(await holdsPipelineTables(destination, config.schema))) {
       throw new WarehouseConfigError(
@@ -36,7 +45,10 @@ export async function openDestination(config: DestinationSettings, { create = tr
 /** The warehouse has been set up by the pipeline: its migrations table is in `schema`. */
 async function holdsPipelineTables(destination: Destination, schema: string): Promise<boolean> {
   const rows = await destination.withConnection((conn) =>
-    conn.all(`SELECT 1 AS found FROM information_schema.tables WHERE table_schema = $1 AND table_name = '_etl_migrations'`, [schema]),
+    conn.all(
+      `SELECT 1 AS found FROM information_schema.tables WHERE table_schema = $1 AND table_name = '_etl_migrations'`,
+      [schema],
+    ),
   );
   return rows.length > 0;
 }

@@ -32,7 +32,8 @@ export async function openWhenFree(
   for (let attempt = 0; ; attempt++) {
     try {
       const destination = await open(config);
-      if (attempt > 0) options.logger.info({ waitedSeconds: Math.round((Date.now() - started) / 1000) }, 'warehouse free: going on');
+      if (attempt > 0)
+        options.logger.info({ waitedSeconds: Math.round((Date.now() - started) / 1000) }, 'warehouse free: going on');
       return destination;
     } catch (error) {
       if (!(error instanceof WarehouseBusyError)) throw error;
@@ -47,11 +48,19 @@ export async function openWhenFree(
       if (Date.now() - loggedAt >= 60_000) {
         loggedAt = Date.now();
         options.logger.warn(
-          { holder: describeProcess(error.holderPid), waitedSeconds: Math.round(waited), timeoutSeconds: options.timeoutSeconds },
+          {
+            holder: describeProcess(error.holderPid),
+            waitedSeconds: Math.round(waited),
+            timeoutSeconds: options.timeoutSeconds,
+          },
           `${error.message}: waiting for ${describeProcess(error.holderPid)} to close it, up to ${options.timeoutSeconds} s`,
         );
       }
-      const pause = Math.min(options.maxPauseMs ?? 2000, 100 * 2 ** Math.min(attempt, 5), Math.max(0, options.timeoutSeconds * 1000 - (Date.now() - started)));
+      const pause = Math.min(
+        options.maxPauseMs ?? 2000,
+        100 * 2 ** Math.min(attempt, 5),
+        Math.max(0, options.timeoutSeconds * 1000 - (Date.now() - started)),
+      );
       await sleep(pause);
     }
   }

@@ -1,4 +1,14 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Destination } from './destination.js';
@@ -82,7 +92,8 @@ export function destinationExportSource(destination: Destination): ExportSource 
     snapshot: (fn) =>
       destination.withConnection((conn) =>
         conn.transaction(async () => {
-          if (destination.name === 'postgres') await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          if (destination.name === 'postgres')
+            await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
           return fn(conn);
         }),
       ),
@@ -118,11 +129,14 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   const previous = readPreviousManifest(root);
   const tables = await source.tables();
   for (const t of tables)
-    if (!/^[A-Za-z0-9_]+$/.test(t.name)) throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
+    if (!/^[A-Za-z0-9_]+$/.test(t.name))
+      throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
 
   // a month of PostgreSQL rows gathers in DuckDB before it is written: past SCRATCH_MEMORY it spills into DIR/.tmp
   const spill = source.name === 'postgres' ? dirname(safeTarget(root, '.tmp/spill')) : undefined;
-  const memory = spill ? await DuckDBInstance.create(':memory:', { memory_limit: SCRATCH_MEMORY, temp_directory: spill, threads: '1' }) : undefined;
+  const memory = spill
+    ? await DuckDBInstance.create(':memory:', { memory_limit: SCRATCH_MEMORY, temp_directory: spill, threads: '1' })
+    : undefined;
   const scratch = memory ? await memory.connect() : undefined;
   if (scratch) await scratch.run(`SET TimeZone = 'UTC'`);
   let written = 0;
@@ -131,7 +145,10 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   try {
     await source.snapshot(async (conn) => {
       for (const table of tables) {
-        const columns = table.columns.map((c) => ({ name: c.name, type: source.name === 'postgres' ? duckdbTypeOf(c.type) : c.type }));
+        const columns = table.columns.map((c) => ({
+          name: c.name,
+          type: source.name === 'postgres' ? duckdbTypeOf(c.type) : c.type,
+        }));
         const partitionedBy = table.name.startsWith('_etl_')
           ? null
           : (PARTITION_COLUMNS.find((p) => columns.some((c) => c.name === p && PARTITION_TYPES.has(c.type))) ?? null);
@@ -139,10 +156,19 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
         const hasLoadedAt = columns.some((c) => c.name === '_loaded_at');
         const before = previous?.tables.find((t) => t.name === table.name);
         const sameColumns = before !== undefined && JSON.stringify(before.columns) === JSON.stringify(columns);
-        const parts = await partitionStats(conn, source.name, qualified(source.schema, table.name), partitionedBy, byDay, hasLoadedAt);
+        const parts = await partitionStats(
+          conn,
+          source.name,
+          qualified(source.schema, table.name),
+          partitionedBy,
+          byDay,
+          hasLoadedAt,
+        );
         const files: ExportedFile[] = [];
         for (const part of parts) {
-          const path = partitionedBy ? `${table.name}/month=${part.month ?? NULL_MONTH}/part.parquet` : `${table.name}/part.parquet`;
+          const path = partitionedBy
+            ? `${table.name}/month=${part.month ?? NULL_MONTH}/part.parquet`
+            : `${table.name}/part.parquet`;
           const file: ExportedFile = {
             path,
             ...(partitionedBy ? { month: part.month } : {}),
@@ -153,7 +179,13 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
           files.push(file);
           const old = before?.files.find((f) => f.path === path);
           const target = safeTarget(root, path);
-          if (sameColumns && old && old.rows === file.rows && old.fingerprint === file.fingerprint && existsSync(target)) {
+          if (
+            sameColumns &&
+            old &&
+            old.rows === file.rows &&
+            old.fingerprint === file.fingerprint &&
+            existsSync(target)
+          ) {
             skipped++;
             continue;
           }
@@ -161,8 +193,10 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
           const select = `SELECT * FROM ${qualified(source.schema, table.name)} WHERE ${where}`;
           const temporary = `${target}.${process.pid}.tmp`;
           // what an export killed while writing here left behind
-          for (const name of readdirSync(dirname(target))) if (/^part\.parquet\.\d+\.tmp$/.test(name)) rmSync(join(dirname(target), name));
-          if (source.name === 'duckdb') await conn.run(`COPY (${select}) TO ${quoteLiteral(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
+          for (const name of readdirSync(dirname(target)))
+            if (/^part\.parquet\.\d+\.tmp$/.test(name)) rmSync(join(dirname(target), name));
+          if (source.name === 'duckdb')
+            await conn.run(`COPY (${select}) TO ${quoteLiteral(temporary)} (FORMAT parquet, COMPRESSION zstd)`);
           else await copyThroughDuckDb(conn, scratch!, select, columns, temporary);
           renameSync(temporary, target);
           written++;
@@ -220,7 +254,8 @@ function readPreviousManifest(root: string): ExportManifest | undefined {
 function safeTarget(root: string, path: string): string {
   const target = resolve(root, path);
   const rel = relative(root, target);
-  if (rel.startsWith('..') || rel === '' || resolve(root, rel) !== target) throw new ExportPathError(`${path} is not inside ${root}`);
+  if (rel.startsWith('..') || rel === '' || resolve(root, rel) !== target)
+    throw new ExportPathError(`${path} is not inside ${root}`);
   let at = root;
   const parts = rel.split(sep);
   for (const [i, part] of parts.entries()) {
@@ -230,8 +265,10 @@ function safeTarget(root: string, path: string): string {
       continue;
     }
     const stat = lstatSync(at);
-    if (stat.isSymbolicLink()) throw new ExportPathError(`${at} is a symbolic link: the export writes only inside ${root}`);
-    if (i < parts.length - 1 && !stat.isDirectory()) throw new ExportPathError(`${at} is a file where the export needs a folder`);
+    if (stat.isSymbolicLink())
+      throw new ExportPathError(`${at} is a symbolic link: the export writes only inside ${root}`);
+    if (i < parts.length - 1 && !stat.isDirectory())
+      throw new ExportPathError(`${at} is a file where the export needs a folder`);
   }
   return target;
 }
@@ -272,12 +309,22 @@ async function partitionStats(
     warehouse === 'duckdb'
       ? `CAST(sum(hash(CAST(t AS VARCHAR))) AS VARCHAR)`
       : `CAST(sum(('x' || substr(md5(CAST(t AS TEXT)), 1, 15))::bit(60)::bigint) AS VARCHAR)`;
-  const rows = await conn.all<{ month: string | null; rows: number | string | bigint; max_loaded: string | null; fingerprint: string | null }>(
+  const rows = await conn.all<{
+    month: string | null;
+    rows: number | string | bigint;
+    max_loaded: string | null;
+    fingerprint: string | null;
+  }>(
     `SELECT ${month} AS month, count(*) AS rows, ${loaded} AS max_loaded, ${fingerprint} AS fingerprint FROM ${table} t GROUP BY 1 ORDER BY 1`,
   );
   const parts = rows
     .filter((r) => Number(r.rows) > 0)
-    .map((r) => ({ month: r.month, rows: Number(r.rows), maxLoadedAt: r.max_loaded, fingerprint: r.fingerprint ?? '0' }));
+    .map((r) => ({
+      month: r.month,
+      rows: Number(r.rows),
+      maxLoadedAt: r.max_loaded,
+      fingerprint: r.fingerprint ?? '0',
+    }));
   // an empty table is still one file, holding its columns: an engine pointed at it finds the table, with no rows
   return partitionedBy || parts.length > 0 ? parts : [{ month: null, rows: 0, maxLoadedAt: null, fingerprint: '0' }];
 }
@@ -335,7 +382,9 @@ async function copyThroughDuckDb(
   columns: Array<{ name: string; type: string }>,
   file: string,
 ): Promise<void> {
-  await scratch.run(`CREATE OR REPLACE TABLE part (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`);
+  await scratch.run(
+    `CREATE OR REPLACE TABLE part (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
+  );
   const names = columns.map((c) => c.name);
   await conn.run(`DECLARE export_rows NO SCROLL CURSOR FOR ${select}`);
   try {

@@ -17,7 +17,13 @@ export function isWithheld(policy: AnalystsPolicy, column: string): boolean {
  * @example
  * analystValue(duckdbDialect, { personalData: 'hash' }, 'phone', 'r."phone"', '$1') // sha256($1 || ':' || CAST(r."phone" AS VARCHAR))
  */
-export function analystValue(dialect: WarehouseDialect, policy: AnalystsPolicy, column: string, value: string, key: string): string {
+export function analystValue(
+  dialect: WarehouseDialect,
+  policy: AnalystsPolicy,
+  column: string,
+  value: string,
+  key: string,
+): string {
   if (!isWithheld(policy, column)) return value;
   // NULL of the column's own type: the column keeps its type
   if (policy.personalData === 'drop' || PERSONAL_PAYLOADS.has(column)) return `CASE WHEN FALSE THEN ${value} END`;

@@ -27,12 +27,24 @@ export async function ensurePivotColumns(
 ): Promise<PivotColumn[]> {
   const pivot = spec.pivot!;
   const child = pivotChild(spec, tables);
-  const known = await conn.db.selectFrom('_etl_columns').select(['column_name', 'source_key']).where('table_name', '=', spec.name).execute();
+  const known = await conn.db
+    .selectFrom('_etl_columns')
+    .select(['column_name', 'source_key'])
+    .where('table_name', '=', spec.name)
+    .execute();
   const byKey = new Map(known.map((r) => [r.source_key, r.column_name]));
-  const taken = new Set([...known.map((r) => r.column_name), ...spec.columns.map((c) => c.name), '_window_start', '_run_id', '_loaded_at']);
+  const taken = new Set([
+    ...known.map((r) => r.column_name),
+    ...spec.columns.map((c) => c.name),
+    '_window_start',
+    '_run_id',
+    '_loaded_at',
+  ]);
   // the names of every staged object, losers' included: which columns a table has must not depend on the order
   // its windows were loaded in
-  const staged = await conn.all<{ k: string }>(dialect.jsonObjectNames(quoteIdent(stagingName(spec.name)), quoteIdent(child.stagedWith.column), '"k"'));
+  const staged = await conn.all<{ k: string }>(
+    dialect.jsonObjectNames(quoteIdent(stagingName(spec.name)), quoteIdent(child.stagedWith.column), '"k"'),
+  );
   // New keys are named in code point order, sorted here rather than by the database: an ORDER BY follows the
   // database's collation (a PostgreSQL in en_US sorts differently from DuckDB), and which of two colliding keys
   // gets the plain name must not depend on the warehouse.
@@ -46,7 +58,9 @@ export async function ensurePivotColumns(
     added.push({ column, key: k });
   }
   for (const { column, key } of added) {
-    await conn.run(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column)} ${dialect.typeName('text')}`);
+    await conn.run(
+      `ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column)} ${dialect.typeName('text')}`,
+    );
     await conn.db
       .insertInto('_etl_columns')
       .values({ table_name: spec.name, column_name: column, source_key: key, added_at: loadedAt, run_id: runId })

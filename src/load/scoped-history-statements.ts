@@ -38,15 +38,24 @@ export function scopedHistoryStatements(spec: ScopedSpec, ctx: HistoryContext): 
       params: [],
     },
     // the histories of a stream share the scope log: each of them records the same rows, once
-    { sql: `DELETE FROM ${scopeLog} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${sameObservation('a', scopeLog)})`, params: [] },
+    {
+      sql: `DELETE FROM ${scopeLog} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${sameObservation('a', scopeLog)})`,
+      params: [],
+    },
     {
       sql: `INSERT INTO ${scopeLog} (${scopeColumns}, ${at}, "_run_id", "_loaded_at") SELECT ${scopeColumns}, ${at}, $1, CAST($2 AS TIMESTAMPTZ) FROM ${asked(spec)}`,
       params: run,
     },
     // an observation of a scope is the whole truth of that scope at that instant
-    { sql: `DELETE FROM ${observations} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${sameObservation('a', observations)})`, params: [] },
+    {
+      sql: `DELETE FROM ${observations} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${sameObservation('a', observations)})`,
+      params: [],
+    },
     observe(spec, ctx),
-    { sql: `DELETE FROM ${versions} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${onScope('a', versions)})`, params: [] },
+    {
+      sql: `DELETE FROM ${versions} WHERE EXISTS (SELECT 1 FROM ${asked(spec)} a WHERE ${onScope('a', versions)})`,
+      params: [],
+    },
     rebuild(spec, ctx),
     { sql: `DROP TABLE ${asked(spec)}`, params: [] },
   ];
@@ -67,7 +76,14 @@ function observe(spec: ScopedSpec, ctx: HistoryContext): Statement {
   );
   const latest = `(SELECT *, row_number() OVER (PARTITION BY ${spec.key.map(q).join(', ')} ORDER BY "_seq" DESC) AS "_latest" FROM ${stagedRows(ctx.dialect, spec, ctx.tables)} st) s`;
   const columns = [...content, history.observedAt, '_window_start', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...content.map((c) => `s.${q(c)}`), `a.${q(history.observedAt)}`, 's."_window_start"', hash, '$1', 'CAST($2 AS TIMESTAMPTZ)'];
+  const values = [
+    ...content.map((c) => `s.${q(c)}`),
+    `a.${q(history.observedAt)}`,
+    's."_window_start"',
+    hash,
+    '$1',
+    'CAST($2 AS TIMESTAMPTZ)',
+  ];
   return {
     sql:
       `INSERT INTO ${qualified(ctx.schema, history.observations)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} ` +
@@ -103,7 +119,15 @@ function rebuild(spec: ScopedSpec, ctx: HistoryContext): Statement {
     `SELECT g.*, LEAD(g."_at") OVER (PARTITION BY ${byKey} ORDER BY g."_at") AS "_next" FROM (${states}) g ` +
     `WHERE g."_n" = 1 OR g."_previous" IS DISTINCT FROM g."_hash"`;
   const columns = [...content, 'valid_from', 'valid_to', 'is_current', 'content_hash', '_run_id', '_loaded_at'];
-  const values = [...content.map((c) => `v.${q(c)}`), 'v."_at"', 'v."_next"', 'v."_next" IS NULL', 'v."_hash"', 'v."_run_id"', 'v."_loaded_at"'];
+  const values = [
+    ...content.map((c) => `v.${q(c)}`),
+    'v."_at"',
+    'v."_next"',
+    'v."_next" IS NULL',
+    'v."_hash"',
+    'v."_run_id"',
+    'v."_loaded_at"',
+  ];
   return {
     sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM (${changes}) v WHERE v."_hash" IS NOT NULL`,
     params: [],

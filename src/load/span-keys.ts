@@ -133,7 +133,11 @@ export class SpanKeys {
  * What is known of the keys of `spec`'s staged rows: its own, or for a table staged as a copy of another's rows,
  * `unique` when that table's are (a key that extends a unique key is unique).
  */
-function stagedKeysOf(spec: TableSpec, tables: readonly TableSpec[], keys: ReadonlyMap<string, StagedKeys>): StagedKeys | undefined {
+function stagedKeysOf(
+  spec: TableSpec,
+  tables: readonly TableSpec[],
+  keys: ReadonlyMap<string, StagedKeys>,
+): StagedKeys | undefined {
   const own = spec.stagedWith;
   if (!own) return keys.get(spec.name);
   const parent = tables.find((t) => t.name === own.table);

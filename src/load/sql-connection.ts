@@ -34,7 +34,15 @@ export interface LedgerTables {
     backfill_id: string | null;
   };
   _etl_watermarks: { job: string; stream: string; complete_through: string; updated_at: string; run_id: string };
-  _etl_rejects: { job: string; run_id: string; stream: string; window_start: string; payload: string; error: string; rejected_at: string };
+  _etl_rejects: {
+    job: string;
+    run_id: string;
+    stream: string;
+    window_start: string;
+    payload: string;
+    error: string;
+    rejected_at: string;
+  };
   _etl_backfills: {
     backfill_id: string;
     job: string;

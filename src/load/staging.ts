@@ -24,7 +24,12 @@ export const FIELD_REJECTS_STAGING = '_stg_field_rejects';
  * `_window_start`, then the data columns.
  */
 export function stagingColumns(spec: TableSpec): ColumnSpec[] {
-  return [{ name: '_seq', type: 'integer' }, { name: '_window_start', type: 'date' }, ...spec.columns, ...(spec.stagingOnly ?? [])];
+  return [
+    { name: '_seq', type: 'integer' },
+    { name: '_window_start', type: 'date' },
+    ...spec.columns,
+    ...(spec.stagingOnly ?? []),
+  ];
 }
 
 /** The tables of a stream that have a staging table: those not staged with another table's rows. */
@@ -40,11 +45,23 @@ export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: r
   const own = spec.stagedWith;
   if (!own) return quoteIdent(stagingName(spec.name));
   const parent = tables.find((t) => t.name === own.table);
-  if (!parent || parent.stagedWith) throw new Error(`table ${spec.name} is staged with ${own.table}, which is not a staged table of the same stream`);
+  if (!parent || parent.stagedWith)
+    throw new Error(`table ${spec.name} is staged with ${own.table}, which is not a staged table of the same stream`);
   const source = quoteIdent(stagingName(parent.name));
-  if (own.kind === 'copy') return `(SELECT ${['_seq', '_window_start', ...spec.columns.map((c) => c.name)].map(quoteIdent).join(', ')} FROM ${source})`;
-  const keep = ['_seq', '_window_start', ...spec.columns.map((c) => c.name).filter((c) => c !== own.nameColumn && c !== own.valueColumn)].map(quoteIdent);
-  return dialect.objectEntries(source, keep, dialect.jsonObject(`s.${quoteIdent(own.column)}`), quoteIdent(own.nameColumn), quoteIdent(own.valueColumn));
+  if (own.kind === 'copy')
+    return `(SELECT ${['_seq', '_window_start', ...spec.columns.map((c) => c.name)].map(quoteIdent).join(', ')} FROM ${source})`;
+  const keep = [
+    '_seq',
+    '_window_start',
+    ...spec.columns.map((c) => c.name).filter((c) => c !== own.nameColumn && c !== own.valueColumn),
+  ].map(quoteIdent);
+  return dialect.objectEntries(
+    source,
+    keep,
+    dialect.jsonObject(`s.${quoteIdent(own.column)}`),
+    quoteIdent(own.nameColumn),
+    quoteIdent(own.valueColumn),
+  );
 }
 
 /** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from `SpanKeys`. */
@@ -90,14 +107,21 @@ export const REJECT_COLUMNS: ColumnSpec[] = [
 ];
 
 export function createStagingSql(dialect: WarehouseDialect, name: string, columns: ColumnSpec[]): string {
-  const cols = columns.map((c) => `${quoteIdent(c.name)} ${c.name === '_seq' ? 'BIGINT' : dialect.typeName(c.type)}`).join(', ');
+  const cols = columns
+    .map((c) => `${quoteIdent(c.name)} ${c.name === '_seq' ? 'BIGINT' : dialect.typeName(c.type)}`)
+    .join(', ');
   return `CREATE TEMP TABLE ${quoteIdent(name)} (${cols})${dialect.tempTableSuffix}`;
 }
 
 /** The child a pivot of `spec` spreads into columns, which must be staged as entries of `spec`'s own rows. */
-export function pivotChild(spec: TableSpec, tables: readonly TableSpec[]): TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> } {
+export function pivotChild(
+  spec: TableSpec,
+  tables: readonly TableSpec[],
+): TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> } {
   const child = tables.find((t) => t.name === spec.pivot?.child);
   if (child?.stagedWith?.kind !== 'entries' || child.stagedWith.table !== spec.name)
-    throw new Error(`table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`);
+    throw new Error(
+      `table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`,
+    );
   return child as TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> };
 }

@@ -1,6 +1,13 @@
 import { pivotColumnName, snakeCase } from '../transform/column-names.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
-import { ANSWER_TYPES, answerTypeOf, fitsType, typedAnswer, type AnswerCounts, type AnswerType } from './answer-types.js';
+import {
+  ANSWER_TYPES,
+  answerTypeOf,
+  fitsType,
+  typedAnswer,
+  type AnswerCounts,
+  type AnswerType,
+} from './answer-types.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import { valuesList } from './values-list.js';
 import type { SqlConnection } from './sql-connection.js';
@@ -72,7 +79,8 @@ export async function refreshSurveyCatalog(
   for (const survey of surveys) {
     const columns = viewColumns(survey.questions, responses, counts.get(survey.id));
     const select = surveyViewSql(dialect, schema, responses, survey.id, survey.view, columns);
-    if (await replaceView(conn, schema, survey.view, select, stamp)) await recordViewColumns(conn, schema, survey.view, columns, stamp);
+    if (await replaceView(conn, schema, survey.view, select, stamp))
+      await recordViewColumns(conn, schema, survey.view, columns, stamp);
     await recordQuestionColumns(conn, schema, survey.id, survey.view, columns, stamp);
   }
   await conn.run(`DELETE FROM ${qualified(schema, 'surveys')}`);
@@ -102,7 +110,9 @@ async function answerCounts(
   schema: string,
   responses: string,
 ): Promise<Map<string, Map<string, AnswerCounts>>> {
-  const fits = ANSWER_TYPES.map((type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'a.answer')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`);
+  const fits = ANSWER_TYPES.map(
+    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'a.answer')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`,
+  );
   const rows = await conn.all<Record<string, string | number | bigint | null>>(
     `SELECT r.survey_id, a.question_code, COUNT(*) AS answers, ${fits.join(', ')}
        FROM ${qualified(schema, 'survey_answers')} a
@@ -138,7 +148,11 @@ function questionOrder(a: QuestionRow, b: QuestionRow): number {
 }
 
 /** Each question's column name, unique within the view, in question order, and its type. */
-function viewColumns(questions: QuestionRow[], responses: ResponsesTable, counts: ReadonlyMap<string, AnswerCounts> | undefined): ViewColumn[] {
+function viewColumns(
+  questions: QuestionRow[],
+  responses: ResponsesTable,
+  counts: ReadonlyMap<string, AnswerCounts> | undefined,
+): ViewColumn[] {
   const taken = new Set([...responses.columns, '_window_start', '_run_id', '_loaded_at']);
   return questions.map((q) => {
     const column = pivotColumnName(QUESTION_PREFIX, q.question_code, taken);
@@ -156,9 +170,18 @@ const QUESTION_PREFIX = 'q_';
  * read from `_etl_columns` (by the view's and column's names, both made by the loader), so no source text is ever
  * part of a view's SQL.
  */
-function surveyViewSql(dialect: WarehouseDialect, schema: string, responses: ResponsesTable, surveyId: string, view: string, columns: ViewColumn[]): string {
+function surveyViewSql(
+  dialect: WarehouseDialect,
+  schema: string,
+  responses: ResponsesTable,
+  surveyId: string,
+  view: string,
+  columns: ViewColumn[],
+): string {
   const base = responses.columns.map((c) => `r.${quoteIdent(c)}`);
-  const answers = columns.map(({ column, type }, i) => `${typedAnswer(dialect, type, `a${i}."answer"`)} AS ${quoteIdent(column)}`);
+  const answers = columns.map(
+    ({ column, type }, i) => `${typedAnswer(dialect, type, `a${i}."answer"`)} AS ${quoteIdent(column)}`,
+  );
   const joins = columns.map(
     ({ column }, i) =>
       ` LEFT JOIN ${qualified(schema, 'survey_answers')} a${i} ON a${i}."response_id" = r."response_id" AND a${i}."question_code" = ` +
@@ -191,7 +214,13 @@ async function recordQuestionColumns(
 }
 
 /** The view's question columns in `_etl_columns`, under the view's name: which code each holds. */
-async function recordViewColumns(conn: SqlConnection, schema: string, view: string, columns: ViewColumn[], stamp: ViewStamp): Promise<void> {
+async function recordViewColumns(
+  conn: SqlConnection,
+  schema: string,
+  view: string,
+  columns: ViewColumn[],
+  stamp: ViewStamp,
+): Promise<void> {
   await conn.run(`DELETE FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [view]);
   for (const { code, column } of columns) {
     await conn.run(
@@ -206,9 +235,17 @@ async function recordViewColumns(conn: SqlConnection, schema: string, view: stri
  * migrations: the survey views (which read those columns) are dropped, the columns and their `_etl_columns` rows go,
  * and the views are made again from `survey_answers`. A warehouse without such columns is left as it is.
  */
-export async function dropSharedQuestionColumns(conn: SqlConnection, dialect: WarehouseDialect, schema: string, stamp: ViewStamp): Promise<boolean> {
+export async function dropSharedQuestionColumns(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+  stamp: ViewStamp,
+): Promise<boolean> {
   const table = 'survey_responses';
-  const old = await conn.all<{ column_name: string }>(`SELECT column_name FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [table]);
+  const old = await conn.all<{ column_name: string }>(
+    `SELECT column_name FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`,
+    [table],
+  );
   if (old.length === 0) return false;
   await conn.transaction(async () => {
     const views = await conn.all<{ view_name: string }>(`SELECT view_name FROM ${qualified(schema, 'surveys')}`);
@@ -216,13 +253,16 @@ export async function dropSharedQuestionColumns(conn: SqlConnection, dialect: Wa
       await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, view_name)} CASCADE`);
       await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [view_name]);
     }
-    for (const { column_name } of old) await conn.run(`ALTER TABLE ${qualified(schema, table)} DROP COLUMN IF EXISTS ${quoteIdent(column_name)}`);
+    for (const { column_name } of old)
+      await conn.run(`ALTER TABLE ${qualified(schema, table)} DROP COLUMN IF EXISTS ${quoteIdent(column_name)}`);
     await conn.run(`DELETE FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [table]);
     const columns = await conn.all<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
       [schema, table],
     );
-    const data = columns.map((c) => c.column_name).filter((c) => !['_window_start', '_run_id', '_loaded_at'].includes(c));
+    const data = columns
+      .map((c) => c.column_name)
+      .filter((c) => !['_window_start', '_run_id', '_loaded_at'].includes(c));
     await refreshSurveyCatalog(conn, dialect, schema, { name: table, columns: data }, stamp);
   });
   return true;

@@ -30,14 +30,19 @@ export async function describeRelations(
     comment: string | null;
   }>(dialect.commentsQuery, [schema]);
   const dynamic = await runTimeDescriptions(conn, schema, new Set(rows.map((r) => r.table_name)));
-  const relations = new Map<string, DescribedRelation & { current: { table: string | null; columns: Map<string, string | null> } }>();
+  const relations = new Map<
+    string,
+    DescribedRelation & { current: { table: string | null; columns: Map<string, string | null> } }
+  >();
   for (const row of rows.filter((r) => r.column_name === null)) {
     relations.set(row.table_name, {
       name: row.table_name,
       kind: row.kind ?? 'table',
       description: tableDoc(row.table_name)?.description ?? dynamic.tables.get(row.table_name),
       columns: [],
-      key: tableDoc(row.table_name)?.key ?? (dynamic.borrows.get(row.table_name) === 'survey_responses' ? ['response_id'] : []),
+      key:
+        tableDoc(row.table_name)?.key ??
+        (dynamic.borrows.get(row.table_name) === 'survey_responses' ? ['response_id'] : []),
       current: { table: row.comment, columns: new Map() },
     });
   }
@@ -48,7 +53,8 @@ export async function describeRelations(
     relation.columns.push({
       name: row.column_name,
       type: row.data_type ?? '',
-      description: dynamic.columns.get(row.table_name)?.get(row.column_name) ?? columnDescription(base, row.column_name),
+      description:
+        dynamic.columns.get(row.table_name)?.get(row.column_name) ?? columnDescription(base, row.column_name),
     });
     relation.current.columns.set(row.column_name, row.comment);
   }
@@ -61,18 +67,27 @@ export async function describeRelations(
  * a column or a view. Only what differs is written, so a commit that changes nothing takes no lock. Returns how many
  * comments were written.
  */
-export async function commentWarehouse(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<number> {
+export async function commentWarehouse(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+): Promise<number> {
   let written = 0;
   for (const relation of await describeRelations(conn, dialect, schema)) {
     if (!tableDoc(relation.name) && relation.description === undefined) continue; // not a table of ours
     const name = qualified(schema, relation.name);
     if (relation.description !== undefined && relation.description !== relation.current.table) {
-      await conn.run(`COMMENT ON ${relation.kind === 'view' ? 'VIEW' : 'TABLE'} ${name} IS ${dialect.commentLiteral(relation.description)}`);
+      await conn.run(
+        `COMMENT ON ${relation.kind === 'view' ? 'VIEW' : 'TABLE'} ${name} IS ${dialect.commentLiteral(relation.description)}`,
+      );
       written++;
     }
     for (const column of relation.columns) {
-      if (column.description === undefined || column.description === relation.current.columns.get(column.name)) continue;
-      await conn.run(`COMMENT ON COLUMN ${name}.${quoteIdent(column.name)} IS ${dialect.commentLiteral(column.description)}`);
+      if (column.description === undefined || column.description === relation.current.columns.get(column.name))
+        continue;
+      await conn.run(
+        `COMMENT ON COLUMN ${name}.${quoteIdent(column.name)} IS ${dialect.commentLiteral(column.description)}`,
+      );
       written++;
     }
   }
@@ -88,7 +103,8 @@ async function runTimeDescriptions(
   const tables = new Map<string, string>();
   const columns = new Map<string, Map<string, string>>();
   const borrows = new Map<string, string>();
-  const put = (table: string, column: string, text: string) => columns.set(table, (columns.get(table) ?? new Map<string, string>()).set(column, text));
+  const put = (table: string, column: string, text: string) =>
+    columns.set(table, (columns.get(table) ?? new Map<string, string>()).set(column, text));
   const has = (table: string) => present.has(table);
   if (has('_etl_columns')) {
     const cf = await conn.all<{ column_name: string; source_key: string }>(
@@ -124,7 +140,13 @@ async function runTimeDescriptions(
       );
       borrows.set(s.view_name, 'survey_responses');
     }
-    const questions = await conn.all<{ view_name: string; column_name: string; question_code: string; question_text: string | null; answer_type: string }>(
+    const questions = await conn.all<{
+      view_name: string;
+      column_name: string;
+      question_code: string;
+      question_text: string | null;
+      answer_type: string;
+    }>(
       `SELECT c.view_name, c.column_name, c.question_code, q.question_text, c.answer_type
          FROM ${qualified(schema, 'survey_question_columns')} c
          LEFT JOIN ${qualified(schema, 'survey_questions')} q ON q.survey_id = c.survey_id AND q.question_code = c.question_code`,

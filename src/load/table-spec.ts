@@ -52,7 +52,9 @@ export interface PivotSpec {
  * - `entries`: one row per entry of the JSON object `{name: text | null}` held in `table`'s staging-only column
  *   `column`; `nameColumn` takes the entry's name, `valueColumn` its value, every other column `table`'s.
  */
-export type StagedWith = { table: string; kind: 'copy' } | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string };
+export type StagedWith =
+  | { table: string; kind: 'copy' }
+  | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string };
 
 /**
  * What the loader keeps current from a table's rows, in the same transaction, after each merge of it:

@@ -1,5 +1,11 @@
 import { keySuffix } from '../transform/column-names.js';
-import { choiceTypeOf, formatTypeOf, parseTypedValue, type FieldKind, type FieldType } from '../transform/typed-values.js';
+import {
+  choiceTypeOf,
+  formatTypeOf,
+  parseTypedValue,
+  type FieldKind,
+  type FieldType,
+} from '../transform/typed-values.js';
 import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
@@ -17,7 +23,12 @@ const LONG_TABLE = 'account_custom_fields';
 const TYPED_VIEW = 'accounts_typed';
 
 /** The warehouse type of each kind of field. */
-const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = { date: 'date', number: 'double', boolean: 'boolean', label: 'text' };
+const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = {
+  date: 'date',
+  number: 'double',
+  boolean: 'boolean',
+  label: 'text',
+};
 
 /** A typed `cf_` column, as `_etl_typed_columns` holds it. */
 interface TypedColumn {
@@ -74,16 +85,23 @@ export async function refreshTypedFields(
     }
     const typedColumn = before?.kind === type.kind ? before.typed_column : typedColumnName(column, type.kind, taken);
     taken.add(typedColumn);
-    const entry: TypedColumn = { column_name: column, typed_column: typedColumn, source_key: key, kind: type.kind, format: type.format };
+    const entry: TypedColumn = {
+      column_name: column,
+      typed_column: typedColumn,
+      source_key: key,
+      kind: type.kind,
+      format: type.format,
+    };
     await forgetColumn(conn, schema, column);
     await conn.run(
       `INSERT INTO ${qualified(schema, '_etl_typed_columns')} (table_name, column_name, typed_column, source_key, kind, format, updated_at, run_id) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMPTZ), $8)`,
       [TYPED_TABLE, column, typedColumn, key, type.kind, type.format, stamp.now, stamp.runId],
     );
     // every text the field holds now, read with its new type
-    const texts = await conn.all<{ value: string }>(`SELECT DISTINCT value FROM ${qualified(schema, LONG_TABLE)} WHERE field_name = $1 AND value IS NOT NULL`, [
-      key,
-    ]);
+    const texts = await conn.all<{ value: string }>(
+      `SELECT DISTINCT value FROM ${qualified(schema, LONG_TABLE)} WHERE field_name = $1 AND value IS NOT NULL`,
+      [key],
+    );
     await insertParsed(
       conn,
       schema,
@@ -105,8 +123,17 @@ export async function refreshTypedFields(
  * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
  * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, read again at every commit.
  */
-async function typedFields(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<Map<string, { key: string; type: FieldType }>> {
-  const rows = await conn.all<{ column_name: string; source_key: string; format: string | null; options: string | null }>(
+async function typedFields(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+): Promise<Map<string, { key: string; type: FieldType }>> {
+  const rows = await conn.all<{
+    column_name: string;
+    source_key: string;
+    format: string | null;
+    options: string | null;
+  }>(
     `SELECT c.column_name, c.source_key, f.format, CAST(f.options AS ${dialect.typeName('text')}) AS options
        FROM ${qualified(schema, '_etl_columns')} c
        LEFT JOIN ${qualified(schema, 'profile_fields')} f ON f.name = c.source_key
@@ -148,12 +175,23 @@ const KIND_OF_ANSWER_TYPE: ReadonlyMap<AnswerType, FieldKind> = new Map([
 ]);
 
 /** Per field name, how many of its values there are and how many fit each type. */
-async function valueCounts(conn: SqlConnection, dialect: WarehouseDialect, schema: string): Promise<Map<string, AnswerCounts>> {
-  const fits = ANSWER_TYPES.map((type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'f.value')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`);
+async function valueCounts(
+  conn: SqlConnection,
+  dialect: WarehouseDialect,
+  schema: string,
+): Promise<Map<string, AnswerCounts>> {
+  const fits = ANSWER_TYPES.map(
+    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'f.value')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`,
+  );
   const rows = await conn.all<Record<string, string | number | bigint | null>>(
     `SELECT f.field_name, COUNT(*) AS n, ${fits.join(', ')} FROM ${qualified(schema, LONG_TABLE)} f WHERE f.value IS NOT NULL GROUP BY f.field_name`,
   );
-  return new Map(rows.map((r) => [String(r.field_name), { answers: Number(r.n), fits: new Map(ANSWER_TYPES.map((type) => [type, Number(r[type] ?? 0)])) }]));
+  return new Map(
+    rows.map((r) => [
+      String(r.field_name),
+      { answers: Number(r.n), fits: new Map(ANSWER_TYPES.map((type) => [type, Number(r[type] ?? 0)])) },
+    ]),
+  );
 }
 
 /** `cf_x` + `_date`, `_number` or `_boolean`; a name taken already gets the hash of the column's name. */
@@ -163,7 +201,10 @@ function typedColumnName(column: string, kind: FieldKind, taken: ReadonlySet<str
 }
 
 async function forgetColumn(conn: SqlConnection, schema: string, column: string): Promise<void> {
-  await conn.run(`DELETE FROM ${qualified(schema, '_etl_typed_columns')} WHERE table_name = $1 AND column_name = $2`, [TYPED_TABLE, column]);
+  await conn.run(`DELETE FROM ${qualified(schema, '_etl_typed_columns')} WHERE table_name = $1 AND column_name = $2`, [
+    TYPED_TABLE,
+    column,
+  ]);
   await conn.run(`DELETE FROM ${qualified(schema, '_etl_typed_values')} WHERE column_name = $1`, [column]);
 }
 
@@ -195,7 +236,13 @@ async function parseStagedTexts(
   }
 }
 
-async function insertParsed(conn: SqlConnection, schema: string, type: FieldType, column: string, texts: string[]): Promise<void> {
+async function insertParsed(
+  conn: SqlConnection,
+  schema: string,
+  type: FieldType,
+  column: string,
+  texts: string[],
+): Promise<void> {
   for (let i = 0; i < texts.length; i += VALUES_PER_INSERT) {
     const batch = texts.slice(i, i + VALUES_PER_INSERT);
     const params: unknown[] = [column];
@@ -203,7 +250,10 @@ async function insertParsed(conn: SqlConnection, schema: string, type: FieldType
       params.push(text, parseTypedValue(type, text));
       return `($1, $${params.length - 1}, $${params.length})`;
     });
-    await conn.run(`INSERT INTO ${qualified(schema, '_etl_typed_values')} (column_name, raw_value, value) VALUES ${rows.join(', ')}`, params);
+    await conn.run(
+      `INSERT INTO ${qualified(schema, '_etl_typed_values')} (column_name, raw_value, value) VALUES ${rows.join(', ')}`,
+      params,
+    );
   }
 }
 

@@ -24,7 +24,10 @@ export const COMMON_COLUMNS: ReadonlyMap<string, string> = new Map([
   ['_window_start', 'The first day of the load window the row was loaded from (days in source.timezone).'],
   ['_run_id', 'The run (or backfill, or receiver) that wrote the row; see _etl_runs.'],
   ['_loaded_at', 'When the row was written to the warehouse (UTC): the freshness column.'],
-  ['valid_from', 'When this version started (inclusive): the day of the window, or the instant of the observation, that first served it.'],
+  [
+    'valid_from',
+    'When this version started (inclusive): the day of the window, or the instant of the observation, that first served it.',
+  ],
   ['valid_to', 'When this version ended (exclusive): the valid_from of the next version; NULL while current.'],
   ['is_current', 'Whether this is the current version (valid_to IS NULL).'],
   ['content_hash', "MD5 of the row's content: consecutive observations with the same hash are one version."],
@@ -42,11 +45,26 @@ export const COMMON_COLUMNS: ReadonlyMap<string, string> = new Map([
 
 const ACCOUNT_COLUMNS: Array<[string, string]> = [
   ['customer_id', "The customer's id in the service (customerId): the key."],
-  ['phone', 'Phone number as the service holds it. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.'],
-  ['email', 'E-mail address. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.'],
-  ['first_name', 'First name. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.'],
-  ['last_name', 'Last name. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.'],
-  ['birthdate', 'Date of birth. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.'],
+  [
+    'phone',
+    'Phone number as the service holds it. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.',
+  ],
+  [
+    'email',
+    'E-mail address. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.',
+  ],
+  [
+    'first_name',
+    'First name. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.',
+  ],
+  [
+    'last_name',
+    'Last name. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.',
+  ],
+  [
+    'birthdate',
+    'Date of birth. Personal data: hashed or dropped in what analysts read, per destination.analysts.personal_data.',
+  ],
   ['source', 'Where the customer signed up, as the service names it.'],
   ['profile_set_at', 'When the profile was last set at the service (UTC).'],
   ['country', 'Country of the customer.'],
@@ -59,7 +77,10 @@ const ACCOUNT_COLUMNS: Array<[string, string]> = [
 ];
 
 const POSTING_COLUMNS: Array<[string, string]> = [
-  ['posting_id', 'Derived key: SHA-256 of the customer and every field of the posting (and its occurrence, for exact duplicates).'],
+  [
+    'posting_id',
+    'Derived key: SHA-256 of the customer and every field of the posting (and its occurrence, for exact duplicates).',
+  ],
   ['customer_id', 'The customer the posting belongs to.'],
   ['posted_at', 'When the posting was recorded (postingDate, UTC).'],
   ['txn_at', 'When the transaction happened (transactionDate, UTC).'],
@@ -132,7 +153,14 @@ const VOUCHER_COLUMNS: Array<[string, string]> = [
   ['gone_at', 'The first observation that no longer listed it (UTC); NULL while listed.'],
 ];
 
-function table(name: string, key: string[], audience: TableDoc['audience'], description: string, columns: Array<[string, string]>, borrows?: string): TableDoc {
+function table(
+  name: string,
+  key: string[],
+  audience: TableDoc['audience'],
+  description: string,
+  columns: Array<[string, string]>,
+  borrows?: string,
+): TableDoc {
   return { name, key, audience, description, columns: new Map(columns), ...(borrows ? { borrows } : {}) };
 }
 
@@ -177,7 +205,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     'analysts',
     "One row per survey answer record (a customer answering a survey once). The answers are in survey_answers and in the survey's view.",
     [
-      ['response_id', 'Derived key: SHA-256 of the survey, customer, time, every field and every answer (and the occurrence, for exact duplicates).'],
+      [
+        'response_id',
+        'Derived key: SHA-256 of the survey, customer, time, every field and every answer (and the occurrence, for exact duplicates).',
+      ],
       ['survey_id', 'The survey answered: derived from its question set; see surveys.'],
       ['answered_at', 'When the survey was answered (UTC).'],
       ['brand', 'Brand the answer is about.'],
@@ -189,26 +220,44 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ...ACCOUNT_COLUMNS.filter(([c]) => ['first_name', 'last_name', 'phone', 'email'].includes(c)),
     ],
   ),
-  table('survey_answers', ['response_id', 'question_code'], 'analysts', 'Every answer of every response, long form, as the text the service sent.', [
-    ['response_id', 'The response; see survey_responses.'],
-    ['question_code', "The question's code in its survey (the same code may name different questions in different surveys)."],
-    ['answer', 'The answer, as text.'],
-  ]),
+  table(
+    'survey_answers',
+    ['response_id', 'question_code'],
+    'analysts',
+    'Every answer of every response, long form, as the text the service sent.',
+    [
+      ['response_id', 'The response; see survey_responses.'],
+      [
+        'question_code',
+        "The question's code in its survey (the same code may name different questions in different surveys).",
+      ],
+      ['answer', 'The answer, as text.'],
+    ],
+  ),
   table('survey_questions', ['survey_id', 'question_code'], 'analysts', "Each survey's questions.", [
     ['survey_id', 'The survey.'],
     ['question_code', "The question's code in the survey."],
     ['question_text', 'The question as asked.'],
-    ['question_order', 'Its place in the survey, from 1 (the first labels the survey); NULL for questions loaded before it was kept.'],
+    [
+      'question_order',
+      'Its place in the survey, from 1 (the first labels the survey); NULL for questions loaded before it was kept.',
+    ],
   ]),
-  table('surveys', ['survey_id'], 'analysts', 'One row per survey, rebuilt at every surveys load: its label, counts and view.', [
-    ['survey_id', "Derived key: SHA-256 of the survey's question set (a changed set is a new survey)."],
-    ['label', "The text of the survey's first question."],
-    ['question_count', 'Questions in the survey.'],
-    ['responses', 'Rows of survey_responses for it.'],
-    ['first_answer_at', 'Its first answer (UTC).'],
-    ['last_answer_at', 'Its last answer (UTC).'],
-    ['view_name', 'The view holding its responses with a typed column per question.'],
-  ]),
+  table(
+    'surveys',
+    ['survey_id'],
+    'analysts',
+    'One row per survey, rebuilt at every surveys load: its label, counts and view.',
+    [
+      ['survey_id', "Derived key: SHA-256 of the survey's question set (a changed set is a new survey)."],
+      ['label', "The text of the survey's first question."],
+      ['question_count', 'Questions in the survey.'],
+      ['responses', 'Rows of survey_responses for it.'],
+      ['first_answer_at', 'Its first answer (UTC).'],
+      ['last_answer_at', 'Its last answer (UTC).'],
+      ['view_name', 'The view holding its responses with a typed column per question.'],
+    ],
+  ),
   table(
     'survey_question_columns',
     ['survey_id', 'question_code'],
@@ -224,8 +273,20 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ['answers_unparsed', 'Answers that do not fit answer_type: NULL in the view, text in survey_answers.'],
     ],
   ),
-  table('loyalty_postings', ['posting_id'], 'analysts', 'One row per loyalty posting (points credited or debited), per customer.', POSTING_COLUMNS),
-  table('loyalty_status', ['customer_id'], 'analysts', "Each customer's loyalty standing as last observed.", STATUS_COLUMNS),
+  table(
+    'loyalty_postings',
+    ['posting_id'],
+    'analysts',
+    'One row per loyalty posting (points credited or debited), per customer.',
+    POSTING_COLUMNS,
+  ),
+  table(
+    'loyalty_status',
+    ['customer_id'],
+    'analysts',
+    "Each customer's loyalty standing as last observed.",
+    STATUS_COLUMNS,
+  ),
   table(
     'loyalty_wallets',
     ['customer_id', 'country_iso', 'currency'],
@@ -240,8 +301,21 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     'Points gained, redeemed and expired per customer and expiry instant, as last observed.',
     BALANCE_COLUMNS,
   ),
-  table('vouchers', ['customer_id', 'code'], 'analysts', 'Every voucher ever listed for a customer; kept when it leaves the list (gone_at).', VOUCHER_COLUMNS),
-  table('loyalty_status_history', ['customer_id', 'valid_from'], 'analysts', 'Every version of loyalty_status observed.', [], 'loyalty_status'),
+  table(
+    'vouchers',
+    ['customer_id', 'code'],
+    'analysts',
+    'Every voucher ever listed for a customer; kept when it leaves the list (gone_at).',
+    VOUCHER_COLUMNS,
+  ),
+  table(
+    'loyalty_status_history',
+    ['customer_id', 'valid_from'],
+    'analysts',
+    'Every version of loyalty_status observed.',
+    [],
+    'loyalty_status',
+  ),
   table(
     'loyalty_wallets_history',
     ['customer_id', 'country_iso', 'currency', 'valid_from'],
@@ -258,32 +332,51 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     [],
     'loyalty_balance_details',
   ),
-  table('vouchers_history', ['customer_id', 'code', 'valid_from'], 'analysts', 'Every version of each voucher as served.', [], 'vouchers'),
-  table('profiles', ['profile_id'], 'analysts', "The service's customer profiles (sets of custom fields), refreshed whole on every run.", [
-    ['profile_id', "The profile's id."],
-    ['label', 'Its label.'],
-    ['main', 'Whether it is the main profile.'],
-    ['used', 'Whether it is in use.'],
-    ['main_profile_id', 'The main profile it belongs to.'],
-    ['created_by', 'Who created it.'],
-  ]),
-  table('profile_fields', ['profile_id', 'field_id'], 'analysts', "Each profile's custom field definitions, refreshed whole on every run.", [
-    ['profile_id', 'The profile.'],
-    ['field_id', "The field's id."],
-    ['name', "The custom field's key (customFieldMap name): joins _etl_columns.source_key."],
-    ['label', "The field's label."],
-    ['type_id', "The service's type code; the spec gives it no meaning, so it types nothing."],
-    ['render_type', 'How the service renders it.'],
-    ['order_value', 'Its place in the form.'],
-    ['required', 'Whether it is required.'],
-    ['multiple', 'Whether it holds several values.'],
-    ['is_business', 'Whether it is a business field.'],
-    ['column_number', 'Its column in the form.'],
-    ['format', 'Its format (a date or number pattern): what types it for sure.'],
-    ['default_value', 'Its default value.'],
-    ['options', 'Its choices (keys and labels), as JSON.'],
-    ['definition', 'The whole definition as the service sent it (JSON).'],
-  ]),
+  table(
+    'vouchers_history',
+    ['customer_id', 'code', 'valid_from'],
+    'analysts',
+    'Every version of each voucher as served.',
+    [],
+    'vouchers',
+  ),
+  table(
+    'profiles',
+    ['profile_id'],
+    'analysts',
+    "The service's customer profiles (sets of custom fields), refreshed whole on every run.",
+    [
+      ['profile_id', "The profile's id."],
+      ['label', 'Its label.'],
+      ['main', 'Whether it is the main profile.'],
+      ['used', 'Whether it is in use.'],
+      ['main_profile_id', 'The main profile it belongs to.'],
+      ['created_by', 'Who created it.'],
+    ],
+  ),
+  table(
+    'profile_fields',
+    ['profile_id', 'field_id'],
+    'analysts',
+    "Each profile's custom field definitions, refreshed whole on every run.",
+    [
+      ['profile_id', 'The profile.'],
+      ['field_id', "The field's id."],
+      ['name', "The custom field's key (customFieldMap name): joins _etl_columns.source_key."],
+      ['label', "The field's label."],
+      ['type_id', "The service's type code; the spec gives it no meaning, so it types nothing."],
+      ['render_type', 'How the service renders it.'],
+      ['order_value', 'Its place in the form.'],
+      ['required', 'Whether it is required.'],
+      ['multiple', 'Whether it holds several values.'],
+      ['is_business', 'Whether it is a business field.'],
+      ['column_number', 'Its column in the form.'],
+      ['format', 'Its format (a date or number pattern): what types it for sure.'],
+      ['default_value', 'Its default value.'],
+      ['options', 'Its choices (keys and labels), as JSON.'],
+      ['definition', 'The whole definition as the service sent it (JSON).'],
+    ],
+  ),
   table('loyalty_events', ['event_key'], 'analysts', 'Loyalty webhook calls received, one row per call.', [
     ['event_key', 'Derived key of the call.'],
     ['seq', 'Commit order of the call.'],
@@ -297,25 +390,38 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['points', 'Wallet balance after the event.'],
     ['cumulative_credit', "Points credited over the customer's life."],
     ['point_expiry', 'Next points expiry.'],
-    ['payload', 'The body as received (JSON). Holds personal data: left out of what analysts read under hash and drop.'],
+    [
+      'payload',
+      'The body as received (JSON). Holds personal data: left out of what analysts read under hash and drop.',
+    ],
   ]),
-  table('_etl_watermarks', ['job', 'stream'], 'pipeline', 'Per job and stream, the day through which every window is loaded.', [
-    ['complete_through', 'Every window up to this day (inclusive) is loaded.'],
-  ]),
-  table('_etl_windows', ['job', 'stream', 'window_start'], 'pipeline', 'Every load window of every job and stream: status, counts and claim.', [
-    ['window_start', 'First day of the window.'],
-    ['window_end', 'Last day of the window (inclusive).'],
-    ['status', 'pending, done or failed.'],
-    ['rows_extracted', 'Records read from the source.'],
-    ['rows_loaded', 'Rows written.'],
-    ['rows_rejected', 'Records rejected into _etl_rejects.'],
-    ['requests', 'Requests the window took.'],
-    ['finished_at', 'When it finished (UTC).'],
-    ['error', 'Why it failed.'],
-    ['claimed_by', 'The run working it now.'],
-    ['claimed_at', 'When it was claimed.'],
-    ['backfill_id', 'The backfill that last took it.'],
-  ]),
+  table(
+    '_etl_watermarks',
+    ['job', 'stream'],
+    'pipeline',
+    'Per job and stream, the day through which every window is loaded.',
+    [['complete_through', 'Every window up to this day (inclusive) is loaded.']],
+  ),
+  table(
+    '_etl_windows',
+    ['job', 'stream', 'window_start'],
+    'pipeline',
+    'Every load window of every job and stream: status, counts and claim.',
+    [
+      ['window_start', 'First day of the window.'],
+      ['window_end', 'Last day of the window (inclusive).'],
+      ['status', 'pending, done or failed.'],
+      ['rows_extracted', 'Records read from the source.'],
+      ['rows_loaded', 'Rows written.'],
+      ['rows_rejected', 'Records rejected into _etl_rejects.'],
+      ['requests', 'Requests the window took.'],
+      ['finished_at', 'When it finished (UTC).'],
+      ['error', 'Why it failed.'],
+      ['claimed_by', 'The run working it now.'],
+      ['claimed_at', 'When it was claimed.'],
+      ['backfill_id', 'The backfill that last took it.'],
+    ],
+  ),
   table('_etl_runs', ['run_id'], 'pipeline', 'Every run, backfill and demo.', [
     ['command', 'The command: run, backfill, demo…'],
     ['started_at', 'When it started (UTC).'],
@@ -349,20 +455,35 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['error', 'Why it was rejected.'],
     ['rejected_at', 'When (UTC).'],
   ]),
-  table('_etl_columns', ['table_name', 'source_key'], 'pipeline', 'Which source key each cf_ column of accounts and each q_ column of a survey view holds.', [
-    ['table_name', 'The table or view.'],
-    ['column_name', 'The column.'],
-    ['source_key', 'The custom field name or question code, unchanged.'],
-    ['added_at', 'When the column was made.'],
-  ]),
-  table('_etl_typed_columns', ['table_name', 'column_name'], 'pipeline', 'The typed columns of accounts_typed, and how they are read.', [
-    ['table_name', 'accounts.'],
-    ['column_name', 'The text cf_ column.'],
-    ['typed_column', 'Its typed column in accounts_typed.'],
-    ['source_key', "The custom field's name."],
-    ['kind', "date, number, boolean, or label (a choice field's option key read as its label)."],
-    ['format', 'The pattern it is read by (NULL: read by the values seen; for label, the options as [[key, label], …]).'],
-  ]),
+  table(
+    '_etl_columns',
+    ['table_name', 'source_key'],
+    'pipeline',
+    'Which source key each cf_ column of accounts and each q_ column of a survey view holds.',
+    [
+      ['table_name', 'The table or view.'],
+      ['column_name', 'The column.'],
+      ['source_key', 'The custom field name or question code, unchanged.'],
+      ['added_at', 'When the column was made.'],
+    ],
+  ),
+  table(
+    '_etl_typed_columns',
+    ['table_name', 'column_name'],
+    'pipeline',
+    'The typed columns of accounts_typed, and how they are read.',
+    [
+      ['table_name', 'accounts.'],
+      ['column_name', 'The text cf_ column.'],
+      ['typed_column', 'Its typed column in accounts_typed.'],
+      ['source_key', "The custom field's name."],
+      ['kind', "date, number, boolean, or label (a choice field's option key read as its label)."],
+      [
+        'format',
+        'The pattern it is read by (NULL: read by the values seen; for label, the options as [[key, label], …]).',
+      ],
+    ],
+  ),
   table('_etl_typed_values', [], 'pipeline', 'Each distinct text of a typed column, read as its type.', [
     ['column_name', 'The cf_ column.'],
     ['raw_value', 'The text.'],
@@ -431,12 +552,35 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     [],
     'loyalty_balance_details',
   ),
-  table('_etl_vouchers_observations', ['customer_id', 'code', 'observed_at'], 'pipeline', 'Each vouchers row when its customer was asked.', [], 'vouchers'),
-  table('_etl_loyalty_status_asked', ['customer_id', 'observed_at'], 'pipeline', 'Every ask of a customer the loyalty state streams loaded.', []),
-  table('_etl_vouchers_asked', ['customer_id', 'observed_at'], 'pipeline', 'Every ask of a customer the vouchers stream loaded.', []),
-  table('_etl_customer_observations', ['stream', 'customer_id'], 'pipeline', 'When each state stream last asked each customer, and the outcome.', [
-    ['outcome', 'answered, not_found (1005) or unaskable.'],
-  ]),
+  table(
+    '_etl_vouchers_observations',
+    ['customer_id', 'code', 'observed_at'],
+    'pipeline',
+    'Each vouchers row when its customer was asked.',
+    [],
+    'vouchers',
+  ),
+  table(
+    '_etl_loyalty_status_asked',
+    ['customer_id', 'observed_at'],
+    'pipeline',
+    'Every ask of a customer the loyalty state streams loaded.',
+    [],
+  ),
+  table(
+    '_etl_vouchers_asked',
+    ['customer_id', 'observed_at'],
+    'pipeline',
+    'Every ask of a customer the vouchers stream loaded.',
+    [],
+  ),
+  table(
+    '_etl_customer_observations',
+    ['stream', 'customer_id'],
+    'pipeline',
+    'When each state stream last asked each customer, and the outcome.',
+    [['outcome', 'answered, not_found (1005) or unaskable.']],
+  ),
   table(
     '_etl_analysts',
     ['analysts_schema'],
@@ -497,9 +641,13 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ['records', 'How many records carried it, over every load.'],
     ],
   ),
-  table('_etl_event_bookmarks', ['job', 'stream'], 'pipeline', "The last webhook event whose customer each job's streams have asked for.", [
-    ['through_seq', 'The last event (loyalty_events.seq) handled.'],
-  ]),
+  table(
+    '_etl_event_bookmarks',
+    ['job', 'stream'],
+    'pipeline',
+    "The last webhook event whose customer each job's streams have asked for.",
+    [['through_seq', 'The last event (loyalty_events.seq) handled.']],
+  ),
 ];
 
 /** The description of `table`, by name. */
@@ -510,11 +658,21 @@ export function tableDoc(table: string): TableDoc | undefined {
 /** The description of a fixed column of `table`: its own, the table it borrows from, or a common one. */
 export function columnDescription(table: string, column: string): string | undefined {
   const doc = tableDoc(table);
-  return doc?.columns.get(column) ?? (doc?.borrows ? columnDescription(doc.borrows, column) : undefined) ?? COMMON_COLUMNS.get(column);
+  return (
+    doc?.columns.get(column) ??
+    (doc?.borrows ? columnDescription(doc.borrows, column) : undefined) ??
+    COMMON_COLUMNS.get(column)
+  );
 }
 
 /** The columns of every table that hold personal data: what `destination.analysts.personal_data` hashes or drops. */
-export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set(['phone', 'email', 'first_name', 'last_name', 'birthdate']);
+export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
+  'phone',
+  'email',
+  'first_name',
+  'last_name',
+  'birthdate',
+]);
 
 /** JSON columns that hold whole records as the service sent them, personal data included: NULL for analysts under hash and drop. */
 export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload']);

@@ -80,12 +80,15 @@ export const duckdbDialect: WarehouseDialect = {
   // a MAP, parsed from the JSON once per row; a missing name reads as NULL
   jsonObject: duckdbJsonObject,
   withObjects: (alias, columns) =>
-    columns.length === 0 ? `${alias}.*` : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`,
+    columns.length === 0
+      ? `${alias}.*`
+      : `${alias}.* REPLACE (${columns.map((c) => `${duckdbJsonObject(`${alias}.${c}`)} AS ${c}`).join(', ')})`,
   objectValue: (object, name) => `${object}[${name}]`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
     `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
-  jsonObjectNames: (source, column, name) => `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
+  jsonObjectNames: (source, column, name) =>
+    `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `${value} NOT IN ${list}`,
   // a JSON text keeps its members' order: the sorted entries of its map are what is compared
   contentHash: (values, objects) =>
@@ -122,10 +125,12 @@ export const postgresDialect: WarehouseDialect = {
   objectValue: (object, name) => `(${object} ->> CAST(${name} AS text))`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
-  jsonObjectNames: (source, column, name) => `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
+  jsonObjectNames: (source, column, name) =>
+    `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,
   // jsonb orders an object's members itself
-  contentHash: (values, objects) => `md5(CAST(jsonb_build_array(${[...values.map((v) => `CAST(${v} AS text)`), ...objects].join(', ')}) AS text))`,
+  contentHash: (values, objects) =>
+    `md5(CAST(jsonb_build_array(${[...values.map((v) => `CAST(${v} AS text)`), ...objects].join(', ')}) AS text))`,
   fullMatch: (value, pattern) => `(${value} ~ ${quoteLiteral(`^(${pattern})$`)})`,
   sha256: (value) => `encode(sha256(convert_to(${value}, 'UTF8')), 'hex')`,
   commentsQuery: `SELECT c.relname AS table_name, CASE WHEN c.relkind = 'v' THEN 'view' ELSE 'table' END AS kind, CAST(NULL AS text) AS column_name,

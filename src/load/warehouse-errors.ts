@@ -26,7 +26,8 @@ export function makeWarehouseDirectory(file: string): void {
     if (parent === dir) break;
     dir = parent;
   }
-  if (missing.length === 0 && !statSync(dir).isDirectory()) throw new WarehouseConfigError(`warehouse ${file}: ${dir} is not a directory`);
+  if (missing.length === 0 && !statSync(dir).isDirectory())
+    throw new WarehouseConfigError(`warehouse ${file}: ${dir} is not a directory`);
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d);
@@ -45,7 +46,8 @@ export function makeWarehouseDirectory(file: string): void {
  */
 export function isDataError(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return /^(22|54)/.test(e.code) || (e.code.startsWith('23') && e.code !== '23505');
+  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code))
+    return /^(22|54)/.test(e.code) || (e.code.startsWith('23') && e.code !== '23505');
   return typeof e?.message === 'string' && /^(Conversion|Invalid Input|Out of Range) Error/.test(e.message);
 }
 

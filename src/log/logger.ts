@@ -33,7 +33,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     hooks: { streamWrite: redact },
     serializers: { err: pino.stdSerializers.err },
   };
-  if (options.format !== 'pretty') return pino(settings, options.destination ?? pino.destination({ fd: 2, sync: true }));
+  if (options.format !== 'pretty')
+    return pino(settings, options.destination ?? pino.destination({ fd: 2, sync: true }));
   return pino(
     settings,
     pretty({

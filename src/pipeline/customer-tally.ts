@@ -62,7 +62,11 @@ export class CustomerTally {
 }
 
 /** `customers`, telling `report` how many were selected at once, and how many were handed on after each one is. */
-export function countedCustomers<T>(customers: AsyncIterable<T>, selected: number, report: (asked: number, selected: number) => void): AsyncIterable<T> {
+export function countedCustomers<T>(
+  customers: AsyncIterable<T>,
+  selected: number,
+  report: (asked: number, selected: number) => void,
+): AsyncIterable<T> {
   report(0, selected);
   return (async function* () {
     let asked = 0;

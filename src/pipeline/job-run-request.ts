@@ -35,7 +35,8 @@ export interface JobRunResult {
  * What a run loads: windows planned by the command (`run`, the demo), or a backfill whose windows are claimed
  * from the warehouse and shared with any other worker of the same backfill.
  */
-export type JobWork = { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
+export type JobWork =
+  { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
 
 export interface JobRunRequest {
   /** The job, resolved from `jobs.yaml` and the environment. */

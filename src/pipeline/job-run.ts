@@ -69,9 +69,18 @@ export class JobRun {
     const { request, stop } = this;
     if (request.refreshReferenceData !== false) {
       // Reference data is not windowed: a failure is reported but does not fail the windows.
-      await refreshProfiles(request.api, request.destination, this.job, this.runId, new Date().toISOString().slice(0, 10), request.archive).then(
+      await refreshProfiles(
+        request.api,
+        request.destination,
+        this.job,
+        this.runId,
+        new Date().toISOString().slice(0, 10),
+        request.archive,
+      ).then(
         (n) => this.log.info(n, 'profiles refreshed'),
-        (error) => stop.absorbs(error) || this.log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+        (error) =>
+          stop.absorbs(error) ||
+          this.log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
       );
     }
     const through = directoryThrough(request.work, this.jobConfig);
@@ -115,12 +124,21 @@ export class JobRun {
     });
     this.result.directory.empty += stretches.empty;
     this.log.info(
-      { stream: 'accounts', through, windows: missing.length, empty: stretches.empty, toLoad: stretches.toLoad.length, requests: stretches.requests },
+      {
+        stream: 'accounts',
+        through,
+        windows: missing.length,
+        empty: stretches.empty,
+        toLoad: stretches.toLoad.length,
+        requests: stretches.requests,
+      },
       'customer directory: loading the accounts windows not done yet',
     );
     if (stretches.toLoad.length === 0) return undefined;
     const spans = groupWindows(stretches.toLoad, this.spanDays(accounts));
-    return new PlannedQueue({ job: this.job, stream: 'accounts', runId, destination: request.destination }, spans, { skipDone: true });
+    return new PlannedQueue({ job: this.job, stream: 'accounts', runId, destination: request.destination }, spans, {
+      skipDone: true,
+    });
   }
 
   /**
@@ -136,12 +154,17 @@ export class JobRun {
     const unknown = PER_CUSTOMER_STREAMS.includes(name) ? await this.unknownCustomers() : undefined;
     const ctx = { job: this.job, stream: name, runId: this.runId, destination: request.destination };
     if (work.kind === 'backfill') {
-      const limits = { maxDays: this.spanDays(stream), maxWindows: stream.maxWindowsPerSpan(jobConfig), spans: this.lanesOf(stream) };
+      const limits = {
+        maxDays: this.spanDays(stream),
+        maxWindows: stream.maxWindowsPerSpan(jobConfig),
+        spans: this.lanesOf(stream),
+      };
       return BackfillQueue.open(ctx, work.backfill, limits, unknown);
     }
     let windows = await this.withoutEmptyStretches(name, stream, planned!);
     if (unknown) {
-      for (const window of windows.filter((w) => w.end > unknown.after)) this.result.failed.push({ stream: name, window, error: unknown.error });
+      for (const window of windows.filter((w) => w.end > unknown.after))
+        this.result.failed.push({ stream: name, window, error: unknown.error });
       windows = windows.filter((w) => w.end <= unknown.after);
     }
     const spans = unknown ? await this.customerSpans(windows, stream) : groupWindows(windows, this.spanDays(stream));
@@ -176,7 +199,11 @@ export class JobRun {
    * Windows loaded before (the look-back) are read again as planned; a stream whose listing cannot be counted
    * by range keeps them all.
    */
-  private async withoutEmptyStretches(name: StreamName, stream: StreamDefinition, windows: Window[]): Promise<Window[]> {
+  private async withoutEmptyStretches(
+    name: StreamName,
+    stream: StreamDefinition,
+    windows: Window[],
+  ): Promise<Window[]> {
     const { request, runId } = this;
     if (!stream.countRange) return windows;
     const missing = await request.destination.withConnection((conn) => windowsNotDone(conn, this.job, name, windows));
@@ -195,7 +222,8 @@ export class JobRun {
       .catch((error: unknown) => {
         // counting only saves requests: when the source cannot count, every window is read as planned (a window
         // recorded empty before the failure is read again, harmlessly), and a run being stopped stops there
-        if (!this.stop.absorbs(error)) this.log.warn({ stream: name, err: error }, 'could not count the windows never loaded; reading each of them');
+        if (!this.stop.absorbs(error))
+          this.log.warn({ stream: name, err: error }, 'could not count the windows never loaded; reading each of them');
         return undefined;
       })
       .finally(() => {
@@ -222,12 +250,22 @@ export class JobRun {
   private async unknownCustomers(): Promise<{ after: Day; error: string }> {
     const { request } = this;
     const gridStart = windowStartOf(this.jobConfig, request.plan.historyStart);
-    const after = await request.destination.withConnection((conn) => directoryCompleteThrough(conn, this.job, gridStart));
-    return { after, error: `accounts of ${addDays(after, 1)} and later are not loaded for job ${this.job}, so the customers to ask are not known` };
+    const after = await request.destination.withConnection((conn) =>
+      directoryCompleteThrough(conn, this.job, gridStart),
+    );
+    return {
+      after,
+      error: `accounts of ${addDays(after, 1)} and later are not loaded for job ${this.job}, so the customers to ask are not known`,
+    };
   }
 
   /** Works through a queue with the stream's lanes; throws the first warehouse error a lane hit, once all have ended. */
-  private async drain(name: StreamName, stream: StreamDefinition, queue: WindowQueue, target: SpanTarget): Promise<void> {
+  private async drain(
+    name: StreamName,
+    stream: StreamDefinition,
+    queue: WindowQueue,
+    target: SpanTarget,
+  ): Promise<void> {
     this.result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
     const waiting = { logged: false };
     // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
@@ -262,7 +300,10 @@ export class JobRun {
       }
       if (!waiting.logged) {
         waiting.logged = true;
-        this.log.info({ stream: name }, 'the windows left are held by other workers; waiting for them to finish, or to die and free them');
+        this.log.info(
+          { stream: name },
+          'the windows left are held by other workers; waiting for them to finish, or to die and free them',
+        );
       }
       await sleep(Math.min(MAX_WAIT_MS, 100 * 2 ** Math.min(waits++, 5)));
       await this.reapNow();
@@ -270,7 +311,12 @@ export class JobRun {
   }
 
   /** Loads a span this run holds; a failure is recorded on its windows, and the run goes on. */
-  private async loadClaimed(name: StreamName, stream: StreamDefinition, span: Window[], target: SpanTarget): Promise<void> {
+  private async loadClaimed(
+    name: StreamName,
+    stream: StreamDefinition,
+    span: Window[],
+    target: SpanTarget,
+  ): Promise<void> {
     const { request, jobConfig, runId } = this;
     const done = (counts: WindowCounts[]) => {
       if (target.directory) return void this.result.directory.loaded.push(...counts);
@@ -320,13 +366,18 @@ export class JobRun {
 
   private async recordFailure(name: StreamName, windows: Window[], error: unknown): Promise<void> {
     const message = redact(error instanceof Error ? error.message : String(error));
-    this.log.error({ stream: name, window: formatWindow({ start: windows[0]!.start, end: windows.at(-1)!.end }), err: error }, 'window failed');
+    this.log.error(
+      { stream: name, window: formatWindow({ start: windows[0]!.start, end: windows.at(-1)!.end }), err: error },
+      'window failed',
+    );
     for (const window of windows) {
       this.result.failed.push({ stream: name, window, error: message });
       // a window taken over by another worker is that worker's to record
       if (error instanceof ClaimLostError) continue;
       await this.request.destination
-        .withConnection((conn) => recordWindowFailed(conn, this.job, name, window, this.runId, new Date().toISOString(), message))
+        .withConnection((conn) =>
+          recordWindowFailed(conn, this.job, name, window, this.runId, new Date().toISOString(), message),
+        )
         .catch((e: unknown) => {
           // The window stays claimed by this live run, so its queue would wait for it for ever: the run stops
           // instead (its claims fall free when it is recorded as ended, or when its lease runs out).
@@ -341,7 +392,9 @@ export class JobRun {
     const { destination } = this.request;
     if (!destination.capabilities.multiProcess || Date.now() - this.lastReap < MAX_WAIT_MS) return;
     this.lastReap = Date.now();
-    await destination.ledgerTransaction((conn) => reapAbandonedRuns(conn, destination.capabilities, { ...this.me, now: new Date().toISOString() }));
+    await destination.ledgerTransaction((conn) =>
+      reapAbandonedRuns(conn, destination.capabilities, { ...this.me, now: new Date().toISOString() }),
+    );
   }
 
   /** Spans of `stream` this worker loads at once. */

@@ -87,18 +87,42 @@ export async function loadSpan(
   const started = performance.now();
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
   const selection = settings.customers
-    ? await selectCustomers((fn) => destination.withConnection(fn), settings.job, stream.name, settings.customers, span, new Date(), settings.runId)
+    ? await selectCustomers(
+        (fn) => destination.withConnection(fn),
+        settings.job,
+        stream.name,
+        settings.customers,
+        span,
+        new Date(),
+        settings.runId,
+      )
     : undefined;
   // the count is one more read of the selection, made only when someone follows the span's progress
   const report = settings.customersAsked;
-  if (selection) ctx = { ...ctx, customers: report ? countedCustomers(selection.customers, await selection.count(), report) : selection.customers };
+  if (selection)
+    ctx = {
+      ...ctx,
+      customers: report ? countedCustomers(selection.customers, await selection.count(), report) : selection.customers,
+    };
   // every answer the span gets, and every customer it asks, goes to the raw archive as it comes
-  const archived = settings.archive?.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, pageSize: ctx.pageSize });
+  const archived = settings.archive?.openSpan({
+    job: settings.job,
+    stream: stream.name,
+    runId: settings.runId,
+    windows: span,
+    pageSize: ctx.pageSize,
+  });
   if (archived) {
     ctx.api.keepAnswers(archived.keep);
     if (ctx.customers) ctx = { ...ctx, customers: archived.customers(ctx.customers) };
   }
-  const load = await destination.openSpan({ job: settings.job, stream: stream.name, runId: settings.runId, windows: span, tables: tablesOf(stream, ctx) });
+  const load = await destination.openSpan({
+    job: settings.job,
+    stream: stream.name,
+    runId: settings.runId,
+    windows: span,
+    tables: tablesOf(stream, ctx),
+  });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {
     job: settings.job,
@@ -115,7 +139,11 @@ export async function loadSpan(
     // an answer counted as loaded is in the archive: the span's file is durable before the transaction
     await archived?.seal();
     const counts = await commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests, unlisted);
-    await archived?.committed().catch((e: unknown) => logger.warn({ stream: stream.name, err: e }, 'could not mark the archived span committed'));
+    await archived
+      ?.committed()
+      .catch((e: unknown) =>
+        logger.warn({ stream: stream.name, err: e }, 'could not mark the archived span committed'),
+      );
     logNewFields(stream, unlisted.fresh, settings.runId, logger);
     return counts;
   };
@@ -136,7 +164,8 @@ export async function loadSpan(
     // a bookmark covers the whole span's customers: it cannot move for part of it
     if (firstIncomplete <= 0 || selection?.events) throw staged.stoppedBy;
     checkRejects(stream, read, staged, settings.rejectThreshold);
-    for (const w of span.slice(firstIncomplete)) if (staged.extracted.has(w.start) || staged.rejected.has(w.start)) await load.reset(w.start);
+    for (const w of span.slice(firstIncomplete))
+      if (staged.extracted.has(w.start) || staged.rejected.has(w.start)) await load.reset(w.start);
     const counts = await commit(read, staged).catch(() => {
       throw staged.stoppedBy; // nothing was committed: the span fails for what stopped its reading
     });
@@ -173,7 +202,13 @@ interface StagedSpan {
 }
 
 /** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
-async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamContext, load: SpanLoad, logger: Logger): Promise<StagedSpan> {
+async function stageSpan(
+  stream: StreamDefinition,
+  span: Window[],
+  ctx: StreamContext,
+  load: SpanLoad,
+  logger: Logger,
+): Promise<StagedSpan> {
   const staged: StagedSpan = {
     extracted: new Map(),
     rejected: new Map(),
@@ -188,8 +223,14 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
     for await (const batch of stream.extract(ctx, span)) {
       if (batch.windowComplete) staged.complete.add(batch.windowStart);
       if (batch.restart) {
-        const window = span.find((w) => w.start === batch.windowStart) ?? { start: batch.windowStart, end: batch.windowStart };
-        logger.warn({ stream: stream.name, window: formatWindow(window), reason: batch.reason }, 'source changed while it was read; reading the window again');
+        const window = span.find((w) => w.start === batch.windowStart) ?? {
+          start: batch.windowStart,
+          end: batch.windowStart,
+        };
+        logger.warn(
+          { stream: stream.name, window: formatWindow(window), reason: batch.reason },
+          'source changed while it was read; reading the window again',
+        );
         await load.reset(batch.windowStart);
         normalizers.forget(batch.windowStart);
         staged.extracted.delete(batch.windowStart);
@@ -202,11 +243,18 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
       seq += batch.records.length;
       const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
       // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
-      for (const r of batch.rejects ?? []) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
-      for (const r of invalid) rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.raw), error: storableMessage(r.error.message) });
+      for (const r of batch.rejects ?? [])
+        rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
+      for (const r of invalid)
+        rejects.push({
+          windowStart: batch.windowStart,
+          payload: safeJson(r.raw),
+          error: storableMessage(r.error.message),
+        });
       add(staged.extracted, batch.windowStart, batch.records.length);
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
-      if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart)) staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
+      if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart))
+        staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
       for (const [table, list] of rows) {
         // fields loaded as NULL are no rows of the stream: they are kept with their raw values
         if (table === FIELD_REJECTS) {
@@ -217,7 +265,11 @@ async function stageSpan(stream: StreamDefinition, span: Window[], ctx: StreamCo
         await load.append(table, list);
       }
       if (batch.observed?.length) {
-        const observations = observationRows(stream.name, batch.observed).map((row) => ({ seq: 0, windowStart: batch.windowStart, row }));
+        const observations = observationRows(stream.name, batch.observed).map((row) => ({
+          seq: 0,
+          windowStart: batch.windowStart,
+          row,
+        }));
         await load.append(customerObservationsTable.name, observations);
       }
       await load.reject(rejects);
@@ -306,7 +358,9 @@ export function commitWindows(
     const before = ledger.observesCustomers ? [...extracted.keys()].filter((d) => !starts.has(d)) : [];
     const held = await postingRowsOf(conn, before);
     const merged = await merge();
-    const kept = ledger.observesCustomers ? await keptPostingRows(conn, stream, merged.loadedAt, [...starts]) : new Map<Day, number>();
+    const kept = ledger.observesCustomers
+      ? await keptPostingRows(conn, stream, merged.loadedAt, [...starts])
+      : new Map<Day, number>();
     if (before.length > 0) {
       const after = await postingRowsOf(conn, before);
       await addRowsLoaded(conn, job, stream, new Map(before.map((d) => [d, (after.get(d) ?? 0) - (held.get(d) ?? 0)])));
@@ -322,8 +376,17 @@ export function commitWindows(
     await recordWindowsDone(conn, job, stream, runId, merged.loadedAt, counts, { backfillId: ledger.backfillId });
     await advanceWatermark(conn, job, stream, ledger.firstDay, runId, merged.loadedAt);
     const events = ledger.events;
-    if (events) await advanceEventBookmark(conn, { job, stream, askedThrough: events.through, timezone: events.timezone, runId, now: merged.loadedAt });
-    if (unlisted.seen.length > 0) unlisted.fresh = await recordUnlistedFields(conn, runId, merged.loadedAt, unlisted.seen);
+    if (events)
+      await advanceEventBookmark(conn, {
+        job,
+        stream,
+        askedThrough: events.through,
+        timezone: events.timezone,
+        runId,
+        now: merged.loadedAt,
+      });
+    if (unlisted.seen.length > 0)
+      unlisted.fresh = await recordUnlistedFields(conn, runId, merged.loadedAt, unlisted.seen);
     return counts;
   });
 }
@@ -357,7 +420,12 @@ function checkRejects(stream: StreamDefinition, windows: Window[], staged: Stage
  * pipeline asks it (most often an export that leaves out its `end` day), and recording the windows done would
  * lose those records for good.
  */
-async function checkNothingUnread(stream: StreamDefinition, span: Window[], staged: StagedSpan, ctx: StreamContext): Promise<void> {
+async function checkNothingUnread(
+  stream: StreamDefinition,
+  span: Window[],
+  staged: StagedSpan,
+  ctx: StreamContext,
+): Promise<void> {
   if (!stream.countRange) return;
   for (const window of span) if ((staged.extracted.get(window.start) ?? 0) > 0) return;
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
@@ -384,8 +452,16 @@ function add(counts: Map<Day, number>, day: Day, n: number): void {
   counts.set(day, (counts.get(day) ?? 0) + n);
 }
 
-function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: number, logger: Logger, selection: CustomerSelection | undefined): void {
-  const events = selection?.events ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through } : {};
+function logLoaded(
+  stream: StreamDefinition,
+  counts: WindowCounts[],
+  started: number,
+  logger: Logger,
+  selection: CustomerSelection | undefined,
+): void {
+  const events = selection?.events
+    ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through }
+    : {};
   for (const c of counts) {
     logger.info(
       {
@@ -404,7 +480,12 @@ function logLoaded(stream: StreamDefinition, counts: WindowCounts[], started: nu
 }
 
 /** Says once, when the commit that first loaded it is done, each member the spec does not list. */
-function logNewFields(stream: StreamDefinition, fresh: readonly UnlistedSighting[], runId: string, logger: Logger): void {
+function logNewFields(
+  stream: StreamDefinition,
+  fresh: readonly UnlistedSighting[],
+  runId: string,
+  logger: Logger,
+): void {
   for (const f of fresh) {
     logger.warn(
       { stream: stream.name, recordType: f.recordType, field: f.path, table: f.table, records: f.records, runId },

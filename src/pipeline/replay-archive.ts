@@ -6,7 +6,12 @@ import { redact } from '../log/redact.js';
 import type { Day } from '../plan/days.js';
 import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
-import { readSpan, type AnswerArchive, type ArchivedSpan, type ArchivedSpanFile } from '../source/archive/answer-archive.js';
+import {
+  readSpan,
+  type AnswerArchive,
+  type ArchivedSpan,
+  type ArchivedSpanFile,
+} from '../source/archive/answer-archive.js';
 import { ArchivedSource } from '../source/archive/archived-source.js';
 import type { CustomerIdentity, SourceConventions } from '../source/loyalty-api.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
@@ -71,15 +76,28 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
   try {
     // reference data first, as a run refreshes it: the profiles last kept say how custom fields are read
     if (!request.windows && request.streams.includes('accounts')) await replayProfiles(request, runId);
-    for (const stream of STREAM_ORDER.filter((s) => request.streams.includes(s))) await replayStream(stream, request, runId, result);
+    for (const stream of STREAM_ORDER.filter((s) => request.streams.includes(s)))
+      await replayStream(stream, request, runId, result);
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
     const first = result.failed[0];
-    const error = unexpected ?? (first ? `${result.failed.length} window(s) not replayed; first: ${first.stream} ${first.window.start}: ${first.error}` : null);
+    const error =
+      unexpected ??
+      (first
+        ? `${result.failed.length} window(s) not replayed; first: ${first.stream} ${first.window.start}: ${first.error}`
+        : null);
     await destination
-      .ledgerTransaction((conn) => finishRun(conn, { runId, status: error ? 'failed' : 'succeeded', error, requests: 0, finishedAt: new Date().toISOString() }))
+      .ledgerTransaction((conn) =>
+        finishRun(conn, {
+          runId,
+          status: error ? 'failed' : 'succeeded',
+          error,
+          requests: 0,
+          finishedAt: new Date().toISOString(),
+        }),
+      )
       .catch((e: unknown) => logger.error({ err: e }, 'could not record the end of the replay'));
   }
   return result;
@@ -95,10 +113,18 @@ async function replayProfiles(request: ReplayRequest, runId: string): Promise<vo
     await refreshProfiles(api, request.destination, request.plan.name, runId, span.header.windows[0]!.start);
     return;
   }
-  request.logger.warn({ archive: request.archive.root }, 'no profiles in the archive: profiles and profile_fields are left as they are');
+  request.logger.warn(
+    { archive: request.archive.root },
+    'no profiles in the archive: profiles and profile_fields are left as they are',
+  );
 }
 
-async function replayStream(name: StreamName, request: ReplayRequest, runId: string, result: ReplayResult): Promise<void> {
+async function replayStream(
+  name: StreamName,
+  request: ReplayRequest,
+  runId: string,
+  result: ReplayResult,
+): Promise<void> {
   const { plan, destination, logger, from, to } = request;
   const wanted = request.windows ? await request.windows(name) : undefined;
   const inRange = (w: Window) => w.end >= from && w.start <= to && (!wanted || wanted.has(w.start));
@@ -119,7 +145,11 @@ async function replayStream(name: StreamName, request: ReplayRequest, runId: str
     chosen = { spans: later.spans, uncommitted: chosen.uncommitted };
   }
   for (const [start, file] of chosen.uncommitted) {
-    result.failed.push({ stream: name, window: { start, end: start }, error: `the answers kept for it (${file}) were never marked committed` });
+    result.failed.push({
+      stream: name,
+      window: { start, end: start },
+      error: `the answers kept for it (${file}) were never marked committed`,
+    });
   }
   const stream = streamDefinition(name);
   for (const file of chosen.spans) {
@@ -135,14 +165,21 @@ async function replayStream(name: StreamName, request: ReplayRequest, runId: str
       logger,
       ...(stream.customerRule ? { customers: listed(span.customers) } : {}),
     };
-    const settings = { job: plan.name, runId, firstDay: plan.job.first_day, rejectThreshold: plan.job.reject_threshold };
+    const settings = {
+      job: plan.name,
+      runId,
+      firstDay: plan.job.first_day,
+      rejectThreshold: plan.job.reject_threshold,
+    };
     result.spans++;
     try {
       const counts = await loadSpan(stream, windows, ctx, destination, settings, logger);
       result.loaded.push(...counts.map((c) => ({ ...c, stream: name })));
     } catch (caught) {
-      if (caught instanceof SpanPartlyLoadedError) result.loaded.push(...caught.loaded.map((c) => ({ ...c, stream: name })));
-      const [error, failed] = caught instanceof SpanPartlyLoadedError ? [caught.cause, caught.failed] : [caught, windows];
+      if (caught instanceof SpanPartlyLoadedError)
+        result.loaded.push(...caught.loaded.map((c) => ({ ...c, stream: name })));
+      const [error, failed] =
+        caught instanceof SpanPartlyLoadedError ? [caught.cause, caught.failed] : [caught, windows];
       const message = redact(error instanceof Error ? error.message : String(error));
       logger.error({ stream: name, file: file.file, err: error }, 'archived span could not be replayed');
       for (const window of failed) result.failed.push({ stream: name, window, error: message });

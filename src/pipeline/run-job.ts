@@ -26,7 +26,15 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const runId = request.runId ?? randomUUID();
   const { leaseSeconds } = plan;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
-  const result: JobRunResult = { runId, loaded: [], directory: { loaded: [], empty: 0 }, empty: new Map(), failed: [], requests: 0, newFields: [] };
+  const result: JobRunResult = {
+    runId,
+    loaded: [],
+    directory: { loaded: [], empty: 0 },
+    empty: new Map(),
+    failed: [],
+    requests: 0,
+    newFields: [],
+  };
   const stop = request.stop ?? new RunStop();
   const startedAt = new Date().toISOString();
   const lock = request.exclusive ? `run:${plan.name}` : undefined;
@@ -47,7 +55,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const letGoOfApi = stop.callsOff(request.api);
   const log = logger.child({ job: plan.name, runId });
   log.info(
-    { command: request.command, destination: destination.describe(), ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}) },
+    {
+      command: request.command,
+      destination: destination.describe(),
+      ...(backfill ? { backfillId: backfill.backfillId, joined: !backfill.created } : {}),
+    },
     'run started',
   );
   let unexpected: string | undefined;
@@ -69,12 +81,33 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 }
 
 /** Records how the run ended: `interrupted`, `failed` (with its first failure or what stopped it) or `succeeded`. */
-async function recordEnd(destination: Destination, result: JobRunResult, stop: RunStop, unexpected: string | undefined, log: Logger): Promise<void> {
+async function recordEnd(
+  destination: Destination,
+  result: JobRunResult,
+  stop: RunStop,
+  unexpected: string | undefined,
+  log: Logger,
+): Promise<void> {
   const first = result.failed[0];
-  const error = unexpected ?? (first ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}` : null);
+  const error =
+    unexpected ??
+    (first
+      ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`
+      : null);
   const status = stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded';
   await destination
-    .ledgerTransaction((conn) => finishRun(conn, { runId: result.runId, status, error, requests: result.requests, finishedAt: new Date().toISOString() }))
+    .ledgerTransaction((conn) =>
+      finishRun(conn, {
+        runId: result.runId,
+        status,
+        error,
+        requests: result.requests,
+        finishedAt: new Date().toISOString(),
+      }),
+    )
     .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
-  log.info({ windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests }, 'run finished');
+  log.info(
+    { windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests },
+    'run finished',
+  );
 }

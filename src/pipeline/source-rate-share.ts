@@ -34,7 +34,12 @@ export function rateShare(perSecond: number, runs: number): number {
  * first request, so that runs that joined while it waited have lowered its share too. On DuckDB one process holds
  * the file, so a run has the whole limit.
  */
-export async function shareSourceRate(destination: Destination, http: SourceClient, perSecond: number, logger: Logger): Promise<SourceRateShare> {
+export async function shareSourceRate(
+  destination: Destination,
+  http: SourceClient,
+  perSecond: number,
+  logger: Logger,
+): Promise<SourceRateShare> {
   if (!destination.capabilities.multiProcess) return { stop: () => undefined };
   const count = () => destination.ledgerTransaction((conn) => countLiveRuns(conn));
   let share = rateShare(perSecond, await count());
@@ -56,13 +61,18 @@ export async function shareSourceRate(destination: Destination, http: SourceClie
   const recount = () =>
     (counting ??= count()
       .then(take)
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not count the runs sharing the source; the rate share stays'))
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'could not count the runs sharing the source; the rate share stays'),
+      )
       .finally(() => (counting = undefined)));
   // Counted from the start, the join wait included: a run about to send must know of those that joined meanwhile.
   const timer = setInterval(() => void recount(), RECOUNT_MS);
   timer.unref();
   if (share < perSecond) {
-    logger.info({ requestsPerSecond: share, limit: perSecond }, 'other runs use the source: this one takes its share of the rate limit');
+    logger.info(
+      { requestsPerSecond: share, limit: perSecond },
+      'other runs use the source: this one takes its share of the rate limit',
+    );
     await sleep(JOIN_WAIT_MS);
     // a count begun after the wait: the first request goes at the share of every run alive by then
     await counting;

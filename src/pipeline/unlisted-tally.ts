@@ -12,7 +12,9 @@ export class UnlistedTally {
   private readonly byWindow = new Map<Day, Map<string, UnlistedSighting>>();
 
   constructor(tables: readonly TableSpec[]) {
-    this.recordTypes = new Map(tables.flatMap((t) => (t.recordType === undefined ? [] : [[t.name, t.recordType] as const])));
+    this.recordTypes = new Map(
+      tables.flatMap((t) => (t.recordType === undefined ? [] : [[t.name, t.recordType] as const])),
+    );
   }
 
   /** Counts the unlisted members of `rows`, rows of `table` staged for the window `windowStart`. */

@@ -53,7 +53,9 @@ export class PlannedQueue implements WindowQueue {
           const left = this.options.skipDone ? await windowsNotDone(conn, job, stream, span) : span;
           if (left.length < span.length) return left;
           await ensureWindowRows(conn, job, stream, span, runId);
-          return (await claimWindows(conn, destination.capabilities, { job, stream, runId }, span)) ? 'claimed' : 'held';
+          return (await claimWindows(conn, destination.capabilities, { job, stream, runId }, span))
+            ? 'claimed'
+            : 'held';
         });
         if (claim === 'held') i++;
         else if (claim === 'claimed') return this.spans.splice(i, 1)[0]!;
@@ -101,7 +103,14 @@ export class BackfillQueue implements WindowQueue {
     if (unknownAfter && unknownAfter.after < backfill.to) {
       const { after, error } = unknownAfter;
       queue.to = after;
-      const scope = { job: ctx.job, stream: ctx.stream, runId: ctx.runId, backfillId: backfill.backfillId, from: addDays(after, 1), to: backfill.to };
+      const scope = {
+        job: ctx.job,
+        stream: ctx.stream,
+        runId: ctx.runId,
+        backfillId: backfill.backfillId,
+        from: addDays(after, 1),
+        to: backfill.to,
+      };
       const given = await ctx.destination.ledgerTransaction((conn) =>
         failOpenWindows(conn, ctx.destination.capabilities, scope, error, new Date().toISOString()),
       );
@@ -115,12 +124,23 @@ export class BackfillQueue implements WindowQueue {
       const { destination, job, stream, runId } = this.ctx;
       const scope = { job, stream, runId, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.to };
       if (this.claimed.length === 0 && this.to >= this.backfill.from) {
-        this.claimed.push(...(await destination.ledgerTransaction((conn) => claimNextSpans(conn, destination.capabilities, scope, this.limits))));
+        this.claimed.push(
+          ...(await destination.ledgerTransaction((conn) =>
+            claimNextSpans(conn, destination.capabilities, scope, this.limits),
+          )),
+        );
       }
       const span = this.claimed.shift();
       if (span) return span;
       const counts = await destination.withConnection((conn) =>
-        backfillWindowCounts(conn, { job, backfillId: this.backfill.backfillId, from: this.backfill.from, to: this.backfill.to, streams: [stream], runId }),
+        backfillWindowCounts(conn, {
+          job,
+          backfillId: this.backfill.backfillId,
+          from: this.backfill.from,
+          to: this.backfill.to,
+          streams: [stream],
+          runId,
+        }),
       );
       // the windows left in this run's other lanes are theirs to finish: only another worker's are worth waiting for
       return counts.open === counts.heldByRun ? undefined : 'wait';

@@ -24,7 +24,9 @@ export interface JobSettings {
   /** Nights within which the state streams ask every customer at least once. */
   sweep_days: number;
   /** Streams whose history is turned off (`false`); a stream not named keeps its history. */
-  history?: { accounts?: boolean | undefined; loyalty_status?: boolean | undefined; vouchers?: boolean | undefined } | undefined;
+  history?:
+    | { accounts?: boolean | undefined; loyalty_status?: boolean | undefined; vouchers?: boolean | undefined }
+    | undefined;
   /**
    * `sweep_days`: with `changed` or `webhook`, each night also asks the customers whose postings were asked longest
    * ago, so every customer's postings are read at least once in this many nights.
@@ -94,7 +96,8 @@ export interface AnalystsSettings {
 }
 
 /** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */
-export type ArchiveSettings = false | { path?: string | undefined; keep_days?: number | undefined; max_bytes?: number | undefined };
+export type ArchiveSettings =
+  false | { path?: string | undefined; keep_days?: number | undefined; max_bytes?: number | undefined };
 
 /** A PostgreSQL warehouse, as the `destination` block of `jobs.yaml` states it. */
 export interface PostgresSettings {

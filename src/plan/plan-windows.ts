@@ -17,7 +17,8 @@ export function windowStartOf(job: JobSettings, day: Day): Day {
  * Before the first run the job's first day is the start.
  */
 export function planIncrementalWindows(job: JobSettings, watermark: Day | undefined, through: Day): Window[] {
-  const from = watermark === undefined ? job.first_day : maxDay(job.first_day, addDays(watermark, 1 - job.lookback_days));
+  const from =
+    watermark === undefined ? job.first_day : maxDay(job.first_day, addDays(watermark, 1 - job.lookback_days));
   return planRange(job, from, through);
 }
 

@@ -62,12 +62,19 @@ export function calendarLayout(windows: readonly ReportWindow[], windowDays: num
   // daily: weeks since the Monday on or before 1 January; longer: windows since 1 January
   const column = (day: Day, year: number) => {
     const jan1 = dayNumber(`${year}-01-01`);
-    return daily ? Math.floor((dayNumber(day) - (jan1 - weekday(`${year}-01-01`))) / 7) : Math.floor((dayNumber(day) - jan1) / windowDays);
+    return daily
+      ? Math.floor((dayNumber(day) - (jan1 - weekday(`${year}-01-01`))) / 7)
+      : Math.floor((dayNumber(day) - jan1) / windowDays);
   };
   const cells = windows.map((w): CalendarCell => {
     const year = yearOf(w.start);
     const y0 = top.get(year)! + MONTH_ROW;
-    return { x: LEFT + column(w.start, year) * pitch, y: y0 + (daily ? weekday(w.start) * pitch : 0), ...size, cls: cellClass(w) };
+    return {
+      x: LEFT + column(w.start, year) * pitch,
+      y: y0 + (daily ? weekday(w.start) * pitch : 0),
+      ...size,
+      cls: cellClass(w),
+    };
   });
 
   const labels: CalendarLabel[] = [];
@@ -75,7 +82,11 @@ export function calendarLayout(windows: readonly ReportWindow[], windowDays: num
     const y0 = top.get(year)!;
     labels.push({ x: 0, y: y0 + 10, text: String(year) });
     for (const [m, month] of MONTHS.entries())
-      labels.push({ x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch, y: y0 + 10, text: month });
+      labels.push({
+        x: LEFT + column(`${year}-${String(m + 1).padStart(2, '0')}-01`, year) * pitch,
+        y: y0 + 10,
+        text: month,
+      });
     if (daily)
       for (const [row, name] of [
         [0, 'Mon'],

@@ -123,7 +123,14 @@ async function readRejectDays(conn: SqlConnection, job: string): Promise<RejectD
  */
 async function readRejectReasons(conn: SqlConnection, job: string, limit: number): Promise<RejectReason[]> {
   const reason = `regexp_replace(error, '"[^"]*"', '"…"', 'g')`;
-  const rows = await conn.all<{ stream: string; reason: string; n: number | string; error: string; payload: string; window_start: string }>(
+  const rows = await conn.all<{
+    stream: string;
+    reason: string;
+    n: number | string;
+    error: string;
+    payload: string;
+    window_start: string;
+  }>(
     `SELECT stream, reason, n, error, payload, window_start FROM (
        SELECT stream, ${reason} AS reason, LEFT(error, ${MAX_TEXT}) AS error, LEFT(payload, ${MAX_TEXT}) AS payload, CAST(window_start AS VARCHAR) AS window_start,
               COUNT(*) OVER (PARTITION BY stream, ${reason}) AS n,
@@ -152,5 +159,7 @@ async function readTableSizes(conn: SqlConnection, schema: string): Promise<Tabl
     out.push({ table: table_name, rows: Number(row?.n ?? 0) });
   }
   // data tables first, the pipeline's own after them
-  return out.sort((a, b) => Number(a.table.startsWith('_')) - Number(b.table.startsWith('_')) || (a.table < b.table ? -1 : 1));
+  return out.sort(
+    (a, b) => Number(a.table.startsWith('_')) - Number(b.table.startsWith('_')) || (a.table < b.table ? -1 : 1),
+  );
 }

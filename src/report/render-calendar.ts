@@ -25,7 +25,9 @@ export function renderCalendar(stream: StreamReport, windowDays: number): SafeHt
   const layout = calendarLayout(stream.windows, windowDays);
   if (layout.cells.length === 0) return html`<p class="quiet">No window of ${stream.stream} yet.</p>`;
   // numbers and class names made here, no warehouse text; no whitespace between cells, so years of daily windows stay small
-  const cells = layout.cells.map((c) => `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" class="${c.cls}"/>`).join('');
+  const cells = layout.cells
+    .map((c) => `<rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" class="${c.cls}"/>`)
+    .join('');
   return html`<div class="calendar">
 <svg class="cal" data-stream="${stream.stream}" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}" role="img" aria-label="${`windows of ${stream.stream}`}">
 ${layout.labels.map((l) => html`<text x="${l.x}" y="${l.y}">${l.text}</text>`)}

@@ -6,7 +6,13 @@ import type { ReportModel } from './report-model.js';
 import { renderBackfills, renderRuns } from './render-activity.js';
 import { renderCalendar, renderLegend } from './render-calendar.js';
 import { renderRejects } from './render-rejects.js';
-import { renderBanner, renderStreamCards, renderTableSizes, renderUnlistedFields, renderWebhookEvents } from './render-summary.js';
+import {
+  renderBanner,
+  renderStreamCards,
+  renderTableSizes,
+  renderUnlistedFields,
+  renderWebhookEvents,
+} from './render-summary.js';
 import { encodeWindowData } from './window-data.js';
 
 /** How the page is shown. */
@@ -26,7 +32,9 @@ export interface PageOptions {
  * the last runs; rejects; backfills; table sizes. Every text from the warehouse is escaped.
  */
 export function renderReportPage(model: ReportModel, options: PageOptions = {}): string {
-  const refresh = options.refreshSeconds ? html`<meta http-equiv="refresh" content="${Math.max(1, Math.round(options.refreshSeconds))}">` : '';
+  const refresh = options.refreshSeconds
+    ? html`<meta http-equiv="refresh" content="${Math.max(1, Math.round(options.refreshSeconds))}">`
+    : '';
   const page = html`<!doctype html>
 <html lang="en">
 <head>

@@ -27,7 +27,8 @@ export function rejectBuckets(
   const first = dayNumber(from);
   const last = dayNumber(to);
   const unit = last - first < 120 ? 'day' : last - first < 731 ? 'week' : 'month';
-  const bucketOf = (day: Day): Day => (unit === 'day' ? day : unit === 'week' ? dayOfNumber(dayNumber(day) - weekday(day)) : `${day.slice(0, 7)}-01`);
+  const bucketOf = (day: Day): Day =>
+    unit === 'day' ? day : unit === 'week' ? dayOfNumber(dayNumber(day) - weekday(day)) : `${day.slice(0, 7)}-01`;
   const buckets = new Map<Day, RejectBucket>();
   for (let n = first; n <= last; n++) {
     const start = bucketOf(dayOfNumber(n));

@@ -16,7 +16,9 @@ export function renderBanner(model: ReportModel): SafeHtml {
       s.completeThrough === null && 'never loaded',
     ].filter((p): p is string => typeof p === 'string');
     const late = [
-      s.completeThrough !== null && (s.lagDays ?? 0) > 0 && `complete through ${s.completeThrough}, ${plural(s.lagDays!, 'day')} behind`,
+      s.completeThrough !== null &&
+        (s.lagDays ?? 0) > 0 &&
+        `complete through ${s.completeThrough}, ${plural(s.lagDays!, 'day')} behind`,
       s.windowsPending > 0 && `${plural(s.windowsPending, 'window')} pending`,
     ].filter((p): p is string => typeof p === 'string');
     if (bad.length > 0) severity = 'bad';
@@ -26,7 +28,9 @@ export function renderBanner(model: ReportModel): SafeHtml {
   const last = model.runs[0];
   if (last?.status === 'failed') {
     severity = 'bad';
-    lines.push(html`<li>the last run (${last.command}, ${formatInstant(last.startedAt)}) failed${last.error ? `: ${clip(last.error, 240)}` : ''}</li>`);
+    lines.push(
+      html`<li>the last run (${last.command}, ${formatInstant(last.startedAt)}) failed${last.error ? `: ${clip(last.error, 240)}` : ''}</li>`,
+    );
   }
   const quarantined = model.quarantinedEvents;
   if (quarantined) {
@@ -54,7 +58,8 @@ export function renderStreamCards(model: ReportModel): SafeHtml {
 }
 
 function renderCard(s: StreamReport): SafeHtml {
-  const lag = s.lagDays === null ? 'never loaded' : s.lagDays === 0 ? 'up to date' : `${plural(s.lagDays, 'day')} behind`;
+  const lag =
+    s.lagDays === null ? 'never loaded' : s.lagDays === 0 ? 'up to date' : `${plural(s.lagDays, 'day')} behind`;
   const never = s.windows.filter((w) => w.status === 'missing').length;
   return html`<div class="card" data-stream="${s.stream}">
 <div class="name">${s.stream}</div>
@@ -84,7 +89,8 @@ export function renderWebhookEvents(model: ReportModel): SafeHtml | '' {
 /** Members the service sends that the spec does not list: where each is kept, when it was first and last seen. */
 export function renderUnlistedFields(model: ReportModel): SafeHtml {
   const fields = model.unlistedFields ?? [];
-  if (fields.length === 0) return html`<p class="meta">none: every record the service sent held only the members the spec lists</p>`;
+  if (fields.length === 0)
+    return html`<p class="meta">none: every record the service sent held only the members the spec lists</p>`;
   return html`<table class="unlisted"><thead><tr><th>field</th><th>record</th><th>kept in</th><th>first seen</th><th>last seen</th><th class="num">records</th></tr></thead><tbody>
 ${fields.map(
   (f) =>

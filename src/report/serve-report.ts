@@ -94,10 +94,14 @@ export async function serveReport(options: ReportServerOptions): Promise<ReportS
   const allowed = new Set([...ownHostNames(options.host), ...(options.allowedHosts ?? []).map(normalHost)]);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const send = (status: number, headers: OutgoingHttpHeaders, body?: string | Buffer) => res.writeHead(status, { ...SECURITY_HEADERS, ...headers }).end(body);
+    const send = (status: number, headers: OutgoingHttpHeaders, body?: string | Buffer) =>
+      res.writeHead(status, { ...SECURITY_HEADERS, ...headers }).end(body);
     const host = requestHost(req);
     if (host === undefined || !allowed.has(host)) {
-      options.logger.warn({ host: req.headers.host ?? null, path }, 'status page asked for under a host name not its own: refused (--allowed-host adds one)');
+      options.logger.warn(
+        { host: req.headers.host ?? null, path },
+        'status page asked for under a host name not its own: refused (--allowed-host adds one)',
+      );
       send(421, { 'content-type': 'text/plain', connection: 'close' }, 'this server does not serve that host name\n');
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(405, { allow: 'GET, HEAD' });
@@ -105,8 +109,18 @@ export async function serveReport(options: ReportServerOptions): Promise<ReportS
       send(200, { 'content-type': 'text/plain' }, 'ok\n');
     } else if (path === '/' || path === '/index.html') {
       readFile(options.file).then(
-        (page) => send(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, req.method === 'HEAD' ? undefined : page),
-        () => send(503, { 'content-type': 'text/plain', 'retry-after': String(options.everySeconds) }, 'the page is not written yet\n'),
+        (page) =>
+          send(
+            200,
+            { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+            req.method === 'HEAD' ? undefined : page,
+          ),
+        () =>
+          send(
+            503,
+            { 'content-type': 'text/plain', 'retry-after': String(options.everySeconds) },
+            'the page is not written yet\n',
+          ),
       );
     } else {
       send(404, { 'content-type': 'text/plain' }, 'not found\n');
@@ -125,7 +139,8 @@ export async function serveReport(options: ReportServerOptions): Promise<ReportS
     timer = setTimeout(() => {
       running = options.refresh().then(
         () => options.logger.debug({ file: options.file }, 'report rewritten'),
-        (error: unknown) => options.logger.warn({ err: error, file: options.file }, 'report not rewritten; the last page stays'),
+        (error: unknown) =>
+          options.logger.warn({ err: error, file: options.file }, 'report not rewritten; the last page stays'),
       );
       void running.then(schedule);
     }, options.everySeconds * 1000);

@@ -46,7 +46,20 @@ export function encodeWindowData(model: Pick<ReportModel, 'streams'>): WindowDat
   const streams = model.streams.map((stream): EncodedWindows => {
     const base = stream.windows[0]?.start ?? '1970-01-01';
     const baseNumber = dayNumber(base);
-    const out: EncodedWindows = { stream: stream.stream, base, o: [], n: [], s: '', x: [], l: [], r: [], q: [], t: [], e: [], u: [] };
+    const out: EncodedWindows = {
+      stream: stream.stream,
+      base,
+      o: [],
+      n: [],
+      s: '',
+      x: [],
+      l: [],
+      r: [],
+      q: [],
+      t: [],
+      e: [],
+      u: [],
+    };
     for (const w of stream.windows) {
       const start = dayNumber(w.start);
       out.o.push(start - baseNumber);

@@ -11,7 +11,12 @@ import type { ReportWindow } from './report-model.js';
  * @example
  * windowGrid([doneWindow('2024-05-01')], '2024-05-01', '2024-05-02', 1).map((w) => w.status) // ['done', 'missing']
  */
-export function windowGrid(recorded: readonly ReportWindow[], firstDay: Day, through: Day, windowDays: number): ReportWindow[] {
+export function windowGrid(
+  recorded: readonly ReportWindow[],
+  firstDay: Day,
+  through: Day,
+  windowDays: number,
+): ReportWindow[] {
   const sorted = [...recorded].sort((a, b) => compare(a.start, b.start));
   const out: ReportWindow[] = [...sorted];
   let next = 0;
@@ -22,7 +27,17 @@ export function windowGrid(recorded: readonly ReportWindow[], firstDay: Day, thr
       next++;
     }
     if (coveredThrough >= planned.start) continue;
-    out.push({ ...planned, status: 'missing', extracted: 0, loaded: 0, rejected: 0, requests: 0, finishedAt: null, runId: null, error: null });
+    out.push({
+      ...planned,
+      status: 'missing',
+      extracted: 0,
+      loaded: 0,
+      rejected: 0,
+      requests: 0,
+      finishedAt: null,
+      runId: null,
+      error: null,
+    });
   }
   return out.sort((a, b) => compare(a.start, b.start));
 }
@@ -37,7 +52,8 @@ export function windowGrid(recorded: readonly ReportWindow[], firstDay: Day, thr
  */
 export function calendarStart(recorded: readonly ReportWindow[], firstDay: Day): Day {
   let start = firstDay;
-  for (const w of recorded) if (w.start < start && (w.status !== 'done' || w.extracted > 0 || w.rejected > 0)) start = w.start;
+  for (const w of recorded)
+    if (w.start < start && (w.status !== 'done' || w.extracted > 0 || w.rejected > 0)) start = w.start;
   return start;
 }
 

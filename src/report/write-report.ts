@@ -60,9 +60,16 @@ export async function writeReport(destination: Destination, target: ReportTarget
       through,
     }),
   );
-  const page = renderReportPage(model, { refreshSeconds: target.refreshSeconds, rejectPayloads: target.rejectPayloads });
+  const page = renderReportPage(model, {
+    refreshSeconds: target.refreshSeconds,
+    rejectPayloads: target.rejectPayloads,
+  });
   await replaceFile(target.path, { fill: (temporary) => writeFile(temporary, page, { flag: 'wx' }) });
-  return { path: target.path, bytes: Buffer.byteLength(page), windows: model.streams.reduce((n, s) => n + s.windows.length, 0) };
+  return {
+    path: target.path,
+    bytes: Buffer.byteLength(page),
+    windows: model.streams.reduce((n, s) => n + s.windows.length, 0),
+  };
 }
 
 /**
@@ -70,7 +77,12 @@ export async function writeReport(destination: Destination, target: ReportTarget
  * when the page matters most. When the run threw, the run's error is the one that counts, and a page that could
  * not be written as well is logged.
  */
-export async function reportAfter<T>(target: ReportTarget | undefined, destination: Destination, logger: Logger, work: () => Promise<T>): Promise<T> {
+export async function reportAfter<T>(
+  target: ReportTarget | undefined,
+  destination: Destination,
+  logger: Logger,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!target) return work();
   let result: T;
   try {

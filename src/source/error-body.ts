@@ -46,7 +46,8 @@ export function statedError(body: unknown, json: boolean, text: string): StatedE
     return { code: codeOf(inner.code), message: oneLine(inner.message) };
   }
   if ('code' in record) return { code: codeOf(record.code), message: oneLine(record.message ?? record.error) };
-  if ('errorCode' in record || record.status === 'error') return { code: codeOf(record.errorCode), message: oneLine(record.errorMessage ?? record.message) };
+  if ('errorCode' in record || record.status === 'error')
+    return { code: codeOf(record.errorCode), message: oneLine(record.errorMessage ?? record.message) };
   return undefined;
 }
 
@@ -58,7 +59,8 @@ export function describeStated(error: StatedError): string {
   const meaning = error.code === undefined ? undefined : MEANINGS.get(error.code);
   const head = error.code === undefined ? 'error' : String(error.code);
   if (!meaning) return error.message ? `${head} ${error.message}` : head;
-  if (error.message === '' || error.message.toLowerCase().startsWith(meaning.toLowerCase())) return `${head} ${error.message || meaning}`;
+  if (error.message === '' || error.message.toLowerCase().startsWith(meaning.toLowerCase()))
+    return `${head} ${error.message || meaning}`;
   return `${head} ${meaning}: ${error.message}`;
 }
 

@@ -126,12 +126,19 @@ export class HttpClient {
   }
 
   /** GET `path` with `query`; resolves to the parsed JSON body. `label` names the call in errors and logs; `counter.requests` counts attempts. */
-  get(path: string, query: Record<string, string | number | boolean>, label = path, counter?: RequestCounter): Promise<unknown> {
+  get(
+    path: string,
+    query: Record<string, string | number | boolean>,
+    label = path,
+    counter?: RequestCounter,
+  ): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
     const keep = counter?.keep;
     const kept =
-      keep && ((status: number, body: string) => keep({ path, query: Object.fromEntries(url.searchParams), status, body, at: new Date().toISOString() }));
+      keep &&
+      ((status: number, body: string) =>
+        keep({ path, query: Object.fromEntries(url.searchParams), status, body, at: new Date().toISOString() }));
     return this.gate(() => this.withRetries(url, { method: 'GET' }, label, true, counter, kept));
   }
 
@@ -152,7 +159,11 @@ export class HttpClient {
   /** POST a JSON body to `path`. */
   post(path: string, body: unknown, label = path, counter?: RequestCounter): Promise<unknown> {
     const url = new URL(this.options.baseUrl + path);
-    const init: SourceRequestInit = { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+    const init: SourceRequestInit = {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    };
     return this.gate(() => this.withRetries(url, init, label, false, counter));
   }
 
@@ -167,7 +178,11 @@ export class HttpClient {
     const { retries, logger } = this.options;
     const signal = counter?.signal;
     for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw new CancelledRequestError(`${label}: called off (${String(signal.reason ?? 'the work it belonged to ended')})`, label);
+      if (signal?.aborted)
+        throw new CancelledRequestError(
+          `${label}: called off (${String(signal.reason ?? 'the work it belonged to ended')})`,
+          label,
+        );
       if (this.refusal) throw this.refusal;
       if (counter) counter.requests++;
       try {
@@ -179,11 +194,19 @@ export class HttpClient {
         if (attempt > retries) {
           throw attempt === 1
             ? error
-            : new RetriableSourceError(`${error.message} (gave up after ${attempt} attempts)`, error.endpoint, error.status, error.retryAfterSeconds);
+            : new RetriableSourceError(
+                `${error.message} (gave up after ${attempt} attempts)`,
+                error.endpoint,
+                error.status,
+                error.retryAfterSeconds,
+              );
         }
         const wait = this.waitBefore(attempt + 1, error);
         if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
-        logger.warn({ endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message }, 'retrying source request');
+        logger.warn(
+          { endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message },
+          'retrying source request',
+        );
         await abortable(this.sleep(wait), signal);
       }
     }
@@ -196,7 +219,13 @@ export class HttpClient {
     return Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 2));
   }
 
-  private async once(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal, keep?: (status: number, body: string) => void): Promise<unknown> {
+  private async once(
+    url: URL,
+    init: SourceRequestInit,
+    label: string,
+    cancel?: AbortSignal,
+    keep?: (status: number, body: string) => void,
+  ): Promise<unknown> {
     const { response, text } = await this.send(url, init, label, cancel);
     if (!keep) return interpret(response, text, label);
     try {
@@ -205,13 +234,19 @@ export class HttpClient {
       return body;
     } catch (error) {
       // the source's final word (1005, a refusal) is an answer too; a failure worth another attempt is not
-      if (!(error instanceof RetriableSourceError) && !(error instanceof AuthenticationError)) keep(response.status, text);
+      if (!(error instanceof RetriableSourceError) && !(error instanceof AuthenticationError))
+        keep(response.status, text);
       throw error;
     }
   }
 
   /** Sends one request at the client's pace and reads the whole answer; a connection that fails is retriable. */
-  private async send(url: URL, init: SourceRequestInit, label: string, cancel?: AbortSignal): Promise<{ response: Response; text: string }> {
+  private async send(
+    url: URL,
+    init: SourceRequestInit,
+    label: string,
+    cancel?: AbortSignal,
+  ): Promise<{ response: Response; text: string }> {
     const start = await this.limiter.take();
     // a refusal that came while this request waited for its turn holds for it too
     if (this.refusal) throw this.refusal;
@@ -224,7 +259,10 @@ export class HttpClient {
     // A timer of our own, cleared with the answer: `AbortSignal.timeout` would keep every request's timer (and
     // its signal) alive for the whole time-out, thousands of them at a few hundred requests a second.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException(`no answer within ${this.options.timeoutMs} ms`, 'TimeoutError')), this.options.timeoutMs);
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException(`no answer within ${this.options.timeoutMs} ms`, 'TimeoutError')),
+      this.options.timeoutMs,
+    );
     // The span's own signal calls the request off too; its listener goes with the answer, like the timer.
     const callOff = () => timeout.abort(cancel?.reason);
     cancel?.addEventListener('abort', callOff, { once: true });
@@ -232,7 +270,9 @@ export class HttpClient {
       // Counted from now, and again from when the request is written to its connection, which is when it leaves.
       start.sent();
       // A redirect is never followed: the auth header must not travel to another address.
-      response = await withDeparture(init.method, url, start.sent, () => fetch(url, { ...init, headers, redirect: 'manual', signal: timeout.signal }));
+      response = await withDeparture(init.method, url, start.sent, () =>
+        fetch(url, { ...init, headers, redirect: 'manual', signal: timeout.signal }),
+      );
       text = await response.text();
     } catch (error) {
       if (cancel?.aborted) throw new CancelledRequestError(`${label}: called off while in flight`, label);
@@ -290,14 +330,32 @@ function interpret(response: Response, text: string, label: string): unknown {
   }
   const said = stated ? ` ${describeStated(stated)}` : describeBody(json, text);
   if (status === 429 || status === 408 || status >= 500) {
-    throw new RetriableSourceError(`${label}: HTTP ${status}${said}`, label, status, parseRetryAfter(response.headers.get('retry-after')));
+    throw new RetriableSourceError(
+      `${label}: HTTP ${status}${said}`,
+      label,
+      status,
+      parseRetryAfter(response.headers.get('retry-after')),
+    );
   }
   if (status === 401 || status === 403)
-    throw new AuthenticationError(`${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`, label, status);
+    throw new AuthenticationError(
+      `${label}: HTTP ${status} not authorized (check source.auth and LOYALTY_API_TOKEN)`,
+      label,
+      status,
+    );
   if (status >= 300 && status < 400)
-    throw new FatalSourceError(`${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`, label, status);
+    throw new FatalSourceError(
+      `${label}: HTTP ${status} redirect, not followed (set source.base_url to the address it points to)`,
+      label,
+      status,
+    );
   if (status >= 400 || status < 200) throw new FatalSourceError(`${label}: HTTP ${status}${said}`, label, status);
-  if (!json) throw new RetriableSourceError(`${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`, label, status);
+  if (!json)
+    throw new RetriableSourceError(
+      `${label}: response body is not complete JSON (${Buffer.byteLength(text)} bytes)`,
+      label,
+      status,
+    );
   if (body === undefined) throw new RetriableSourceError(`${label}: empty response body`, label, status);
   if (stated) throw new FatalSourceError(`${label}: error body${said} in an HTTP ${status} answer`, label, status);
   return body;

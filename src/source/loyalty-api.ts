@@ -26,8 +26,15 @@ export interface SourcePage {
 }
 
 /** A whole number, sent as a JSON number or as digits (never null, never empty: that would read as 0). */
-const count = z.union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)]).pipe(z.int().min(0));
-const pageEnvelope = z.looseObject({ pageNumber: count, pageSize: count, totalCount: count, data: z.array(z.unknown()) });
+const count = z
+  .union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)])
+  .pipe(z.int().min(0));
+const pageEnvelope = z.looseObject({
+  pageNumber: count,
+  pageSize: count,
+  totalCount: count,
+  data: z.array(z.unknown()),
+});
 
 /**
  * Conventions of the source the spec leaves open and only its operator can state (`source.export_end`,
@@ -116,12 +123,28 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
 
   /** `GET /business-data/accounts`: accounts created or changed in the window (both days included); `page` from 1. */
   accountsPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/accounts', this.windowQuery(window), 'page', 'size', page, size, `accounts ${window.start}..${window.end} page ${page}`);
+    return this.pageOf(
+      '/business-data/accounts',
+      this.windowQuery(window),
+      'page',
+      'size',
+      page,
+      size,
+      `accounts ${window.start}..${window.end} page ${page}`,
+    );
   }
 
   /** `GET /business-data/surveys`: survey answers in the window (both days included); `page` from 1. */
   surveysPage(window: Window, page: number, size: number): Promise<SourcePage> {
-    return this.pageOf('/business-data/surveys', this.windowQuery(window), 'page', 'size', page, size, `surveys ${window.start}..${window.end} page ${page}`);
+    return this.pageOf(
+      '/business-data/surveys',
+      this.windowQuery(window),
+      'page',
+      'size',
+      page,
+      size,
+      `surveys ${window.start}..${window.end} page ${page}`,
+    );
   }
 
   /** The `start` and `end` that ask an export for the inclusive days of `window`. */
@@ -148,8 +171,14 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
    */
   async loyaltyOf(customer: CustomerIdentity): Promise<unknown> {
     const label = `loyalty of ${customer.customerId}`;
-    const body = await this.http.get('/accounts', { ...identity(customer), includeLoyalty: 'true' }, label, this.counter);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FatalSourceError(`${label}: expected a JSON object`, label);
+    const body = await this.http.get(
+      '/accounts',
+      { ...identity(customer), includeLoyalty: 'true' },
+      label,
+      this.counter,
+    );
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new FatalSourceError(`${label}: expected a JSON object`, label);
     return (body as { loyalty?: unknown }).loyalty;
   }
 
@@ -170,8 +199,14 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
 
   /** `GET /accounts/profiles/{id}`: one profile with its fields. */
   async profile(id: number): Promise<Record<string, unknown>> {
-    const body = await this.http.get(`/accounts/profiles/${encodeURIComponent(String(id))}`, {}, `profile ${id}`, this.counter);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FatalSourceError(`profile ${id}: expected a JSON object`, `profile ${id}`);
+    const body = await this.http.get(
+      `/accounts/profiles/${encodeURIComponent(String(id))}`,
+      {},
+      `profile ${id}`,
+      this.counter,
+    );
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new FatalSourceError(`profile ${id}: expected a JSON object`, `profile ${id}`);
     return body as Record<string, unknown>;
   }
 
@@ -190,12 +225,21 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
     const parsed = pageEnvelope.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new FatalSourceError(`${label}: unexpected response shape at '${issue.path.join('.') || '(root)'}': ${issue.message}`, label);
+      throw new FatalSourceError(
+        `${label}: unexpected response shape at '${issue.path.join('.') || '(root)'}': ${issue.message}`,
+        label,
+      );
     }
     const { pageSize, totalCount, data } = parsed.data;
     if (parsed.data.pageNumber !== asked) {
-      const hint = parsed.data.pageNumber === asked + (this.firstPage === 1 ? -1 : 1) ? ` (set source.first_page to ${1 - this.firstPage})` : '';
-      throw new FatalSourceError(`${label}: the source answered page ${parsed.data.pageNumber} to a request for page ${asked}${hint}`, label);
+      const hint =
+        parsed.data.pageNumber === asked + (this.firstPage === 1 ? -1 : 1)
+          ? ` (set source.first_page to ${1 - this.firstPage})`
+          : '';
+      throw new FatalSourceError(
+        `${label}: the source answered page ${parsed.data.pageNumber} to a request for page ${asked}${hint}`,
+        label,
+      );
     }
     const pageNumber = page;
     // A source that serves fewer records per page than asked would make every offset after page 1 wrong.
@@ -206,7 +250,11 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
         `${label}: the source serves pages of ${pageSize} records, not the ${size} asked for (set source.page_size to at most ${pageSize})`,
         label,
       );
-    if (data.length > size) throw new FatalSourceError(`${label}: the page holds ${data.length} records, more than the ${size} asked for`, label);
+    if (data.length > size)
+      throw new FatalSourceError(
+        `${label}: the page holds ${data.length} records, more than the ${size} asked for`,
+        label,
+      );
     return { pageNumber, pageSize, totalCount, data };
   }
 }

@@ -48,7 +48,12 @@ function listen(): void {
  * @example
  * const response = await withDeparture('GET', url, () => slot.sent(), () => fetch(url));
  */
-export function withDeparture<T>(method: string, url: URL, onDeparture: () => void, send: () => Promise<T>): Promise<T> {
+export function withDeparture<T>(
+  method: string,
+  url: URL,
+  onDeparture: () => void,
+  send: () => Promise<T>,
+): Promise<T> {
   listen();
   return sending.run({ method, path: `${url.pathname}${url.search}`, onDeparture }, send);
 }

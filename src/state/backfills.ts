@@ -54,9 +54,10 @@ export async function openBackfill(conn: SqlConnection, request: BackfillRequest
   if (latest && latest.status === 'open' && !request.restart) {
     backfill = { ...latest, created: false };
     // failed windows are retried by whoever resumes
-    await conn.run(`UPDATE ${conn.schemaSql}._etl_windows SET backfill_id = NULL WHERE backfill_id = $1 AND claimed_by IS NULL AND error IS NOT NULL`, [
-      latest.backfillId,
-    ]);
+    await conn.run(
+      `UPDATE ${conn.schemaSql}._etl_windows SET backfill_id = NULL WHERE backfill_id = $1 AND claimed_by IS NULL AND error IS NOT NULL`,
+      [latest.backfillId],
+    );
   } else {
     if (latest && latest.status === 'open') {
       await conn.run(
@@ -73,13 +74,25 @@ export async function openBackfill(conn: SqlConnection, request: BackfillRequest
       [backfillId, request.job, scope, generation, request.streams.join(','), from, to],
     );
     // Another worker may have started the same generation a moment ago: then this one joins it.
-    backfill = { backfillId, job: request.job, streams: request.streams, from, to, generation, created: inserted.length > 0 };
+    backfill = {
+      backfillId,
+      job: request.job,
+      streams: request.streams,
+      from,
+      to,
+      generation,
+      created: inserted.length > 0,
+    };
   }
-  for (const stream of request.streams) await ensureWindowRows(conn, request.job, stream, request.windows, request.runId);
+  for (const stream of request.streams)
+    await ensureWindowRows(conn, request.job, stream, request.windows, request.runId);
   return backfill;
 }
 
-async function latestOf(conn: SqlConnection, scope: string): Promise<(Omit<Backfill, 'created'> & { status: string }) | undefined> {
+async function latestOf(
+  conn: SqlConnection,
+  scope: string,
+): Promise<(Omit<Backfill, 'created'> & { status: string }) | undefined> {
   const [row] = await conn.all<{
     backfill_id: string;
     job: string;
@@ -107,7 +120,8 @@ async function latestOf(conn: SqlConnection, scope: string): Promise<(Omit<Backf
 
 /** Marks a backfill done (every window done for it). */
 export async function finishBackfill(conn: SqlConnection, backfillId: string): Promise<void> {
-  await conn.run(`UPDATE ${conn.schemaSql}._etl_backfills SET status = 'done', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`, [
-    backfillId,
-  ]);
+  await conn.run(
+    `UPDATE ${conn.schemaSql}._etl_backfills SET status = 'done', finished_at = CURRENT_TIMESTAMP WHERE backfill_id = $1 AND status = 'open'`,
+    [backfillId],
+  );
 }

@@ -4,10 +4,20 @@ import type { SqlConnection } from '../load/sql-connection.js';
 import type { Window } from '../plan/windows.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
 import { pagedSelection, type SelectedRow } from './paged-selection.js';
-import type { CustomerSelection, CustomerSelectionKind, SelectedCustomer, WarehouseRead } from './selected-customers.js';
+import type {
+  CustomerSelection,
+  CustomerSelectionKind,
+  SelectedCustomer,
+  WarehouseRead,
+} from './selected-customers.js';
 import { lastDueId, signsAndSweepCustomers, sweepOrder, sweepTerms, type SweepOrder } from './sweep-selection.js';
 
-export type { CustomerSelection, CustomerSelectionKind, SelectedCustomer, WarehouseRead } from './selected-customers.js';
+export type {
+  CustomerSelection,
+  CustomerSelectionKind,
+  SelectedCustomer,
+  WarehouseRead,
+} from './selected-customers.js';
 
 /**
  * The customers a per-customer stream asks for `span`, streamed from the warehouse in key order; it reads and
@@ -47,13 +57,22 @@ export async function selectCustomers(
   // `first_night: sweep` leaves them to the sweep
   if (kind === 'changed') {
     const first = sweep !== undefined && !sweep.firstNightSweep && (await firstNight());
-    return { kind, ...(first ? accountCustomers(read, 'all', span, stream) : accountCustomers(read, kind, span, stream, swept)) };
+    return {
+      kind,
+      ...(first ? accountCustomers(read, 'all', span, stream) : accountCustomers(read, kind, span, stream, swept)),
+    };
   }
-  const { after, through } = await read(async (conn) => ({ after: await readEventBookmark(conn, job, stream), through: await lastEventSeq(conn) }));
+  const { after, through } = await read(async (conn) => ({
+    after: await readEventBookmark(conn, job, stream),
+    through: await lastEventSeq(conn),
+  }));
   // a first night asks every customer, so that history starts complete; unless the sweep is to take them over
   // a customer first listed in the span (a new one) and never asked is asked with the sweep, as an account change is a sign for
   // the state streams (a first night left to the sweep excepted: every customer is new then)
-  const newcomers = after === undefined || (sweep?.firstNightSweep && (await firstNight())) ? undefined : { start: span[0]!.start, end: span.at(-1)!.end };
+  const newcomers =
+    after === undefined || (sweep?.firstNightSweep && (await firstNight()))
+      ? undefined
+      : { start: span[0]!.start, end: span.at(-1)!.end };
   const customers =
     after === undefined && !sweep?.firstNightSweep
       ? accountCustomers(read, 'all', span, stream)
@@ -63,7 +82,10 @@ export async function selectCustomers(
 
 /** Whether a run other than `runId` asked a customer for `stream`. */
 async function observedBefore(conn: SqlConnection, stream: string, runId: string): Promise<boolean> {
-  const rows = await conn.all(`SELECT 1 AS one FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1 AND _run_id <> $2 LIMIT 1`, [stream, runId]);
+  const rows = await conn.all(
+    `SELECT 1 AS one FROM ${conn.schemaSql}._etl_customer_observations WHERE stream = $1 AND _run_id <> $2 LIMIT 1`,
+    [stream, runId],
+  );
   return rows.length > 0;
 }
 
@@ -74,7 +96,12 @@ interface Swept {
 }
 
 /** The selection's relation with the sweep: `base` (true for a customer the selection itself asks) or `swept`. */
-function sweptColumns(swept: Swept | undefined, s: string, p: { stream: string; lastDueId: string; staleBefore: string }, base: string) {
+function sweptColumns(
+  swept: Swept | undefined,
+  s: string,
+  p: { stream: string; lastDueId: string; staleBefore: string },
+  base: string,
+) {
   if (!swept) return { joins: '', where: base, columns: '', flag: undefined };
   const terms = sweepTerms(s, swept.order, p);
   return {
@@ -161,7 +188,12 @@ function eventCustomers(
       // first listed in the span: a new customer, not an old one that changed before it was ever asked
       const listed = `EXISTS (${windows} AND w._window_start BETWEEN CAST($7 AS DATE) AND CAST($8 AS DATE)) AND NOT EXISTS (${windows} AND w._window_start < CAST($7 AS DATE))`;
       const newcomer = newcomers ? ` OR (o.observed_at IS NULL AND ${listed})` : '';
-      const t = sweptColumns(swept, s, { stream: '$4', lastDueId: '$5', staleBefore: '$6' }, `e.customer_id IS NOT NULL${newcomer}`);
+      const t = sweptColumns(
+        swept,
+        s,
+        { stream: '$4', lastDueId: '$5', staleBefore: '$6' },
+        `e.customer_id IS NOT NULL${newcomer}`,
+      );
       // the directory's customers with an event or taken by the sweep, then those named by events but not in `accounts` yet
       return {
         from: `FROM (SELECT a.customer_id, COALESCE(a.phone, e.phone) AS phone, a.email${t.columns}
@@ -170,7 +202,15 @@ function eventCustomers(
                      UNION ALL
                      SELECT e.customer_id, e.phone, NULL, 0, NULL FROM ${events} e
                       WHERE NOT EXISTS (SELECT 1 FROM ${s}.accounts a WHERE a.customer_id = e.customer_id)) s`,
-        params: [after, through, last, stream, lastDueId(swept.order), swept.order.staleBefore, ...(newcomers ? [newcomers.start, newcomers.end] : [])],
+        params: [
+          after,
+          through,
+          last,
+          stream,
+          lastDueId(swept.order),
+          swept.order.staleBefore,
+          ...(newcomers ? [newcomers.start, newcomers.end] : []),
+        ],
         swept: t.flag,
       };
     },

@@ -8,7 +8,12 @@ import type { Window } from '../plan/windows.js';
  */
 
 /** The windows of `windows` (consecutive, of one stream) that are not recorded done. */
-export async function windowsNotDone(conn: SqlConnection, job: string, stream: string, windows: Window[]): Promise<Window[]> {
+export async function windowsNotDone(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  windows: Window[],
+): Promise<Window[]> {
   if (windows.length === 0) return [];
   const rows = await conn.db
     .selectFrom('_etl_windows')
@@ -67,7 +72,9 @@ function rejectKey(payload: string): string {
 
 /** The first day of the first accounts window that listed any customer: no customer is known before it. */
 export async function firstListedDay(conn: SqlConnection): Promise<Day | undefined> {
-  const [row] = await conn.all<{ d: string | null }>(`SELECT CAST(MIN(_window_start) AS VARCHAR) AS d FROM ${conn.schemaSql}._etl_account_windows`);
+  const [row] = await conn.all<{ d: string | null }>(
+    `SELECT CAST(MIN(_window_start) AS VARCHAR) AS d FROM ${conn.schemaSql}._etl_account_windows`,
+  );
   return row?.d ?? undefined;
 }
 
@@ -99,9 +106,10 @@ export async function directoryHeld(conn: SqlConnection, job: string, from: Day,
 /** The customer ids the accounts window starting `windowStart` listed, rejected records' keys included. */
 export async function customersOfWindow(conn: SqlConnection, job: string, windowStart: Day): Promise<Set<string>> {
   const s = conn.schemaSql;
-  const listed = await conn.all<{ customer_id: string }>(`SELECT customer_id FROM ${s}._etl_account_windows WHERE _window_start = CAST($1 AS DATE)`, [
-    windowStart,
-  ]);
+  const listed = await conn.all<{ customer_id: string }>(
+    `SELECT customer_id FROM ${s}._etl_account_windows WHERE _window_start = CAST($1 AS DATE)`,
+    [windowStart],
+  );
   const rejects = await conn.all<{ payload: string }>(
     `SELECT payload FROM ${s}._etl_rejects WHERE job = $1 AND stream = 'accounts' AND window_start = CAST($2 AS DATE)`,
     [job, windowStart],
@@ -117,12 +125,20 @@ export interface LostCustomer {
 }
 
 /** Customers listed by accounts windows starting in `[from, to]` but missing from `accounts`, at most `limit`. */
-export async function customersMissingFromAccounts(conn: SqlConnection, from: Day, to: Day, limit: number): Promise<{ total: number; first: LostCustomer[] }> {
+export async function customersMissingFromAccounts(
+  conn: SqlConnection,
+  from: Day,
+  to: Day,
+  limit: number,
+): Promise<{ total: number; first: LostCustomer[] }> {
   const s = conn.schemaSql;
   const lost = `FROM ${s}._etl_account_windows w
     WHERE w._window_start >= CAST($1 AS DATE) AND w._window_start <= CAST($2 AS DATE)
       AND NOT EXISTS (SELECT 1 FROM ${s}.accounts a WHERE a.customer_id = w.customer_id)`;
-  const [count] = await conn.all<{ n: number | string }>(`SELECT COUNT(DISTINCT w.customer_id) AS n ${lost}`, [from, to]);
+  const [count] = await conn.all<{ n: number | string }>(`SELECT COUNT(DISTINCT w.customer_id) AS n ${lost}`, [
+    from,
+    to,
+  ]);
   const rows = await conn.all<{ customer_id: string; d: string }>(
     `SELECT w.customer_id, CAST(MAX(w._window_start) AS VARCHAR) AS d ${lost} GROUP BY w.customer_id ORDER BY w.customer_id LIMIT ${Math.trunc(limit)}`,
     [from, to],
@@ -142,5 +158,9 @@ export interface DirectoryStatus {
 
 export async function readDirectoryStatus(conn: SqlConnection, job: string, gridStart: Day): Promise<DirectoryStatus> {
   const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`);
-  return { from: gridStart, completeThrough: await directoryCompleteThrough(conn, job, gridStart), customers: Number(row!.n) };
+  return {
+    from: gridStart,
+    completeThrough: await directoryCompleteThrough(conn, job, gridStart),
+    customers: Number(row!.n),
+  };
 }

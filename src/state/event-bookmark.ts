@@ -22,7 +22,9 @@ export async function readEventBookmark(conn: SqlConnection, job: string, stream
 
 /** The number of the last event stored (0 before the first). */
 export async function lastEventSeq(conn: SqlConnection): Promise<number> {
-  const [row] = await conn.all<{ seq: string | number | null }>(`SELECT MAX(seq) AS seq FROM ${conn.schemaSql}.loyalty_events`);
+  const [row] = await conn.all<{ seq: string | number | null }>(
+    `SELECT MAX(seq) AS seq FROM ${conn.schemaSql}.loyalty_events`,
+  );
   return Number(row?.seq ?? 0);
 }
 
@@ -37,7 +39,11 @@ export async function advanceEventBookmark(
 ): Promise<void> {
   const watermark = await readWatermark(conn, request.job, request.stream);
   if (watermark === undefined) return;
-  const watermarkEnd = DateTime.fromISO(watermark, { zone: request.timezone }).plus({ days: 1 }).startOf('day').toUTC().toISO()!;
+  const watermarkEnd = DateTime.fromISO(watermark, { zone: request.timezone })
+    .plus({ days: 1 })
+    .startOf('day')
+    .toUTC()
+    .toISO()!;
   const [late] = await conn.all<{ seq: string | number | null }>(
     `SELECT MIN(seq) AS seq FROM ${conn.schemaSql}.loyalty_events WHERE seq <= $1 AND received_at >= CAST($2 AS TIMESTAMPTZ)`,
     [request.askedThrough, watermarkEnd],

@@ -24,7 +24,9 @@ export async function readHistoryStatus(
     const [versions] = await conn.all<{ n: number | string; current: number | string }>(
       `SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE is_current) AS current FROM ${conn.schemaSql}.${quoteIdent(h.table)}`,
     );
-    const [observations] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(h.observations)}`);
+    const [observations] = await conn.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM ${conn.schemaSql}.${quoteIdent(h.observations)}`,
+    );
     out.push({
       stream: h.stream,
       table: h.table,

@@ -41,7 +41,9 @@ export async function recordWindowsDone(
 ): Promise<void> {
   const backfill = mark.backfillId !== undefined ? ', backfill_id = excluded.backfill_id' : '';
   for (let i = 0; i < counts.length; i += LEDGER_BATCH) {
-    const rows = counts.slice(i, i + LEDGER_BATCH).map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests]);
+    const rows = counts
+      .slice(i, i + LEDGER_BATCH)
+      .map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests]);
     const list = valuesList(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
     await conn.run(
       `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
@@ -68,7 +70,13 @@ export class ClaimLostError extends Error {
  *
  * @throws ClaimLostError when another worker claimed one of them since.
  */
-export async function assertClaimed(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
+export async function assertClaimed(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  windows: Window[],
+  runId: string,
+): Promise<void> {
   const result = await conn.db
     .updateTable('_etl_windows')
     .set({ claimed_by: runId })
@@ -120,7 +128,13 @@ export async function recordWindowFailed(
  * `--to` inside it, a run through yesterday) takes the longer end and, if it was done, is pending again, since
  * its last days were never read.
  */
-export async function ensureWindowRows(conn: SqlConnection, job: string, stream: string, windows: Window[], runId: string): Promise<void> {
+export async function ensureWindowRows(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  windows: Window[],
+  runId: string,
+): Promise<void> {
   for (let i = 0; i < windows.length; i += LEDGER_BATCH) {
     const list = valuesList(
       windows.slice(i, i + LEDGER_BATCH).map((w) => [w.start, w.end]),
@@ -141,7 +155,12 @@ export async function ensureWindowRows(conn: SqlConnection, job: string, stream:
 
 /** The day through which (job, stream) is complete, or undefined before its first window. */
 export async function readWatermark(conn: SqlConnection, job: string, stream: string): Promise<Day | undefined> {
-  const row = await conn.db.selectFrom('_etl_watermarks').select('complete_through').where('job', '=', job).where('stream', '=', stream).executeTakeFirst();
+  const row = await conn.db
+    .selectFrom('_etl_watermarks')
+    .select('complete_through')
+    .where('job', '=', job)
+    .where('stream', '=', stream)
+    .executeTakeFirst();
   return row?.complete_through;
 }
 
@@ -149,7 +168,14 @@ export async function readWatermark(conn: SqlConnection, job: string, stream: st
  * Moves the watermark forward across done windows that join it without a gap; never backwards. Before the
  * first window the watermark stands at the day before the job's first day.
  */
-export async function advanceWatermark(conn: SqlConnection, job: string, stream: string, firstDay: Day, runId: string, now: string): Promise<Day | undefined> {
+export async function advanceWatermark(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  firstDay: Day,
+  runId: string,
+  now: string,
+): Promise<Day | undefined> {
   const current = (await readWatermark(conn, job, stream)) ?? addDays(firstDay, -1);
   const done = await conn.db
     .selectFrom('_etl_windows')
@@ -169,7 +195,9 @@ export async function advanceWatermark(conn: SqlConnection, job: string, stream:
   await conn.db
     .insertInto('_etl_watermarks')
     .values({ job, stream, complete_through: through, updated_at: now, run_id: runId })
-    .onConflict((oc) => oc.columns(['job', 'stream']).doUpdateSet({ complete_through: through, updated_at: now, run_id: runId }))
+    .onConflict((oc) =>
+      oc.columns(['job', 'stream']).doUpdateSet({ complete_through: through, updated_at: now, run_id: runId }),
+    )
     .execute();
   return through;
 }

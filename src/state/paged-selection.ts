@@ -32,7 +32,11 @@ export interface SelectedRow {
 export function pagedSelection(
   read: WarehouseRead,
   query: SelectionQuery,
-  customer: (row: SelectedRow) => SelectedCustomer = (r) => ({ customerId: r.customer_id, phone: r.phone, email: r.email }),
+  customer: (row: SelectedRow) => SelectedCustomer = (r) => ({
+    customerId: r.customer_id,
+    phone: r.phone,
+    email: r.email,
+  }),
 ): Pick<CustomerSelection, 'customers' | 'count'> {
   return {
     customers: pages(read, query, customer),
@@ -45,7 +49,11 @@ export function pagedSelection(
   };
 }
 
-async function* pages(read: WarehouseRead, query: SelectionQuery, customer: (row: SelectedRow) => SelectedCustomer): AsyncGenerator<SelectedCustomer> {
+async function* pages(
+  read: WarehouseRead,
+  query: SelectionQuery,
+  customer: (row: SelectedRow) => SelectedCustomer,
+): AsyncGenerator<SelectedCustomer> {
   let after = '';
   for (;;) {
     const rows = await read((conn) => {

@@ -10,7 +10,12 @@ import type { Day } from '../plan/days.js';
  * `verify` report "extra" postings. A row of a customer the span asked that the service no longer lists is in
  * neither: `verify` still reports it. A row this commit wrote is the span's, whoever it belongs to.
  */
-export async function keptPostingRows(conn: SqlConnection, stream: string, loadedAt: string, windows: Day[]): Promise<Map<Day, number>> {
+export async function keptPostingRows(
+  conn: SqlConnection,
+  stream: string,
+  loadedAt: string,
+  windows: Day[],
+): Promise<Map<Day, number>> {
   if (windows.length === 0) return new Map();
   const s = conn.schemaSql;
   const list = windows.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
@@ -41,7 +46,12 @@ export async function postingRowsOf(conn: SqlConnection, windows: Day[]): Promis
  * Postings a sweep found in windows before its span (a customer asked for the first time in days keeps its
  * postings since): the rows each such window gained are added to what its ledger records, where it is done.
  */
-export async function addRowsLoaded(conn: SqlConnection, job: string, stream: string, gained: Map<Day, number>): Promise<void> {
+export async function addRowsLoaded(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  gained: Map<Day, number>,
+): Promise<void> {
   for (const [day, n] of gained) {
     if (n === 0) continue;
     await conn.run(

@@ -2,7 +2,13 @@ import type { Day } from '../plan/days.js';
 import type { SqlConnection } from '../load/sql-connection.js';
 
 /** The windows of `stream` from `from` to `to` that hold rejected records (`_etl_rejects`): what `replay --rejects` loads again. */
-export async function rejectedWindows(conn: SqlConnection, job: string, stream: string, from: Day, to: Day): Promise<Set<Day>> {
+export async function rejectedWindows(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  from: Day,
+  to: Day,
+): Promise<Set<Day>> {
   const rows = await conn.db
     .selectFrom('_etl_rejects')
     .select('window_start')

@@ -45,7 +45,11 @@ function leaseEnd(seconds: number) {
  *
  * @throws JobBusyError when `start.lock` is held by another live run.
  */
-export async function beginRun(conn: SqlConnection, capabilities: DestinationCapabilities, start: RunStart): Promise<void> {
+export async function beginRun(
+  conn: SqlConnection,
+  capabilities: DestinationCapabilities,
+  start: RunStart,
+): Promise<void> {
   await reapAbandonedRuns(conn, capabilities, { host: start.host, pid: start.pid, now: start.startedAt });
   await conn.db
     .insertInto('_etl_runs')
@@ -67,23 +71,46 @@ export async function beginRun(conn: SqlConnection, capabilities: DestinationCap
   if (start.lock !== undefined) await takeLock(conn, capabilities, start.lock, start.runId);
 }
 
-async function takeLock(conn: SqlConnection, capabilities: DestinationCapabilities, lock: string, runId: string): Promise<void> {
+async function takeLock(
+  conn: SqlConnection,
+  capabilities: DestinationCapabilities,
+  lock: string,
+  runId: string,
+): Promise<void> {
   const locks = `${conn.schemaSql}._etl_locks`;
   // The row exists once; two processes creating it at once wait on each other's insert, then both lock it below.
-  await conn.run(`INSERT INTO ${locks} (lock_name, run_id, acquired_at) VALUES ($1, NULL, NULL) ON CONFLICT (lock_name) DO NOTHING`, [lock]);
-  const [row] = await conn.all<{ run_id: string | null; alive: boolean | string | number; host: string | null; pid: number | null; started_at: string | null }>(
+  await conn.run(
+    `INSERT INTO ${locks} (lock_name, run_id, acquired_at) VALUES ($1, NULL, NULL) ON CONFLICT (lock_name) DO NOTHING`,
+    [lock],
+  );
+  const [row] = await conn.all<{
+    run_id: string | null;
+    alive: boolean | string | number;
+    host: string | null;
+    pid: number | null;
+    started_at: string | null;
+  }>(
     `SELECT l.run_id, ${liveRunSql(conn, 'l.run_id')} AS alive, r.host, r.pid, CAST(r.started_at AS VARCHAR) AS started_at
        FROM ${locks} l LEFT JOIN ${conn.schemaSql}._etl_runs r ON r.run_id = l.run_id
       WHERE l.lock_name = $1${capabilities.rowLocks ? ' FOR UPDATE OF l' : ''}`,
     [lock],
   );
   if (row?.run_id && row.run_id !== runId && truthy(row.alive)) {
-    const who = [row.pid !== null ? `pid ${row.pid}` : '', row.host ? `on ${row.host}` : '', row.started_at ? `since ${row.started_at.slice(0, 19)}` : '']
+    const who = [
+      row.pid !== null ? `pid ${row.pid}` : '',
+      row.host ? `on ${row.host}` : '',
+      row.started_at ? `since ${row.started_at.slice(0, 19)}` : '',
+    ]
       .filter(Boolean)
       .join(' ');
-    throw new JobBusyError(`${lock.replace(/^run:/, 'job ')} is already running (run ${row.run_id}${who ? `, ${who}` : ''}); nothing was attempted`);
+    throw new JobBusyError(
+      `${lock.replace(/^run:/, 'job ')} is already running (run ${row.run_id}${who ? `, ${who}` : ''}); nothing was attempted`,
+    );
   }
-  await conn.run(`UPDATE ${locks} SET run_id = $1, acquired_at = CURRENT_TIMESTAMP WHERE lock_name = $2`, [runId, lock]);
+  await conn.run(`UPDATE ${locks} SET run_id = $1, acquired_at = CURRENT_TIMESTAMP WHERE lock_name = $2`, [
+    runId,
+    lock,
+  ]);
 }
 
 /** Pushes the run's lease forward; false when the run is no longer `running` (another process presumed it dead). */
@@ -103,20 +130,39 @@ export async function renewRun(conn: SqlConnection, runId: string, leaseSeconds:
  */
 export async function finishRun(
   conn: SqlConnection,
-  run: { runId: string; status: 'succeeded' | 'failed' | 'interrupted'; error: string | null; requests: number; finishedAt: string },
+  run: {
+    runId: string;
+    status: 'succeeded' | 'failed' | 'interrupted';
+    error: string | null;
+    requests: number;
+    finishedAt: string;
+  },
 ): Promise<void> {
   await conn.db
     .updateTable('_etl_runs')
-    .set({ finished_at: run.finishedAt, status: run.status, error: run.error, requests: run.requests, expires_at: null })
+    .set({
+      finished_at: run.finishedAt,
+      status: run.status,
+      error: run.error,
+      requests: run.requests,
+      expires_at: null,
+    })
     .where('run_id', '=', run.runId)
     .execute();
-  await conn.run(`UPDATE ${conn.schemaSql}._etl_windows SET claimed_by = NULL, claimed_at = NULL, backfill_id = NULL WHERE claimed_by = $1`, [run.runId]);
-  await conn.run(`UPDATE ${conn.schemaSql}._etl_locks SET run_id = NULL, acquired_at = NULL WHERE run_id = $1`, [run.runId]);
+  await conn.run(
+    `UPDATE ${conn.schemaSql}._etl_windows SET claimed_by = NULL, claimed_at = NULL, backfill_id = NULL WHERE claimed_by = $1`,
+    [run.runId],
+  );
+  await conn.run(`UPDATE ${conn.schemaSql}._etl_locks SET run_id = NULL, acquired_at = NULL WHERE run_id = $1`, [
+    run.runId,
+  ]);
 }
 
 /** How many runs are alive (running, lease ahead) on this warehouse, whatever their job or command. */
 export async function countLiveRuns(conn: SqlConnection): Promise<number> {
-  const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_runs r WHERE ${liveRunSql(conn, 'r.run_id')}`);
+  const [row] = await conn.all<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_runs r WHERE ${liveRunSql(conn, 'r.run_id')}`,
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -130,7 +176,12 @@ export async function reapAbandonedRuns(
   capabilities: DestinationCapabilities,
   me: { host: string; pid: number; now: string },
 ): Promise<number> {
-  const running = await conn.all<{ run_id: string; host: string | null; pid: number | string | null; expired: boolean | string | number }>(
+  const running = await conn.all<{
+    run_id: string;
+    host: string | null;
+    pid: number | string | null;
+    expired: boolean | string | number;
+  }>(
     `SELECT run_id, host, pid, (expires_at IS NULL OR expires_at <= CURRENT_TIMESTAMP) AS expired FROM ${conn.schemaSql}._etl_runs WHERE status = 'running'`,
   );
   const dead = running.filter((r) => {

@@ -28,7 +28,12 @@ export interface StateCoverage {
  * observed, the oldest observation, and how many customers the latest run asked. Observations record what was
  * asked and when; they say nothing of what changed at the source since.
  */
-export async function stateCoverage(conn: SqlConnection, stream: string, sweepDays: number, now: Date): Promise<StateCoverage> {
+export async function stateCoverage(
+  conn: SqlConnection,
+  stream: string,
+  sweepDays: number,
+  now: Date,
+): Promise<StateCoverage> {
   const s = conn.schemaSql;
   const since = new Date(now.getTime() - sweepDays * DAY_MS).toISOString();
   const observed = `LEFT JOIN ${s}._etl_customer_observations o ON o.stream = $1 AND o.customer_id = a.customer_id`;
@@ -85,7 +90,12 @@ export async function firstObservation(conn: SqlConnection, stream: string): Pro
  * When the first period of a sweep that took over a first night (`first_night: sweep`) ends: `sweepDays` days after
  * the stream's first observation; null once it has ended, or before anything was observed.
  */
-export async function firstPeriodEnd(conn: SqlConnection, stream: string, sweepDays: number, now: Date): Promise<string | null> {
+export async function firstPeriodEnd(
+  conn: SqlConnection,
+  stream: string,
+  sweepDays: number,
+  now: Date,
+): Promise<string | null> {
   const first = await firstObservation(conn, stream);
   if (first === null) return null;
   const ends = Date.parse(first) + sweepDays * DAY_MS;
@@ -94,7 +104,10 @@ export async function firstPeriodEnd(conn: SqlConnection, stream: string, sweepD
 
 /** The one line `status` and `verify` print for a state stream's coverage. */
 export function coverageLine(c: StateCoverage): string {
-  const oldest = c.oldestObservedAt === null ? 'none observed yet' : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;
+  const oldest =
+    c.oldestObservedAt === null
+      ? 'none observed yet'
+      : `oldest observation ${c.oldestObservedAt.slice(0, 19)} (${c.oldestAgeDays} day(s) ago)`;
   const never = c.neverObserved > 0 ? `, ${c.neverObserved} never observed` : '';
   return `${c.stream}: ${c.askedByLastRun} customers asked by the last run; ${c.observedWithin} of ${c.customers} customers observed within the last ${c.sweepDays} day(s)${never}; ${oldest}`;
 }

@@ -104,7 +104,13 @@ export interface WebhookEventsStatus {
 }
 
 /** Reads what `status` shows from the ledger tables. */
-export async function readJobStatus(conn: SqlConnection, job: string, jobConfig: JobSettings, lastClosed: Day, runLimit = 5): Promise<JobStatus> {
+export async function readJobStatus(
+  conn: SqlConnection,
+  job: string,
+  jobConfig: JobSettings,
+  lastClosed: Day,
+  runLimit = 5,
+): Promise<JobStatus> {
   const quarantined = await readQuarantinedEvents(conn);
   return {
     job,
@@ -112,7 +118,10 @@ export async function readJobStatus(conn: SqlConnection, job: string, jobConfig:
     streams: await readStreams(conn, job, jobConfig.streams, lastClosed),
     runLock: await readRunLock(conn, job),
     backfills: await readBackfills(conn, job),
-    webhookEvents: jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook' ? await readWebhookEvents(conn, job) : null,
+    webhookEvents:
+      jobConfig.streams.includes('loyalty_postings') && jobConfig.postings.customers === 'webhook'
+        ? await readWebhookEvents(conn, job)
+        : null,
     runs: await readRuns(conn, job, runLimit),
     ...(quarantined.events > 0 ? { quarantinedEvents: quarantined } : {}),
   };
@@ -127,9 +136,24 @@ export async function readQuarantinedEvents(conn: SqlConnection): Promise<{ even
 }
 
 /** Per stream: its watermark and lag, and its windows, rows, rejects and requests by window status. */
-async function readStreams(conn: SqlConnection, job: string, names: readonly string[], lastClosed: Day): Promise<StreamStatus[]> {
-  const marks = await conn.db.selectFrom('_etl_watermarks').select(['stream', 'complete_through']).where('job', '=', job).execute();
-  const windows = await conn.all<{ stream: string; status: string; n: string | number; rows: string | number; requests: string | number }>(
+async function readStreams(
+  conn: SqlConnection,
+  job: string,
+  names: readonly string[],
+  lastClosed: Day,
+): Promise<StreamStatus[]> {
+  const marks = await conn.db
+    .selectFrom('_etl_watermarks')
+    .select(['stream', 'complete_through'])
+    .where('job', '=', job)
+    .execute();
+  const windows = await conn.all<{
+    stream: string;
+    status: string;
+    n: string | number;
+    rows: string | number;
+    requests: string | number;
+  }>(
     `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,
     [job],
   );
@@ -205,12 +229,19 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
 }
 
 async function readRunLock(conn: SqlConnection, job: string): Promise<JobStatus['runLock']> {
-  const [row] = await conn.all<{ run_id: string; host: string | null; pid: number | string | null; since: string | null }>(
+  const [row] = await conn.all<{
+    run_id: string;
+    host: string | null;
+    pid: number | string | null;
+    since: string | null;
+  }>(
     `SELECT l.run_id, r.host, r.pid, CAST(l.acquired_at AS VARCHAR) AS since FROM ${q(conn)}._etl_locks l JOIN ${q(conn)}._etl_runs r ON r.run_id = l.run_id
       WHERE l.lock_name = $1 AND ${liveRunSql(conn, 'l.run_id')}`,
     [`run:${job}`],
   );
-  return row ? { runId: row.run_id, host: row.host, pid: row.pid === null ? null : Number(row.pid), since: row.since } : null;
+  return row
+    ? { runId: row.run_id, host: row.host, pid: row.pid === null ? null : Number(row.pid), since: row.since }
+    : null;
 }
 
 async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3): Promise<BackfillSummary[]> {
@@ -235,7 +266,13 @@ async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3
   const out: BackfillSummary[] = [];
   for (const b of rows) {
     const streams = b.streams.split(',');
-    const counts = await backfillWindowCounts(conn, { job, backfillId: b.backfill_id, from: b.range_from, to: b.range_to, streams });
+    const counts = await backfillWindowCounts(conn, {
+      job,
+      backfillId: b.backfill_id,
+      from: b.range_from,
+      to: b.range_to,
+      streams,
+    });
     const [workers] = await conn.all<{ n: number | string }>(
       `SELECT COUNT(*) AS n FROM ${q(conn)}._etl_runs r WHERE r.backfill_id = $1 AND ${liveRunSql(conn, 'r.run_id')}`,
       [b.backfill_id],
@@ -263,7 +300,12 @@ async function readWebhookEvents(conn: SqlConnection, job: string): Promise<Webh
     `SELECT COUNT(*) AS stored, COUNT(*) FILTER (WHERE seq > $1) AS backlog, CAST(MAX(received_at) AS VARCHAR) AS last FROM ${q(conn)}.loyalty_events`,
     [bookmark],
   );
-  return { stored: Number(row?.stored ?? 0), lastReceivedAt: row?.last ?? null, bookmark, backlog: Number(row?.backlog ?? 0) };
+  return {
+    stored: Number(row?.stored ?? 0),
+    lastReceivedAt: row?.last ?? null,
+    bookmark,
+    backlog: Number(row?.backlog ?? 0),
+  };
 }
 
 function q(conn: SqlConnection): string {

@@ -33,10 +33,17 @@ export async function signsAndSweepCustomers(
   now: Date,
   signs = true,
 ): Promise<CustomerSelection> {
-  const { after, through } = await read(async (conn) => ({ after: (await readEventBookmark(conn, job, stream)) ?? 0, through: await lastEventSeq(conn) }));
+  const { after, through } = await read(async (conn) => ({
+    after: (await readEventBookmark(conn, job, stream)) ?? 0,
+    through: await lastEventSeq(conn),
+  }));
   const order = await sweepOrder(read, stream, sweepDays, now);
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  return { kind: 'signs-and-sweep', ...selected(read, stream, order, range, after, through, signs), events: { after, through } };
+  return {
+    kind: 'signs-and-sweep',
+    ...selected(read, stream, order, range, after, through, signs),
+    events: { after, through },
+  };
 }
 
 /**
@@ -44,7 +51,12 @@ export async function signsAndSweepCustomers(
  * per span, and the instant before which a last observation is stale (catch-up). The postings sweep of the cheap
  * selections uses the same order, on the postings' own observations.
  */
-export async function sweepOrder(read: WarehouseRead, stream: string, sweepDays: number, now: Date): Promise<SweepOrder> {
+export async function sweepOrder(
+  read: WarehouseRead,
+  stream: string,
+  sweepDays: number,
+  now: Date,
+): Promise<SweepOrder> {
   const total = await read(async (conn) => {
     const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`);
     return Number(row?.n ?? 0);
@@ -65,7 +77,11 @@ export interface SweepOrder {
  * due customer's `t`) and `swept`, true for a customer the sweep takes (within the quota, or stale). `p` names the
  * placeholders of the stream, of the last due customer's id and of the stale instant.
  */
-export function sweepTerms(s: string, order: SweepOrder, p: { stream: string; lastDueId: string; staleBefore: string }): { joins: string; swept: string } {
+export function sweepTerms(
+  s: string,
+  order: SweepOrder,
+  p: { stream: string; lastDueId: string; staleBefore: string },
+): { joins: string; swept: string } {
   const { lastDue } = order;
   // In the sweep's order: before the last due customer, or that customer itself (observations move only in the
   // span's commit, so every page sees the same order).

@@ -74,11 +74,18 @@ function compare(a: string, b: string): number {
 /** Every unlisted member ever seen, the newest first; `runId` keeps those a run saw first. */
 export async function readUnlistedFields(conn: SqlConnection, runId?: string): Promise<UnlistedField[]> {
   const where = runId === undefined ? '' : 'WHERE first_seen_run = $1';
-  const rows = await conn.all<UnlistedField & { records: number | bigint | string; first_seen_at: unknown; last_seen_at: unknown }>(
+  const rows = await conn.all<
+    UnlistedField & { records: number | bigint | string; first_seen_at: unknown; last_seen_at: unknown }
+  >(
     `SELECT record_type, field_path, table_name, first_seen_run, CAST(first_seen_at AS VARCHAR) AS first_seen_at, last_seen_run,
             CAST(last_seen_at AS VARCHAR) AS last_seen_at, records
        FROM ${conn.schemaSql}._etl_unlisted_fields ${where} ORDER BY first_seen_at DESC, record_type, field_path`,
     runId === undefined ? [] : [runId],
   );
-  return rows.map((r) => ({ ...r, records: Number(r.records), first_seen_at: String(r.first_seen_at), last_seen_at: String(r.last_seen_at) }));
+  return rows.map((r) => ({
+    ...r,
+    records: Number(r.records),
+    first_seen_at: String(r.first_seen_at),
+    last_seen_at: String(r.last_seen_at),
+  }));
 }

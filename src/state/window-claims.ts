@@ -70,7 +70,9 @@ export async function claimNextSpans(
     const previous = span.at(-1);
     if (
       previous &&
-      (addDays(previous.end, 1) !== window.start || addDays(span[0]!.start, limits.maxDays - 1) < window.end || span.length >= limits.maxWindows)
+      (addDays(previous.end, 1) !== window.start ||
+        addDays(span[0]!.start, limits.maxDays - 1) < window.end ||
+        span.length >= limits.maxWindows)
     ) {
       spans.push(span);
       span = [];
@@ -88,7 +90,12 @@ export async function claimNextSpans(
  * Claims exactly `windows` (a span of `run`), all or none: false when one of them is held by another live run.
  * Windows without a row get a pending one first.
  */
-export async function claimWindows(conn: SqlConnection, capabilities: DestinationCapabilities, scope: ClaimScope, windows: Window[]): Promise<boolean> {
+export async function claimWindows(
+  conn: SqlConnection,
+  capabilities: DestinationCapabilities,
+  scope: ClaimScope,
+  windows: Window[],
+): Promise<boolean> {
   const starts = windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 4} AS DATE)`).join(', ');
   const free = await conn.all<{ window_start: string }>(
@@ -101,10 +108,19 @@ export async function claimWindows(conn: SqlConnection, capabilities: Destinatio
   return true;
 }
 
-async function markClaimed(conn: SqlConnection, scope: ClaimScope, windows: Window[], backfillId?: string): Promise<void> {
+async function markClaimed(
+  conn: SqlConnection,
+  scope: ClaimScope,
+  windows: Window[],
+  backfillId?: string,
+): Promise<void> {
   await conn.db
     .updateTable('_etl_windows')
-    .set({ claimed_by: scope.runId, claimed_at: sql<string>`CURRENT_TIMESTAMP`, ...(backfillId !== undefined ? { backfill_id: backfillId } : {}) })
+    .set({
+      claimed_by: scope.runId,
+      claimed_at: sql<string>`CURRENT_TIMESTAMP`,
+      ...(backfillId !== undefined ? { backfill_id: backfillId } : {}),
+    })
     .where('job', '=', scope.job)
     .where('stream', '=', scope.stream)
     .where(
@@ -148,7 +164,14 @@ export async function backfillWindowCounts(
   const total = Number(row?.total ?? 0);
   const done = Number(row?.done ?? 0);
   const failed = Number(row?.failed ?? 0);
-  return { total, done, failed, open: total - done - failed, held: Number(row?.held ?? 0), heldByRun: Number(row?.heldByRun ?? 0) };
+  return {
+    total,
+    done,
+    failed,
+    open: total - done - failed,
+    held: Number(row?.held ?? 0),
+    heldByRun: Number(row?.heldByRun ?? 0),
+  };
 }
 
 /**

@@ -50,7 +50,13 @@ function heldSql(conn: SqlConnection, stream: Exclude<StreamName, StateStream>):
 }
 
 /** Per window start in `[from, to]`: what the warehouse holds of `stream` now. Windows with nothing are absent. */
-export async function warehouseWindows(conn: SqlConnection, job: string, stream: StreamName, from: Day, to: Day): Promise<Map<Day, WarehouseWindow>> {
+export async function warehouseWindows(
+  conn: SqlConnection,
+  job: string,
+  stream: StreamName,
+  from: Day,
+  to: Day,
+): Promise<Map<Day, WarehouseWindow>> {
   const out = new Map<Day, WarehouseWindow>();
   const entry = (d: Day) => {
     let w = out.get(d);
@@ -58,7 +64,8 @@ export async function warehouseWindows(conn: SqlConnection, job: string, stream:
     return w;
   };
   if (!isStateStream(stream))
-    for (const r of await conn.all<{ d: string; n: number | string }>(heldSql(conn, stream), [from, to])) entry(r.d).held = Number(r.n);
+    for (const r of await conn.all<{ d: string; n: number | string }>(heldSql(conn, stream), [from, to]))
+      entry(r.d).held = Number(r.n);
   const rejects = await conn.all<{ d: string; n: number | string }>(
     `SELECT CAST(window_start AS VARCHAR) AS d, COUNT(*) AS n FROM ${conn.schemaSql}._etl_rejects
       WHERE job = $1 AND stream = $2 AND window_start >= CAST($3 AS DATE) AND window_start <= CAST($4 AS DATE) GROUP BY window_start`,
@@ -117,15 +124,37 @@ export interface WindowCheck {
  * hold a snapshot, which later observations replace: a window proves only that it was loaded (its coverage of
  * the customers is checked apart, see `stateCoverage`).
  */
-export function checkWindow(stream: StreamName, window: Day, warehouse: WarehouseWindow | undefined, sourceCount: number | null): WindowCheck {
+export function checkWindow(
+  stream: StreamName,
+  window: Day,
+  warehouse: WarehouseWindow | undefined,
+  sourceCount: number | null,
+): WindowCheck {
   const w = warehouse ?? { held: 0, rejected: 0, status: null, rowsLoaded: null };
   if (isStateStream(stream)) {
     const gap = w.rowsLoaded === null ? 'never loaded' : null;
-    return { stream, window, expected: w.rowsLoaded, basis: 'load', held: w.rowsLoaded ?? 0, rejected: w.rejected, gap };
+    return {
+      stream,
+      window,
+      expected: w.rowsLoaded,
+      basis: 'load',
+      held: w.rowsLoaded ?? 0,
+      rejected: w.rejected,
+      gap,
+    };
   }
   if (stream === 'loyalty_postings') {
-    if (w.rowsLoaded === null) return { stream, window, expected: null, basis: 'load', held: w.held, rejected: w.rejected, gap: 'never loaded' };
-    return { stream, window, expected: w.rowsLoaded, basis: 'load', held: w.held, rejected: w.rejected, gap: difference(w.rowsLoaded, w.held) };
+    if (w.rowsLoaded === null)
+      return { stream, window, expected: null, basis: 'load', held: w.held, rejected: w.rejected, gap: 'never loaded' };
+    return {
+      stream,
+      window,
+      expected: w.rowsLoaded,
+      basis: 'load',
+      held: w.held,
+      rejected: w.rejected,
+      gap: difference(w.rowsLoaded, w.held),
+    };
   }
   const held = w.held + w.rejected;
   return {
@@ -155,7 +184,10 @@ export interface DuplicateKeys {
  * The tables of `tables` where some key is held by more than one row, for a warehouse that does not declare its
  * keys (the merge keeps them): a whole-table check, since a duplicate may span windows.
  */
-export async function duplicateKeys(conn: SqlConnection, tables: ReadonlyArray<{ name: string; key: readonly string[] }>): Promise<DuplicateKeys[]> {
+export async function duplicateKeys(
+  conn: SqlConnection,
+  tables: ReadonlyArray<{ name: string; key: readonly string[] }>,
+): Promise<DuplicateKeys[]> {
   const out: DuplicateKeys[] = [];
   for (const t of tables) {
     if (t.key.length === 0) continue;

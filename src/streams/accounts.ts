@@ -88,7 +88,13 @@ export const accountCustomFieldsTable: TableSpec = {
   name: 'account_custom_fields',
   key: ['customer_id', 'field_name'],
   merge: { kind: 'children', parent: 'accounts', parentKey: ['customer_id'] },
-  stagedWith: { table: 'accounts', kind: 'entries', column: CUSTOM_FIELDS, nameColumn: 'field_name', valueColumn: 'value' },
+  stagedWith: {
+    table: 'accounts',
+    kind: 'entries',
+    column: CUSTOM_FIELDS,
+    nameColumn: 'field_name',
+    valueColumn: 'value',
+  },
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'field_name', type: 'text' },
@@ -146,7 +152,12 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     city: cleanText(r.city, 'city'),
     language: cleanText(r.language, 'language'),
     [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
-    [CUSTOM_FIELDS]: stagedObject(Array.from(r.customFieldMap ?? [], ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const)),
+    [CUSTOM_FIELDS]: stagedObject(
+      Array.from(
+        r.customFieldMap ?? [],
+        ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const,
+      ),
+    ),
     [SET_ON]: profileSetAt === null ? null : localDay(profileSetAt, timezone),
   };
   return { accounts: [account] };
@@ -184,7 +195,8 @@ export const accountsStream: StreamDefinition = {
         keyOf: customerIdOf,
         concurrency: ctx.concurrency,
       });
-      for await (const page of pages) yield { windowStart: window.start, records: page.records, restart: page.restart, reason: page.reason };
+      for await (const page of pages)
+        yield { windowStart: window.start, records: page.records, restart: page.restart, reason: page.reason };
       yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },

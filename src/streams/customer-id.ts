@@ -22,6 +22,9 @@ export function withCustomerId(record: unknown): unknown {
   const { accountId, ...rest } = record as Record<string, unknown>;
   if (!('customerId' in rest)) return { ...rest, customerId: accountId };
   if (rest.customerId !== accountId && accountId !== null && accountId !== undefined)
-    throw new RecordError('customerId', `customerId ${JSON.stringify(rest.customerId)} and accountId ${JSON.stringify(accountId)} name different customers`);
+    throw new RecordError(
+      'customerId',
+      `customerId ${JSON.stringify(rest.customerId)} and accountId ${JSON.stringify(accountId)} name different customers`,
+    );
   return record;
 }

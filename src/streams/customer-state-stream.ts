@@ -17,7 +17,12 @@ export { customerObservationsTable } from './customer-observations.js';
 const BATCH = 500;
 
 const recordSchema = z.discriminatedUnion('outcome', [
-  z.object({ customerId: z.string().min(1), observedAt: z.string(), outcome: z.literal('answered'), answer: z.unknown() }),
+  z.object({
+    customerId: z.string().min(1),
+    observedAt: z.string(),
+    outcome: z.literal('answered'),
+    answer: z.unknown(),
+  }),
   z.object({ customerId: z.string().min(1), observedAt: z.string(), outcome: z.enum(['not_found', 'unaskable']) }),
 ]);
 
@@ -47,7 +52,11 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
   return {
     name,
     tables: [...declaration.tables, customerObservationsTable],
-    customerRule: (job) => ({ kind: 'signs-and-sweep', sweepDays: job.sweep_days, firstNightSweep: job.first_night === 'sweep' }),
+    customerRule: (job) => ({
+      kind: 'signs-and-sweep',
+      sweepDays: job.sweep_days,
+      firstNightSweep: job.first_night === 'sweep',
+    }),
     // a night's windows (its look-back too) are one span: the state is asked once, whatever their number
     maxWindowsPerSpan: (job) => Math.max(1, Math.floor(366 / job.window_days)),
     // one span keeps `source.concurrency` requests in flight by itself
@@ -75,7 +84,10 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
         if (read.rejected) {
           counts.rejected++;
           rejects.push(read.rejected);
-          ctx.logger.warn({ stream: name, customerId: read.record.customerId, reason: read.rejected.error }, 'customer cannot be asked; rejected');
+          ctx.logger.warn(
+            { stream: name, customerId: read.record.customerId, reason: read.rejected.error },
+            'customer cannot be asked; rejected',
+          );
         }
         records.push(read.record);
         if (records.length >= BATCH) {
@@ -101,8 +113,16 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
       if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
       const record = parsed.data;
       const observedAt = parseSourceTimestamp(record.observedAt, 'UTC', 'observedAt');
-      const observation: Row = { stream: name, customer_id: record.customerId, observed_at: observedAt, outcome: record.outcome };
-      const rows = record.outcome === 'answered' ? declaration.rows(record.customerId, record.answer, observedAt, ctx.timezone) : {};
+      const observation: Row = {
+        stream: name,
+        customer_id: record.customerId,
+        observed_at: observedAt,
+        outcome: record.outcome,
+      };
+      const rows =
+        record.outcome === 'answered'
+          ? declaration.rows(record.customerId, record.answer, observedAt, ctx.timezone)
+          : {};
       return { ...rows, [customerObservationsTable.name]: [observation] };
     },
   };

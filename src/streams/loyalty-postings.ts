@@ -11,7 +11,13 @@ import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
 import { customerObservationsTable } from './customer-observations.js';
-import type { CustomerObservation, ExtractedBatch, NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
+import type {
+  CustomerObservation,
+  ExtractedBatch,
+  NormalizedRecord,
+  StreamContext,
+  StreamDefinition,
+} from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
@@ -97,7 +103,10 @@ export function postingNormalizer(timezone: string): (raw: unknown) => Normalize
     const row = {
       customer_id: customerId,
       posted_at: parseSourceTimestamp(p.postingDate, timezone, 'postingDate'),
-      txn_at: p.txnDate == null || cleanText(p.txnDate) === null ? null : parseSourceTimestamp(p.txnDate, timezone, 'txnDate'),
+      txn_at:
+        p.txnDate == null || cleanText(p.txnDate) === null
+          ? null
+          : parseSourceTimestamp(p.txnDate, timezone, 'txnDate'),
       credit: cleanDecimal(p.credit, 'credit'),
       credit_value: cleanDecimal(p.creditValue, 'creditValue'),
       debit: cleanDecimal(p.debit, 'debit'),
@@ -139,7 +148,12 @@ export const loyaltyPostingsStream: StreamDefinition = {
     sweep:
       job.postings.sweep_days === undefined
         ? undefined
-        : { sweepDays: job.postings.sweep_days, firstNightSweep: job.first_night === 'sweep', firstDay: job.first_day, lookbackDays: job.lookback_days },
+        : {
+            sweepDays: job.postings.sweep_days,
+            firstNightSweep: job.first_night === 'sweep',
+            firstDay: job.first_day,
+            lookbackDays: job.lookback_days,
+          },
   }),
   maxWindowsPerSpan: (job) => Math.max(1, Math.floor(job.postings.max_span_days / job.window_days)),
   /**
@@ -149,7 +163,10 @@ export const loyaltyPostingsStream: StreamDefinition = {
    */
   lanes: (concurrency) => Math.min(concurrency, POSTINGS_LANES),
   async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
-    const days = new SpanDays(span, ctx.timezone, { firstDay: ctx.jobConfig.first_day, windowDays: ctx.jobConfig.window_days });
+    const days = new SpanDays(span, ctx.timezone, {
+      firstDay: ctx.jobConfig.first_day,
+      windowDays: ctx.jobConfig.window_days,
+    });
     if (!ctx.customers) throw new Error('loyalty_postings: no customers were selected for the span');
     const customers = ctx.customers;
     // a customer the sweep takes keeps its postings since it was last asked, not only the span's
@@ -173,8 +190,10 @@ export const loyaltyPostingsStream: StreamDefinition = {
     let stoppedEarly = 0;
     let readAgain = 0;
     function* flush(): Generator<ExtractedBatch> {
-      if (rejects.length > 0) yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
-      if (observed.length > 0) yield { windowStart: span.at(-1)!.start, records: [], restart: false, observed: observed.splice(0) };
+      if (rejects.length > 0)
+        yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
+      if (observed.length > 0)
+        yield { windowStart: span.at(-1)!.start, records: [], restart: false, observed: observed.splice(0) };
       for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
       buffer.clear();
       buffered = 0;
@@ -183,19 +202,30 @@ export const loyaltyPostingsStream: StreamDefinition = {
     // postings of that window one after the other (the normalizer counts exact duplicates per customer).
     for await (const listing of listings) {
       asked++;
-      observed.push({ customerId: listing.customerId, observedAt: listing.observedAt, outcome: listing.rejected ? 'unaskable' : 'answered' });
+      observed.push({
+        customerId: listing.customerId,
+        observedAt: listing.observedAt,
+        outcome: listing.rejected ? 'unaskable' : 'answered',
+      });
       if (listing.rejected) {
         rejected++;
         rejects.push(listing.rejected);
         ctx.logger.warn(
-          { stream: 'loyalty_postings', customerId: listing.rejected.payload.customerId, reason: listing.rejected.error },
+          {
+            stream: 'loyalty_postings',
+            customerId: listing.rejected.payload.customerId,
+            reason: listing.rejected.error,
+          },
           'customer cannot be asked; rejected',
         );
       }
       if (listing.stoppedEarly) stoppedEarly++;
       if (listing.readAgain.length > 0) {
         readAgain++;
-        ctx.logger.debug({ stream: 'loyalty_postings', reasons: listing.readAgain }, 'postings of a customer changed while they were read; read again');
+        ctx.logger.debug(
+          { stream: 'loyalty_postings', reasons: listing.readAgain },
+          'postings of a customer changed while they were read; read again',
+        );
       }
       for (const { windowStart, record } of listing.kept) {
         let list = buffer.get(windowStart);

@@ -14,7 +14,12 @@ const wallet = z.looseObject({ countryIso: text, countryName: text, currency: te
 const program = z.looseObject({ name: text, logo: text });
 const tier = z.looseObject({ name: text, logo: text, order: num, expiry: z.string().nullish(), benefits: text });
 const expiry = z.looseObject({ point: num, date: z.string().nullish() });
-const balanceDetail = z.looseObject({ loyaltyPointsGained: num, loyaltyPointsRedeemed: num, loyaltyPointsExpired: num, expires: z.string() });
+const balanceDetail = z.looseObject({
+  loyaltyPointsGained: num,
+  loyaltyPointsRedeemed: num,
+  loyaltyPointsExpired: num,
+  expires: z.string(),
+});
 
 /** The `loyalty` member of `GET /accounts?includeLoyalty=true`. */
 const loyaltySchema = z.looseObject({
@@ -44,11 +49,20 @@ const replaceAsked = { kind: 'customer-state', askedIn: customerObservationsTabl
  * A customer's answer holds all of its status, wallets and expiries: a wallet or an expiry it no longer lists ended
  * when the customer was asked. The three histories share the log of when each customer was asked.
  */
-const customerScope = { columns: ['customer_id'], observedIn: customerObservationsTable.name, observations: '_etl_loyalty_status_asked' };
+const customerScope = {
+  columns: ['customer_id'],
+  observedIn: customerObservationsTable.name,
+  observations: '_etl_loyalty_status_asked',
+};
 
 /** A version per change observed: the instant the customer was asked starts it (`observed_at`). */
 function historyOf(table: string): HistorySpec {
-  return { table: `${table}_history`, observations: `_etl_${table}_observations`, observedAt: 'observed_at', scope: customerScope };
+  return {
+    table: `${table}_history`,
+    observations: `_etl_${table}_observations`,
+    observedAt: 'observed_at',
+    scope: customerScope,
+  };
 }
 
 export const loyaltyStatusTable: TableSpec = {
@@ -121,7 +135,12 @@ function walletKey(iso: string, currency: string): string {
  * expiry. A wallet without country or currency, two wallets or expiries with the same key, or a redeemable entry
  * of no wallet make the whole answer a reject.
  */
-export function loyaltyStatusRows(customerId: string, answer: unknown, observedAt: string, timezone: string): NormalizedRecord {
+export function loyaltyStatusRows(
+  customerId: string,
+  answer: unknown,
+  observedAt: string,
+  timezone: string,
+): NormalizedRecord {
   const parsed = loyaltySchema.safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'loyalty:'));
   const l = parsed.data;
@@ -135,8 +154,12 @@ export function loyaltyStatusRows(customerId: string, answer: unknown, observedA
 type Loyalty = z.infer<typeof loyaltySchema>;
 
 function statusRow(customerId: string, l: Loyalty, observedAt: string, timezone: string): Row {
-  const expiryDate = l.expiry?.date == null || cleanText(l.expiry.date) === null ? null : parseSourceDate(l.expiry.date, 'expiry.date');
-  const tierExpiry = l.tier?.expiry == null || cleanText(l.tier.expiry) === null ? null : parseSourceTimestamp(l.tier.expiry, timezone, 'tier.expiry');
+  const expiryDate =
+    l.expiry?.date == null || cleanText(l.expiry.date) === null ? null : parseSourceDate(l.expiry.date, 'expiry.date');
+  const tierExpiry =
+    l.tier?.expiry == null || cleanText(l.tier.expiry) === null
+      ? null
+      : parseSourceTimestamp(l.tier.expiry, timezone, 'tier.expiry');
   return {
     customer_id: customerId,
     program_name: cleanText(l.program?.name, 'program.name'),
@@ -165,7 +188,10 @@ function statusRow(customerId: string, l: Loyalty, observedAt: string, timezone:
 function walletRows(customerId: string, l: Loyalty): Row[] {
   const redeemable = new Map<string, { points: string | null; value: string | null; unlisted: UnlistedMember[] }>();
   for (const [i, r] of (l.redeemable ?? []).entries()) {
-    const key = walletKey(required(r.countryIso, `redeemable.${i}.countryIso`), required(r.currency, `redeemable.${i}.currency`));
+    const key = walletKey(
+      required(r.countryIso, `redeemable.${i}.countryIso`),
+      required(r.currency, `redeemable.${i}.currency`),
+    );
     if (redeemable.has(key)) throw new RecordError(`redeemable.${i}`, `a second redeemable entry of wallet ${key}`);
     redeemable.set(key, {
       points: cleanDecimal(r.point, `redeemable.${i}.point`),
@@ -196,7 +222,8 @@ function walletRows(customerId: string, l: Loyalty): Row[] {
     'wallet',
   );
   const orphan = [...redeemable.keys()][0];
-  if (orphan !== undefined) throw new RecordError('redeemable', `an entry of wallet ${orphan}, which wallets[] does not hold`);
+  if (orphan !== undefined)
+    throw new RecordError('redeemable', `an entry of wallet ${orphan}, which wallets[] does not hold`);
   return wallets;
 }
 

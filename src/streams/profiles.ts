@@ -34,7 +34,12 @@ const fieldSchema = z.looseObject({
   defaultValue: z.string().nullish(),
   options: z.array(z.unknown()).nullish(),
 });
-const profileSchema = z.looseObject({ id: int, mainProfileId: int.nullish(), createdBy: int.nullish(), profileFields: z.array(fieldSchema).default([]) });
+const profileSchema = z.looseObject({
+  id: int,
+  mainProfileId: int.nullish(),
+  createdBy: int.nullish(),
+  profileFields: z.array(fieldSchema).default([]),
+});
 
 export const profilesTable: TableSpec = {
   name: 'profiles',
@@ -92,7 +97,8 @@ const flag = (b: boolean | null) => (b === null ? null : String(b));
  */
 export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; profile_fields: Row[] }> {
   const list = profileListSchema.safeParse(storableJson(await api.profiles()));
-  if (!list.success) throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
+  if (!list.success)
+    throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
   const profiles: Row[] = [];
   const fields: Row[] = [];
   for (const summary of list.data) {

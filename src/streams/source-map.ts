@@ -19,7 +19,8 @@ export function sourceMap<T extends z.ZodType>(value: T): z.ZodType<Map<string, 
       for (const [name, member] of Object.entries(input)) {
         const parsed = value.safeParse(member);
         if (!parsed.success) {
-          for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, path: [name, ...issue.path], input: member } as never);
+          for (const issue of parsed.error.issues)
+            ctx.issues.push({ ...issue, path: [name, ...issue.path], input: member } as never);
           return z.NEVER;
         }
         map.set(name, parsed.data);

@@ -82,7 +82,13 @@ export const surveyAnswersTable: TableSpec = {
   name: 'survey_answers',
   key: ['response_id', 'question_code'],
   merge: { kind: 'replace-window' },
-  stagedWith: { table: 'survey_responses', kind: 'entries', column: ANSWERS, nameColumn: 'question_code', valueColumn: 'answer' },
+  stagedWith: {
+    table: 'survey_responses',
+    kind: 'entries',
+    column: ANSWERS,
+    nameColumn: 'question_code',
+    valueColumn: 'answer',
+  },
   columns: [
     { name: 'response_id', type: 'text' },
     { name: 'question_code', type: 'text' },
@@ -145,8 +151,13 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const staged = stagedObject(answers.map((x) => [x.code, x.answer] as const));
     // the element's members beside `answers` and `questions`, and the answer's own (which the key does not read)
     const element = raw as { answers: unknown[] };
-    const unlisted = unlistedJson([...unlistedMembers(element, ELEMENT_MEMBERS), ...unlistedMembers(element.answers[0], ANSWER_MEMBERS, 'answers[].')]);
-    const out: NormalizedRecord = { survey_responses: [{ response_id: responseId, ...response, [UNLISTED]: unlisted, [ANSWERS]: staged }] };
+    const unlisted = unlistedJson([
+      ...unlistedMembers(element, ELEMENT_MEMBERS),
+      ...unlistedMembers(element.answers[0], ANSWER_MEMBERS, 'answers[].'),
+    ]);
+    const out: NormalizedRecord = {
+      survey_responses: [{ response_id: responseId, ...response, [UNLISTED]: unlisted, [ANSWERS]: staged }],
+    };
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
       out.survey_questions = Array.from(questions, ([question, code], i) => ({
@@ -197,7 +208,12 @@ export const surveysStream: StreamDefinition = {
         concurrency: ctx.concurrency,
       });
       for await (const page of pages)
-        yield { windowStart: window.start, records: page.records.flatMap(splitSurveyElement), restart: page.restart, reason: page.reason };
+        yield {
+          windowStart: window.start,
+          records: page.records.flatMap(splitSurveyElement),
+          restart: page.restart,
+          reason: page.reason,
+        };
       yield { windowStart: window.start, records: [], restart: false, windowComplete: true };
     }
   },

@@ -37,7 +37,13 @@ const voucherSchema = z.looseObject({ code: text });
 export const vouchersTable: TableSpec = {
   name: 'vouchers',
   key: ['customer_id', 'code'],
-  merge: { kind: 'customer-listing', askedIn: customerObservationsTable.name, firstSeen: 'first_seen_at', lastSeen: 'last_seen_at', gone: 'gone_at' },
+  merge: {
+    kind: 'customer-listing',
+    askedIn: customerObservationsTable.name,
+    firstSeen: 'first_seen_at',
+    lastSeen: 'last_seen_at',
+    gone: 'gone_at',
+  },
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'code', type: 'text' },
@@ -62,7 +68,11 @@ export const vouchersTable: TableSpec = {
     observations: '_etl_vouchers_observations',
     observedAt: 'observed_at',
     exclude: ['first_seen_at', 'last_seen_at', 'gone_at'],
-    scope: { columns: ['customer_id'], observedIn: customerObservationsTable.name, observations: '_etl_vouchers_asked' },
+    scope: {
+      columns: ['customer_id'],
+      observedIn: customerObservationsTable.name,
+      observations: '_etl_vouchers_asked',
+    },
   },
 };
 
@@ -71,7 +81,12 @@ export const vouchersTable: TableSpec = {
  * list a reject: a partial list would mark the vouchers left out as gone. Any other field that cannot be read
  * loads as NULL and is kept in `_etl_field_rejects`: one bad field never costs the voucher, nor the list.
  */
-export function voucherRows(customerId: string, answer: unknown, observedAt: string, timezone: string): NormalizedRecord {
+export function voucherRows(
+  customerId: string,
+  answer: unknown,
+  observedAt: string,
+  timezone: string,
+): NormalizedRecord {
   const parsed = z.array(voucherSchema).safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'vouchers:'));
   const seen = new Set<string>();
@@ -84,7 +99,8 @@ export function voucherRows(customerId: string, answer: unknown, observedAt: str
     seen.add(code);
     const fields = new LenientFields(`${customerId} ${code}`);
     const member = v as Record<string, unknown>;
-    const read = <T>(name: string, parse: (value: unknown, field: string) => T) => fields.read(name, member[name], () => parse(member[name], name));
+    const read = <T>(name: string, parse: (value: unknown, field: string) => T) =>
+      fields.read(name, member[name], () => parse(member[name], name));
     const row = {
       customer_id: customerId,
       code,

@@ -32,7 +32,12 @@ export class LenientFields {
 
   /** The fields loaded as NULL, as rows of {@link FIELD_REJECTS}. */
   rows(): Array<{ record_key: string; field: string; raw_value: string | null; error: string }> {
-    return this.problems.map((p) => ({ record_key: this.recordKey, field: p.field, raw_value: rawJson(p.raw), error: p.error }));
+    return this.problems.map((p) => ({
+      record_key: this.recordKey,
+      field: p.field,
+      raw_value: rawJson(p.raw),
+      error: p.error,
+    }));
   }
 }
 

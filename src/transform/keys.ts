@@ -21,7 +21,10 @@ export function contentKey(...parts: Array<string | number | null>): string {
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const members = value instanceof Map ? Array.from(value, ([k, v]) => [String(k), v] as [string, unknown]) : Object.entries(value as Record<string, unknown>);
+  const members =
+    value instanceof Map
+      ? Array.from(value, ([k, v]) => [String(k), v] as [string, unknown])
+      : Object.entries(value as Record<string, unknown>);
   const entries = members.filter(([, v]) => v !== undefined);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;

@@ -3,7 +3,8 @@ import { RecordError } from './record-error.js';
 import { AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS } from './zone-abbreviations.js';
 
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
-const SHAPE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+:-]*)?$/;
+const SHAPE =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+:-]*)?$/;
 /** A bare `YYYY-MM-DD` where a timestamp is expected: the day's start, midnight in the source's zone. */
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** `UTC+2`, `GMT-05:30`, `UTC+0200`: an offset written after UTC or GMT. */
@@ -30,7 +31,8 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   const dtZone = label ? zoneOfLabel(label, field) : zone;
   const millis = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
   const parts = { year: +y!, month: +mo!, day: +d!, hour: +h!, minute: +mi!, second: s ? +s : 0, millisecond: millis };
-  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.hour > 23 || parts.minute > 59 || parts.second > 59) throw notReal(text, field);
+  if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.hour > 23 || parts.minute > 59 || parts.second > 59)
+    throw notReal(text, field);
   const tz = typeof dtZone === 'string' ? IANAZone.create(dtZone) : dtZone;
   if (!tz.isValid) throw notReal(text, field);
   // a day of the calendar (not a 30 February, which the clock arithmetic would move to March)
@@ -44,7 +46,8 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   }
   const iso = new Date(utc).toISOString();
   // four-digit years only: years before 0001 or after 9999 (in UTC) have no ISO form here nor a place in the warehouse
-  if (iso.length !== 24 || iso.startsWith('0000')) throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
+  if (iso.length !== 24 || iso.startsWith('0000'))
+    throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
   return iso;
 }
 
@@ -52,7 +55,15 @@ function notReal(text: string, field: string): RecordError {
   return new RecordError(field, `not a real date and time: ${JSON.stringify(text)}`);
 }
 
-type LocalParts = { year: number; month: number; day: number; hour: number; minute: number; second: number; millisecond: number };
+type LocalParts = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+};
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -68,7 +79,11 @@ function showsDay(local: number, parts: LocalParts): boolean {
  * it, with years 0-99 as they are (`Date.UTC` would move them to the 1900s), without a `Date` per timestamp.
  */
 function wallClockMillis(parts: LocalParts): number {
-  return daysFromCivil(parts.year, parts.month, parts.day) * DAY + ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000 + parts.millisecond;
+  return (
+    daysFromCivil(parts.year, parts.month, parts.day) * DAY +
+    ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000 +
+    parts.millisecond
+  );
 }
 
 /** Days from 1970-01-01 to a day of the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`). */
@@ -156,7 +171,8 @@ function readZoneLabel(label: string, field: string): string | FixedOffsetZone {
   const abbreviation = ZONE_ABBREVIATIONS.get(label.toUpperCase());
   if (abbreviation !== undefined) return FixedOffsetZone.instance(abbreviation);
   const ambiguous = AMBIGUOUS_ABBREVIATIONS.get(label.toUpperCase());
-  if (ambiguous) throw new RecordError(field, `ambiguous time zone label ${JSON.stringify(label)}: it may mean ${ambiguous}`);
+  if (ambiguous)
+    throw new RecordError(field, `ambiguous time zone label ${JSON.stringify(label)}: it may mean ${ambiguous}`);
   const utcOffset = UTC_OFFSET.exec(label);
   if (utcOffset) {
     const minutes = Number(utcOffset[2]) * 60 + Number(utcOffset[3] ?? '0');

@@ -101,7 +101,8 @@ export function choiceTypeOf(options: string | null): FieldType | null {
   for (const option of parsed) {
     if (!option || typeof option !== 'object') continue;
     const { key, value } = option as { key?: unknown; value?: unknown };
-    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string') pairs.push([String(key), value]);
+    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string')
+      pairs.push([String(key), value]);
   }
   return pairs.length > 0 ? { kind: 'label', format: JSON.stringify(pairs) } : null;
 }
@@ -121,7 +122,8 @@ function parseNumber(text: string, format: string | null): string | null {
   if (extra !== undefined || whole === undefined) return null;
   // groups of three digits after the first group, when grouping marks are used at all
   const groups = group ? whole.split(group) : [whole];
-  if (groups.length > 1 && (!/^\d{1,3}$/.test(groups[0]!) || groups.slice(1).some((g) => !/^\d{3}$/.test(g)))) return null;
+  if (groups.length > 1 && (!/^\d{1,3}$/.test(groups[0]!) || groups.slice(1).some((g) => !/^\d{3}$/.test(g))))
+    return null;
   const digits = groups.join('');
   if (!/^\d+$/.test(digits) || (fraction !== undefined && !/^\d+$/.test(fraction))) return null;
   if (digits.replace(/^0+/, '').length + (fraction?.length ?? 0) > MAX_DIGITS) return null;

@@ -54,7 +54,8 @@ function storableValue(value: unknown): unknown {
   if (typeof value === 'string') return storable(value);
   if (Array.isArray(value)) return value.map(storableValue);
   // Object.fromEntries defines own members, so a member named `__proto__` stays a member
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storableValue(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storableValue(v)]));
   return value;
 }
 

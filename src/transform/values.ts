@@ -60,10 +60,12 @@ export function cleanDecimal(value: unknown, field = ''): string | null {
   else if (typeof value === 'string') {
     const t = value.trim();
     if (t === '' || t === 'NULL') return null;
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) throw new RecordError(field, `not a number: ${JSON.stringify(t.slice(0, 40))}`);
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t))
+      throw new RecordError(field, `not a number: ${JSON.stringify(t.slice(0, 40))}`);
     n = Number(t);
   } else throw new RecordError(field, `expected a number, got ${describe(value)}`);
-  if (!Number.isFinite(n) || Math.abs(n) >= DECIMAL_LIMIT) throw new RecordError(field, `number out of range: ${String(value).slice(0, 40)}`);
+  if (!Number.isFinite(n) || Math.abs(n) >= DECIMAL_LIMIT)
+    throw new RecordError(field, `number out of range: ${String(value).slice(0, 40)}`);
   const fixed = n.toFixed(4);
   return fixed === '-0.0000' ? '0.0000' : fixed;
 }

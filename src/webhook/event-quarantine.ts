@@ -25,7 +25,8 @@ const REASON_CHARS = 2000;
  * event must still be storable as text. Throws when even that fails: then the warehouse itself is the problem.
  */
 export async function quarantineEvent(conn: SqlConnection, entry: QuarantinedEvent, now = new Date()): Promise<void> {
-  const text = (value: string | undefined) => (value === undefined ? null : value.replaceAll('\u0000', '').toWellFormed());
+  const text = (value: string | undefined) =>
+    value === undefined ? null : value.replaceAll('\u0000', '').toWellFormed();
   await conn.run(
     `INSERT INTO ${conn.schemaSql}._etl_event_quarantine (quarantined_at, received_at, event_key, customer_id, reason, spool_file, body, _run_id)
      VALUES (CAST($1 AS TIMESTAMPTZ), CAST($2 AS TIMESTAMPTZ), $3, $4, $5, $6, $7, $8)`,

@@ -28,7 +28,8 @@ export class SpoolFolderError extends Error {
 /** The error of a file operation on the spool as a {@link SpoolFolderError} naming the folder, when it is one of the folder's. */
 function folderError(dir: string, doing: string, error: unknown): unknown {
   const e = error as NodeJS.ErrnoException;
-  if (!['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EEXIST', 'ENOENT', 'ELOOP', 'EISDIR'].includes(e?.code ?? '')) return error;
+  if (!['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EEXIST', 'ENOENT', 'ELOOP', 'EISDIR'].includes(e?.code ?? ''))
+    return error;
   return new SpoolFolderError(
     `webhook spool ${dir} cannot be ${doing} (${e.code}${e.path && e.path !== dir ? ` at ${e.path}` : ''}); check destination.event_spool and its permissions`,
   );
@@ -166,7 +167,9 @@ export class EventSpool {
   /** Deletes events that are in the warehouse now. */
   async remove(names: readonly string[]): Promise<void> {
     for (const name of names)
-      await unlink(join(this.ready, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+      await unlink(join(this.ready, name)).catch((error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' ? undefined : Promise.reject(error),
+      );
     if (names.length > 0) await syncDirectory(this.ready);
   }
 

@@ -37,6 +37,10 @@ export function redactHookUrl(url: string | undefined): string {
   // A path of another shape may be an address registered wrongly, with the secret elsewhere: it is not shown.
   const kind = parseHookPath(path).kind;
   const shown =
-    kind === 'bare' || path === '/health' || path === '/' || path === '' ? path : path.startsWith(`${HOOKS_PATH}/`) ? `${HOOKS_PATH}/[REDACTED]` : '[REDACTED]';
+    kind === 'bare' || path === '/health' || path === '/' || path === ''
+      ? path
+      : path.startsWith(`${HOOKS_PATH}/`)
+        ? `${HOOKS_PATH}/[REDACTED]`
+        : '[REDACTED]';
   return query < 0 ? shown : `${shown}?[REDACTED]`;
 }

@@ -76,7 +76,12 @@ export class WarehouseEventStore implements EventStore {
 
   constructor(
     private readonly config: DestinationSettings,
-    private readonly options: { runId: string; now?: () => Date; idleReleaseMs?: number; open?: (config: DestinationSettings) => Promise<Destination> },
+    private readonly options: {
+      runId: string;
+      now?: () => Date;
+      idleReleaseMs?: number;
+      open?: (config: DestinationSettings) => Promise<Destination>;
+    },
   ) {}
 
   /** Opens the warehouse once (creating or upgrading its tables) and says which it is; fails like `save` would. */
@@ -94,7 +99,11 @@ export class WarehouseEventStore implements EventStore {
       const now = this.options.now ?? (() => new Date());
       try {
         return await destination.withConnection((conn) =>
-          insertLoyaltyEvent(conn, event, { runId: this.options.runId, now, exclusive: destination.capabilities.multiProcess }),
+          insertLoyaltyEvent(conn, event, {
+            runId: this.options.runId,
+            now,
+            exclusive: destination.capabilities.multiProcess,
+          }),
         );
       } catch (error) {
         // an event the table refuses would be refused at every retry: kept in quarantine rather than answered 5xx forever

@@ -20,8 +20,10 @@ export class ReceiverSecretError extends Error {
  * @example secretProblem('hunter2') // 'is 7 characters long; at least 32 are needed (e.g. openssl rand -hex 32)'
  */
 export function secretProblem(value: string): string | null {
-  if (!SECRET_CHARACTERS.test(value)) return 'may hold only the characters A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)';
-  if (value.length < MIN_SECRET_LENGTH) return `is ${value.length} characters long; at least ${MIN_SECRET_LENGTH} are needed (e.g. openssl rand -hex 32)`;
+  if (!SECRET_CHARACTERS.test(value))
+    return 'may hold only the characters A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)';
+  if (value.length < MIN_SECRET_LENGTH)
+    return `is ${value.length} characters long; at least ${MIN_SECRET_LENGTH} are needed (e.g. openssl rand -hex 32)`;
   return null;
 }
 
@@ -34,7 +36,9 @@ export function readReceiverSecrets(env: NodeJS.ProcessEnv = process.env): strin
   const current = env[WEBHOOK_SECRET_ENV] ?? '';
   const previous = env[WEBHOOK_SECRET_PREVIOUS_ENV] ?? '';
   if (current === '' && previous !== '')
-    throw new ReceiverSecretError(`${WEBHOOK_SECRET_PREVIOUS_ENV} is set but ${WEBHOOK_SECRET_ENV} is not: a rotation needs the new secret too`);
+    throw new ReceiverSecretError(
+      `${WEBHOOK_SECRET_PREVIOUS_ENV} is set but ${WEBHOOK_SECRET_ENV} is not: a rotation needs the new secret too`,
+    );
   const secrets: string[] = [];
   for (const [name, value] of [
     [WEBHOOK_SECRET_ENV, current],

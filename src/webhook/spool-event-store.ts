@@ -24,7 +24,11 @@ export class SpoolEventStore implements EventStore {
 
   async save(event: LoyaltyEvent): Promise<SaveOutcome> {
     await (this.prepared ??= this.spool.prepare());
-    await this.spool.append({ receivedAt: (this.options.now ?? (() => new Date()))().toISOString(), receiverId: this.options.runId, event });
+    await this.spool.append({
+      receivedAt: (this.options.now ?? (() => new Date()))().toISOString(),
+      receiverId: this.options.runId,
+      event,
+    });
     return 'stored';
   }
 

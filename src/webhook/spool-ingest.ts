@@ -59,7 +59,12 @@ type Spooled = { name: string; entry: SpooledEvent };
  * of those is kept in `_etl_event_quarantine` with the warehouse's reason, its file moved to `quarantine/`. Only
  * when the quarantine cannot take it either (the warehouse itself is failing) does the ingest fail.
  */
-export async function ingestSpooledEvents(destination: Destination, spool: EventSpool, logger: Logger, runId = 'spool-ingest'): Promise<SpoolIngest> {
+export async function ingestSpooledEvents(
+  destination: Destination,
+  spool: EventSpool,
+  logger: Logger,
+  runId = 'spool-ingest',
+): Promise<SpoolIngest> {
   const result: SpoolIngest = { stored: 0, duplicates: 0, unreadable: 0, quarantined: 0 };
   const names = await spool.pending();
   let batch: Spooled[] = [];
@@ -80,8 +85,13 @@ export async function ingestSpooledEvents(destination: Destination, spool: Event
       if (!(error instanceof UnreadableSpoolFileError)) throw error;
       const moved = await spool.setAside(name);
       result.unreadable++;
-      logger.error({ file: moved, err: error }, 'a spooled webhook file holds no loyalty event; moved aside, not ingested');
-      await destination.ledgerTransaction((conn) => quarantineEvent(conn, { reason: error.message, spoolFile: moved, runId }));
+      logger.error(
+        { file: moved, err: error },
+        'a spooled webhook file holds no loyalty event; moved aside, not ingested',
+      );
+      await destination.ledgerTransaction((conn) =>
+        quarantineEvent(conn, { reason: error.message, spoolFile: moved, runId }),
+      );
       continue;
     }
     const payloadBytes = Buffer.byteLength(spooled.entry.event.payload);
@@ -101,12 +111,20 @@ export async function ingestSpooledEvents(destination: Destination, spool: Event
     bytes += size;
   }
   if (batch.length > 0) await flush();
-  if (names.length > 0) logger.info({ spool: spool.dir, ...result }, 'webhook events ingested from the spool into loyalty_events');
+  if (names.length > 0)
+    logger.info({ spool: spool.dir, ...result }, 'webhook events ingested from the spool into loyalty_events');
   return result;
 }
 
 /** Commits one batch, or, refused, its halves in turn, down to single events the quarantine takes instead. */
-async function storeBatch(destination: Destination, spool: EventSpool, batch: Spooled[], result: SpoolIngest, logger: Logger, runId: string): Promise<void> {
+async function storeBatch(
+  destination: Destination,
+  spool: EventSpool,
+  batch: Spooled[],
+  result: SpoolIngest,
+  logger: Logger,
+  runId: string,
+): Promise<void> {
   let stored: number;
   try {
     stored = await destination.ledgerTransaction((conn) =>
@@ -123,7 +141,13 @@ async function storeBatch(destination: Destination, spool: EventSpool, batch: Sp
       await storeBatch(destination, spool, batch.slice(half), result, logger, runId);
       return;
     }
-    await quarantineSpooled(destination, spool, batch[0]!, error instanceof Error ? error.message : String(error), runId).catch((quarantineError: unknown) => {
+    await quarantineSpooled(
+      destination,
+      spool,
+      batch[0]!,
+      error instanceof Error ? error.message : String(error),
+      runId,
+    ).catch((quarantineError: unknown) => {
       // the quarantine refused it too: the warehouse is failing, not the event
       throw error instanceof Error ? error : quarantineError;
     });

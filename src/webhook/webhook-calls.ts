@@ -53,7 +53,15 @@ interface Answer {
 export class WebhookCalls {
   private readonly gate: WebhookGate;
   private readonly maxBodyBytes: number;
-  private readonly counts: ReceiverStats = { stored: 0, duplicates: 0, invalid: 0, quarantined: 0, failed: 0, refused: 0, limited: 0 };
+  private readonly counts: ReceiverStats = {
+    stored: 0,
+    duplicates: 0,
+    invalid: 0,
+    quarantined: 0,
+    failed: 0,
+    refused: 0,
+    limited: 0,
+  };
 
   constructor(
     private readonly options: WebhookCallOptions,
@@ -68,10 +76,16 @@ export class WebhookCalls {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) return answer(res, { status: 200, body: { status: 'ok' } });
+    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?')))
+      return answer(res, { status: 200, body: { status: 'ok' } });
     const admission = await this.gate.admit(req);
     if (!admission.admitted) return this.refuse(req, res, admission);
-    if (req.method !== 'POST') return answer(res, { status: 405, body: { error: 'loyalty webhook calls are POSTs' }, headers: { allow: 'POST' } });
+    if (req.method !== 'POST')
+      return answer(res, {
+        status: 405,
+        body: { error: 'loyalty webhook calls are POSTs' },
+        headers: { allow: 'POST' },
+      });
     // a declared length over the cap is refused before a byte of the body is read
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.maxBodyBytes) return answer(res, this.tooLarge());
@@ -83,7 +97,12 @@ export class WebhookCalls {
 
   /** Answers a refused request. `connection: close` ends its socket, so a body never read is never drained either. */
   private refuse(req: IncomingMessage, res: ServerResponse, admission: Extract<Admission, { admitted: false }>): void {
-    const seen = { client: admission.client, method: req.method, path: redactHookUrl(req.url), reason: admission.reason };
+    const seen = {
+      client: admission.client,
+      method: req.method,
+      path: redactHookUrl(req.url),
+      reason: admission.reason,
+    };
     if (admission.status === 429) {
       this.counts.limited++;
       this.logger.debug(seen, 'loyalty webhook call over the cap');
@@ -92,7 +111,11 @@ export class WebhookCalls {
     }
     this.counts.refused++;
     this.logger.warn(seen, 'loyalty webhook call refused');
-    answer(res, { status: admission.status, body: { error: admission.status === 401 ? 'unauthorized' : 'not found' }, headers: { connection: 'close' } });
+    answer(res, {
+      status: admission.status,
+      body: { error: admission.status === 401 ? 'unauthorized' : 'not found' },
+      headers: { connection: 'close' },
+    });
   }
 
   /** The call's event, or the answer for a body too large, not JSON or not a loyalty event. */
@@ -105,13 +128,19 @@ export class WebhookCalls {
       throw error;
     }
     try {
-      if (nestingOver(text, MAX_BODY_DEPTH)) throw new InvalidEventError(`body nests deeper than ${MAX_BODY_DEPTH} levels`);
+      if (nestingOver(text, MAX_BODY_DEPTH))
+        throw new InvalidEventError(`body nests deeper than ${MAX_BODY_DEPTH} levels`);
       return parseLoyaltyEvent(JSON.parse(text) as unknown, this.options.timezone);
     } catch (error) {
       // whatever reading the body throws is the body's doing, and sending it again would not help: a 400, never a 5xx
       this.counts.invalid++;
       this.logger.warn({ err: error, client, path: redactHookUrl(req.url) }, 'loyalty webhook call rejected');
-      const problem = error instanceof SyntaxError ? 'body is not JSON' : error instanceof InvalidEventError ? error.message : 'body is no loyalty event';
+      const problem =
+        error instanceof SyntaxError
+          ? 'body is not JSON'
+          : error instanceof InvalidEventError
+            ? error.message
+            : 'body is no loyalty event';
       return { status: 400, body: { error: problem } };
     }
   }
@@ -127,7 +156,10 @@ export class WebhookCalls {
       outcome = await this.options.store.save(event);
     } catch (error) {
       this.counts.failed++;
-      this.logger.error({ err: error, eventKey: event.event_key }, 'loyalty event could not be stored; the sender is asked to retry');
+      this.logger.error(
+        { err: error, eventKey: event.event_key },
+        'loyalty event could not be stored; the sender is asked to retry',
+      );
       return {
         status: 503,
         body: { error: 'the warehouse cannot take the event now' },
@@ -143,7 +175,10 @@ export class WebhookCalls {
         'loyalty event not storable in loyalty_events: kept in _etl_event_quarantine',
       );
     }
-    this.logger.info({ eventKey: event.event_key, customerId: event.customer_id, trigger: event.event_trigger, outcome }, 'loyalty event received');
+    this.logger.info(
+      { eventKey: event.event_key, customerId: event.customer_id, trigger: event.event_trigger, outcome },
+      'loyalty event received',
+    );
     return { status: 200, body: { status: outcome, eventKey: event.event_key } };
   }
 }

@@ -69,7 +69,10 @@ export class WebhookGate {
       if (problem) throw new WebhookGateOptionError('secret', problem);
     }
     if (options.secrets.length === 0 && !options.authenticatedUpstream) {
-      throw new WebhookGateOptionError('secret', 'none given: a receiver without a secret must be told that calls are authenticated in front of it');
+      throw new WebhookGateOptionError(
+        'secret',
+        'none given: a receiver without a secret must be told that calls are authenticated in front of it',
+      );
     }
     this.digests = options.secrets.map(digest);
     if (options.secretHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(options.secretHeader)) {
@@ -80,9 +83,13 @@ export class WebhookGate {
     this.trusted = addressMatch('trusted-proxy', options.trustedProxies);
     if (options.rateLimit) {
       const { calls, perSeconds = 1 } = options.rateLimit;
-      if (!Number.isInteger(calls) || calls < 1) throw new WebhookGateOptionError('max-calls-per-second', `${calls} is not a whole number of at least 1`);
+      if (!Number.isInteger(calls) || calls < 1)
+        throw new WebhookGateOptionError('max-calls-per-second', `${calls} is not a whole number of at least 1`);
       if (!Number.isInteger(perSeconds) || perSeconds < 1)
-        throw new WebhookGateOptionError('max-calls-per-second', `a window of ${perSeconds} s is not a whole number of seconds`);
+        throw new WebhookGateOptionError(
+          'max-calls-per-second',
+          `a window of ${perSeconds} s is not a whole number of seconds`,
+        );
       this.limiter = new RateLimiterMemory({ points: calls, duration: perSeconds });
     }
   }
@@ -121,12 +128,15 @@ export class WebhookGate {
       }
     }
     const path = parseHookPath(req.url);
-    if (!this.checksSecret) return path.kind === 'other' ? refuse(404, 'not a webhook path') : { admitted: true, client };
+    if (!this.checksSecret)
+      return path.kind === 'other' ? refuse(404, 'not a webhook path') : { admitted: true, client };
     // Both places are always looked at, so an answer takes as long whichever form a call uses.
     const inPath = this.holdsSecret(path.kind === 'segment' ? path.segment : undefined);
     const value = this.header === undefined ? undefined : req.headers[this.header];
     const inHeader = this.holdsSecret(path.kind !== 'other' && typeof value === 'string' ? value : undefined);
-    return inPath || inHeader ? { admitted: true, client } : refuse(401, path.kind === 'other' ? 'not a webhook path' : 'no valid secret');
+    return inPath || inHeader
+      ? { admitted: true, client }
+      : refuse(401, path.kind === 'other' ? 'not a webhook path' : 'no valid secret');
   }
 
   private holdsSecret(offered: string | undefined): boolean {

@@ -44,7 +44,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       // a 5xx only ever means "try again later": what fails here is not the body's doing (that is a 400)
       if (!res.headersSent)
         res
-          .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(options.retryAfterSeconds ?? 5) })
+          .writeHead(503, {
+            'content-type': 'application/json; charset=utf-8',
+            'retry-after': String(options.retryAfterSeconds ?? 5),
+          })
           .end('{"error":"internal error"}');
       else res.destroy();
     });

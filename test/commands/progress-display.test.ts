@@ -77,14 +77,29 @@ describe('the progress display', () => {
     expect(written).toBe('');
     const lines = log.lines();
     expect(lines.map((l) => l.msg)).toEqual(['backfill progress', 'backfill progress']);
-    expect(lines[0]).toMatchObject({ level: 'info', windowsDone: 130, windowsTotal: 730, records: 900, windowsPerSecond: 10, etaSeconds: 60 });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      windowsDone: 130,
+      windowsTotal: 730,
+      records: 900,
+      windowsPerSecond: 10,
+      etaSeconds: 60,
+    });
     expect(lines[1]).toMatchObject({ windowsDone: 130, records: 900 });
   });
 
   it('says the time left is being estimated until a window is done, and counts it from the rate after', () => {
     let now = 0;
     const tty = terminal();
-    const progress = createProgress({ label: 'run', total: 120, done: 0, stream: tty, bar: true, logger: createLogger({ level: 'silent' }), now: () => now });
+    const progress = createProgress({
+      label: 'run',
+      total: 120,
+      done: 0,
+      stream: tty,
+      bar: true,
+      logger: createLogger({ level: 'silent' }),
+      now: () => now,
+    });
     now = 4000;
     progress.update(0, 0);
     expect(tty.text()).toMatch(/run \[[░]+\] 0\/120 windows \| 0 records \| 0\.0 windows\/s \| ETA estimating/);
@@ -104,7 +119,15 @@ describe('the progress display', () => {
     };
     let now = 0;
     const tty = terminal();
-    const progress = createProgress({ label: 'run', total: 3460, done: 0, stream: tty, bar: true, logger: createLogger({ level: 'silent' }), now: () => now });
+    const progress = createProgress({
+      label: 'run',
+      total: 3460,
+      done: 0,
+      stream: tty,
+      bar: true,
+      logger: createLogger({ level: 'silent' }),
+      now: () => now,
+    });
     now = 10_000;
     progress.update(2768, 7671);
     progress.customers('loyalty_status', { asked: 0, selected: 386 });
@@ -114,7 +137,9 @@ describe('the progress display', () => {
     now = 22_000;
     progress.customers('loyalty_status', { asked: 120, selected: 386 });
     // 120 customers in 12 s: the 266 left take 27 s; windows per second cannot tell the run's time left meanwhile
-    expect(drawn()).toMatch(/2768\/3460 windows \| loyalty_status: 120\/386 customers, 27s left \| 7,671 records \| [\d.]+ windows\/s \| ETA estimating/);
+    expect(drawn()).toMatch(
+      /2768\/3460 windows \| loyalty_status: 120\/386 customers, 27s left \| 7,671 records \| [\d.]+ windows\/s \| ETA estimating/,
+    );
     now = 50_000;
     progress.customers('loyalty_status', undefined);
     progress.update(3460, 8000);

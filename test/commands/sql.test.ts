@@ -37,7 +37,9 @@ async function seed(config: DestinationSettings): Promise<void> {
 }
 
 const customerCount = (config: DestinationSettings) =>
-  withWarehouse(config, async (conn) => Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`))[0]!.n));
+  withWarehouse(config, async (conn) =>
+    Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}.accounts`))[0]!.n),
+  );
 
 const QUERY = 'SELECT customer_id, city, birthdate, _loaded_at FROM accounts ORDER BY customer_id';
 
@@ -75,7 +77,9 @@ describe.each(testDestinations)('loyalty-etl sql on $name', (target) => {
       { customer_id: 'C2', city: null, birthdate: '1990-05-17', _loaded_at: '2024-01-02 03:04:05+00' },
     ]);
     const capped = await runCli(['sql', '--config', file, '--max-rows', '2', QUERY]);
-    expect(capped.stdout).toMatch(/\nC2 .*\n\(the first 2 rows; there are more: add LIMIT, raise --max-rows, or use --csv or --json for every row\)\n$/);
+    expect(capped.stdout).toMatch(
+      /\nC2 .*\n\(the first 2 rows; there are more: add LIMIT, raise --max-rows, or use --csv or --json for every row\)\n$/,
+    );
   });
 
   it('refuses every write with exit 2 and one line, however it is dressed up, and the warehouse is unchanged', async () => {
@@ -101,16 +105,26 @@ describe.each(testDestinations)('loyalty-etl sql on $name', (target) => {
       const result = await runCli(['sql', '--config', file, sql]);
       expect(result.code, `${sql}: ${result.stderr}`).toBe(2);
       const lines = result.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('warning: the role ')); // the test's role may write: said, not refused
-      expect(lines, sql).toEqual([expect.stringMatching(/^loyalty-etl: sql: (the warehouse is open read-only|the SQL prompt)/)]);
+      expect(lines, sql).toEqual([
+        expect.stringMatching(/^loyalty-etl: sql: (the warehouse is open read-only|the SQL prompt)/),
+      ]);
     }
     // the published copy and the warehouse both still hold every customer
-    expect((await runCli(['sql', '--config', file, '--csv', 'SELECT COUNT(*) AS n FROM accounts'])).stdout).toBe('n\n3\n');
+    expect((await runCli(['sql', '--config', file, '--csv', 'SELECT COUNT(*) AS n FROM accounts'])).stdout).toBe(
+      'n\n3\n',
+    );
     expect(await customerCount(config)).toBe(3);
   });
 
   it('runs a script from stdin, and says which statement failed', async () => {
     const { file } = await warehouse();
-    const ok = await runCli(['sql', '--config', file, '--csv', "SELECT 1 AS a; -- a comment; with a semicolon\nSELECT ';' AS b;"]);
+    const ok = await runCli([
+      'sql',
+      '--config',
+      file,
+      '--csv',
+      "SELECT 1 AS a; -- a comment; with a semicolon\nSELECT ';' AS b;",
+    ]);
     expect(ok.stdout).toBe('a\n1\nb\n;\n');
     const bad = await runCli(['sql', '--config', file, 'SELECT 1; SELECT nope FROM accounts']);
     expect(bad.code).toBe(2);

@@ -17,17 +17,28 @@ const destination = (yaml: string) => parseConfig(withDestination(yaml), '/etc/l
 
 describe('where the raw archive is kept', () => {
   it('beside a DuckDB warehouse, beside the jobs file for PostgreSQL, or where destination.archive says, with its retention; none when false', () => {
-    expect(archiveOf(destination('  type: duckdb\n  path: /data/loyalty.duckdb'), '/etc/loyalty/jobs.yaml')).toEqual({ root: '/data/loyalty.archive' });
-    expect(archiveOf(destination('  type: postgres\n  url: postgres://etl@db/loyalty'), '/etc/loyalty/jobs.yaml')).toEqual({
+    expect(archiveOf(destination('  type: duckdb\n  path: /data/loyalty.duckdb'), '/etc/loyalty/jobs.yaml')).toEqual({
+      root: '/data/loyalty.archive',
+    });
+    expect(
+      archiveOf(destination('  type: postgres\n  url: postgres://etl@db/loyalty'), '/etc/loyalty/jobs.yaml'),
+    ).toEqual({
       root: '/etc/loyalty/loyalty.archive',
     });
     expect(
       archiveOf(
-        destination('  type: postgres\n  url: postgres://etl@db/loyalty\n  archive:\n    path: /archive\n    keep_days: 400\n    max_bytes: 1000000000'),
+        destination(
+          '  type: postgres\n  url: postgres://etl@db/loyalty\n  archive:\n    path: /archive\n    keep_days: 400\n    max_bytes: 1000000000',
+        ),
         '/etc/loyalty/jobs.yaml',
       ),
     ).toEqual({ root: '/archive', keepDays: 400, maxBytes: 1_000_000_000 });
-    expect(archiveOf(destination('  type: duckdb\n  path: /data/loyalty.duckdb\n  archive: false'), '/etc/loyalty/jobs.yaml')).toBeUndefined();
+    expect(
+      archiveOf(
+        destination('  type: duckdb\n  path: /data/loyalty.duckdb\n  archive: false'),
+        '/etc/loyalty/jobs.yaml',
+      ),
+    ).toBeUndefined();
   });
 
   it('names the key of a retention that is no whole number', () => {

@@ -36,24 +36,50 @@ describe('jobs.yaml', () => {
   });
 
   it('refuses postings without the accounts that list their customers, and a history_start that is no day', () => {
-    const postingsOnly = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [loyalty_postings]');
+    const postingsOnly = minimal.replace(
+      'first_day: 2024-01-01',
+      'first_day: 2024-01-01\n    streams: [loyalty_postings]',
+    );
     expect(errorOf(() => parseConfig(postingsOnly, 'my.yaml', {})).message).toBe(
       'my.yaml: jobs.nightly.streams: loyalty_postings, loyalty_status and vouchers ask the customers of the accounts stream: list accounts too',
     );
-    expect(parseConfig(minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'), 'my.yaml', {}).jobs.nightly!.streams).toEqual(
-      ['surveys'],
-    );
+    expect(
+      parseConfig(
+        minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    streams: [surveys]'),
+        'my.yaml',
+        {},
+      ).jobs.nightly!.streams,
+    ).toEqual(['surveys']);
     const start = minimal.replace('jobs:', '  history_start: 2019-13-01\njobs:');
-    expect(errorOf(() => parseConfig(start, 'my.yaml', {})).message).toBe('my.yaml: source.history_start: is not a real calendar day');
-    expect(parseConfig(start.replace('2019-13-01', '2019-03-01'), 'my.yaml', {}).source.history_start).toBe('2019-03-01');
+    expect(errorOf(() => parseConfig(start, 'my.yaml', {})).message).toBe(
+      'my.yaml: source.history_start: is not a real calendar day',
+    );
+    expect(parseConfig(start.replace('2019-13-01', '2019-03-01'), 'my.yaml', {}).source.history_start).toBe(
+      '2019-03-01',
+    );
   });
 
   it('resolves one job into the plan its runs take, with the environment applied once', () => {
-    const text = minimal.replace('base_url: http://127.0.0.1:8787', 'base_url: http://127.0.0.1:8787\n  timezone: Europe/Athens\n  page_size: 50');
-    const plan = resolveJobPlan(parseConfig(text, 'jobs.yaml', { LOYALTY_LEASE_SECONDS: '15', LOYALTY_TIMEZONE: 'UTC' }), 'nightly');
-    expect(plan).toMatchObject({ name: 'nightly', historyStart: '2000-01-01', timezone: 'UTC', pageSize: 50, sourceConcurrency: 4, leaseSeconds: 15 });
+    const text = minimal.replace(
+      'base_url: http://127.0.0.1:8787',
+      'base_url: http://127.0.0.1:8787\n  timezone: Europe/Athens\n  page_size: 50',
+    );
+    const plan = resolveJobPlan(
+      parseConfig(text, 'jobs.yaml', { LOYALTY_LEASE_SECONDS: '15', LOYALTY_TIMEZONE: 'UTC' }),
+      'nightly',
+    );
+    expect(plan).toMatchObject({
+      name: 'nightly',
+      historyStart: '2000-01-01',
+      timezone: 'UTC',
+      pageSize: 50,
+      sourceConcurrency: 4,
+      leaseSeconds: 15,
+    });
     expect(plan.job.first_day).toBe('2024-01-01');
-    expect(errorOf(() => resolveJobPlan(parseConfig(minimal, 'my.yaml', {}), 'weekly')).message).toBe("my.yaml: jobs: no job named 'weekly' (jobs: nightly)");
+    expect(errorOf(() => resolveJobPlan(parseConfig(minimal, 'my.yaml', {}), 'weekly')).message).toBe(
+      "my.yaml: jobs: no job named 'weekly' (jobs: nightly)",
+    );
   });
 
   it('turns the history of a stream off, and refuses a stream that keeps none', () => {
@@ -71,18 +97,33 @@ describe('jobs.yaml', () => {
 
   it('takes a postings sweep for the cheap selections and a first night left to the sweeps, and refuses them where they cannot apply', () => {
     const job = (lines: string) => minimal.replace('first_day: 2024-01-01', `first_day: 2024-01-01\n${lines}`);
-    const swept = parseConfig(job('    first_night: sweep\n    postings:\n      customers: webhook\n      sweep_days: 14'), 'my.yaml', {}).jobs.nightly!;
+    const swept = parseConfig(
+      job('    first_night: sweep\n    postings:\n      customers: webhook\n      sweep_days: 14'),
+      'my.yaml',
+      {},
+    ).jobs.nightly!;
     expect(swept.postings.sweep_days).toBe(14);
     expect(swept.first_night).toBe('sweep');
-    expect(errorOf(() => parseConfig(job('    postings:\n      customers: all\n      sweep_days: 14'), 'my.yaml', {})).message).toBe(
+    expect(
+      errorOf(() => parseConfig(job('    postings:\n      customers: all\n      sweep_days: 14'), 'my.yaml', {}))
+        .message,
+    ).toBe(
       'my.yaml: jobs.nightly.postings.sweep_days: sweep_days is for the selections changed and webhook: customers all asks every customer every night',
     );
-    expect(errorOf(() => parseConfig(job('    first_night: sweep\n    postings:\n      customers: changed'), 'my.yaml', {})).message).toMatch(
+    expect(
+      errorOf(() => parseConfig(job('    first_night: sweep\n    postings:\n      customers: changed'), 'my.yaml', {}))
+        .message,
+    ).toMatch(
       /^my\.yaml: jobs\.nightly\.first_night: first_night: sweep leaves customers to the postings sweep: set postings\.sweep_days/,
     );
     // a job without postings leaves only its state streams to their sweep
-    expect(parseConfig(job('    first_night: sweep\n    streams: [accounts, loyalty_status]'), 'my.yaml', {}).jobs.nightly!.first_night).toBe('sweep');
-    expect(errorOf(() => parseConfig(job('    first_night: later'), 'my.yaml', {})).message).toMatch(/^my\.yaml: jobs\.nightly\.first_night: /);
+    expect(
+      parseConfig(job('    first_night: sweep\n    streams: [accounts, loyalty_status]'), 'my.yaml', {}).jobs.nightly!
+        .first_night,
+    ).toBe('sweep');
+    expect(errorOf(() => parseConfig(job('    first_night: later'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: jobs\.nightly\.first_night: /,
+    );
   });
 
   it('the shipped jobs.yaml is valid', () => {
@@ -92,35 +133,63 @@ describe('jobs.yaml', () => {
 
   it('names the file, the key and the problem', () => {
     const bad = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-02-31');
-    expect(errorOf(() => parseConfig(bad, 'my.yaml', {})).message).toBe('my.yaml: jobs.nightly.first_day: is not a real calendar day');
+    expect(errorOf(() => parseConfig(bad, 'my.yaml', {})).message).toBe(
+      'my.yaml: jobs.nightly.first_day: is not a real calendar day',
+    );
     const unknown = `${minimal}    window_dayz: 3\n`;
-    expect(errorOf(() => parseConfig(unknown, 'my.yaml', {})).message).toMatch(/^my\.yaml: jobs\.nightly: unknown key 'window_dayz'/);
+    expect(errorOf(() => parseConfig(unknown, 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: jobs\.nightly: unknown key 'window_dayz'/,
+    );
     const zone = minimal.replace('jobs:', '  timezone: Mars/Base\njobs:');
-    expect(errorOf(() => parseConfig(zone, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.timezone: must be an IANA time zone/);
-    expect(errorOf(() => parseConfig('source: [', 'my.yaml', {})).message).toMatch(/^my\.yaml: line \d+: is not valid YAML/);
+    expect(errorOf(() => parseConfig(zone, 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: source\.timezone: must be an IANA time zone/,
+    );
+    expect(errorOf(() => parseConfig('source: [', 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: line \d+: is not valid YAML/,
+    );
     expect(errorOf(() => loadConfig('does-not-exist.yaml', {})).message).toBe('does-not-exist.yaml: file not found');
     const memory = `${minimal}destination:\n  type: duckdb\n  memory_limit: lots\n`;
-    expect(errorOf(() => parseConfig(memory, 'my.yaml', {})).message).toBe('my.yaml: destination.memory_limit: must be a size such as 128MB or 1GiB');
-    expect(parseConfig(memory.replace('lots', '256MB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', memory_limit: '256MB' });
+    expect(errorOf(() => parseConfig(memory, 'my.yaml', {})).message).toBe(
+      'my.yaml: destination.memory_limit: must be a size such as 128MB or 1GiB',
+    );
+    expect(parseConfig(memory.replace('lots', '256MB'), 'my.yaml', {}).destination).toMatchObject({
+      type: 'duckdb',
+      memory_limit: '256MB',
+    });
     const checkpoint = `${minimal}destination:\n  type: duckdb\n  checkpoint_threshold: 1 gigabyte\n`;
     expect(errorOf(() => parseConfig(checkpoint, 'my.yaml', {})).message).toBe(
       'my.yaml: destination.checkpoint_threshold: must be a size such as 128MB or 1GiB',
     );
-    expect(parseConfig(checkpoint.replace('1 gigabyte', '1GB'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', checkpoint_threshold: '1GB' });
+    expect(parseConfig(checkpoint.replace('1 gigabyte', '1GB'), 'my.yaml', {}).destination).toMatchObject({
+      type: 'duckdb',
+      checkpoint_threshold: '1GB',
+    });
     const threads = `${minimal}destination:\n  type: duckdb\n  threads: 0\n`;
-    expect(errorOf(() => parseConfig(threads, 'my.yaml', {})).message).toMatch(/^my\.yaml: destination\.threads: .*>=1/);
+    expect(errorOf(() => parseConfig(threads, 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: destination\.threads: .*>=1/,
+    );
     expect(errorOf(() => parseConfig(threads.replace('threads: 0', 'threads: two'), 'my.yaml', {})).message).toMatch(
       /^my\.yaml: destination\.threads: .*number/,
     );
-    expect(parseConfig(threads.replace('threads: 0', 'threads: 2'), 'my.yaml', {}).destination).toMatchObject({ type: 'duckdb', threads: 2 });
+    expect(parseConfig(threads.replace('threads: 0', 'threads: 2'), 'my.yaml', {}).destination).toMatchObject({
+      type: 'duckdb',
+      threads: 2,
+    });
   });
 
   it('checks the retry settings', () => {
-    expect(parseConfig(minimal, 'jobs.yaml', {}).source).toMatchObject({ retries: 5, timeout_ms: 30_000, backoff_base_ms: 250, backoff_max_ms: 30_000 });
+    expect(parseConfig(minimal, 'jobs.yaml', {}).source).toMatchObject({
+      retries: 5,
+      timeout_ms: 30_000,
+      backoff_base_ms: 250,
+      backoff_max_ms: 30_000,
+    });
     const quick = minimal.replace('jobs:', '  backoff_base_ms: 5\n  backoff_max_ms: 50\njobs:');
     expect(parseConfig(quick, 'jobs.yaml', {}).source).toMatchObject({ backoff_base_ms: 5, backoff_max_ms: 50 });
     const upsideDown = minimal.replace('jobs:', '  backoff_base_ms: 500\n  backoff_max_ms: 50\njobs:');
-    expect(errorOf(() => parseConfig(upsideDown, 'my.yaml', {})).message).toBe('my.yaml: source.backoff_max_ms: must not be less than backoff_base_ms');
+    expect(errorOf(() => parseConfig(upsideDown, 'my.yaml', {})).message).toBe(
+      'my.yaml: source.backoff_max_ms: must not be less than backoff_base_ms',
+    );
     const zero = minimal.replace('jobs:', '  backoff_base_ms: 0\njobs:');
     expect(errorOf(() => parseConfig(zero, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.backoff_base_ms: /);
   });
@@ -143,10 +212,19 @@ describe('jobs.yaml', () => {
     expect(config.source.base_url).toBe('http://other:1');
     expect(config.source.auth.token).toBe('s3cret-token');
     expect(config.source.timezone).toBe('Asia/Tokyo');
-    expect(config.destination).toEqual({ type: 'postgres', url: 'postgres://etl:pw-secret@db:5432/wh', schema: 'public' });
+    expect(config.destination).toEqual({
+      type: 'postgres',
+      url: 'postgres://etl:pw-secret@db:5432/wh',
+      schema: 'public',
+    });
     expect(config.secrets).toEqual(['s3cret-token', 'pw-secret']);
-    expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_WAREHOUSE: '/tmp/x.duckdb' }).destination).toMatchObject({ type: 'duckdb', path: '/tmp/x.duckdb' });
-    expect(errorOf(() => parseConfig(minimal, 'jobs.yaml', { LOYALTY_TIMEZONE: 'Nowhere' })).message).toMatch(/^LOYALTY_TIMEZONE: /);
+    expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_WAREHOUSE: '/tmp/x.duckdb' }).destination).toMatchObject({
+      type: 'duckdb',
+      path: '/tmp/x.duckdb',
+    });
+    expect(errorOf(() => parseConfig(minimal, 'jobs.yaml', { LOYALTY_TIMEZONE: 'Nowhere' })).message).toMatch(
+      /^LOYALTY_TIMEZONE: /,
+    );
   });
 });
 
@@ -173,18 +251,27 @@ describe('destination.analysts', () => {
     const postgres = parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh'), 'jobs.yaml', {});
     expect(postgres.analysts.schema).toBe('public_analysts');
     expect(() => requireAnalystsKey(postgres)).toThrow(ConfigError);
-    expect(() => requireAnalystsKey(parseConfig(withAnalysts('  type: duckdb\n  publish_path: false'), 'jobs.yaml', {}))).not.toThrow();
+    expect(() =>
+      requireAnalystsKey(parseConfig(withAnalysts('  type: duckdb\n  publish_path: false'), 'jobs.yaml', {})),
+    ).not.toThrow();
   });
 
   it('refuses an unknown policy, a schema for DuckDB, and the warehouse schema itself', () => {
-    expect(errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: mask'), 'my.yaml', {})).message).toMatch(
-      /^my\.yaml: destination\.analysts\.personal_data: /,
-    );
-    expect(errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    schema: x'), 'my.yaml', {})).message).toBe(
-      'my.yaml: destination.analysts.schema: is for PostgreSQL: DuckDB analysts read the published copy',
-    );
     expect(
-      errorOf(() => parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh\n  schema: s\n  analysts:\n    schema: s'), 'my.yaml', {})).message,
+      errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: mask'), 'my.yaml', {}))
+        .message,
+    ).toMatch(/^my\.yaml: destination\.analysts\.personal_data: /);
+    expect(
+      errorOf(() => parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    schema: x'), 'my.yaml', {})).message,
+    ).toBe('my.yaml: destination.analysts.schema: is for PostgreSQL: DuckDB analysts read the published copy');
+    expect(
+      errorOf(() =>
+        parseConfig(
+          withAnalysts('  type: postgres\n  url: postgres://etl@db/wh\n  schema: s\n  analysts:\n    schema: s'),
+          'my.yaml',
+          {},
+        ),
+      ).message,
     ).toBe("my.yaml: destination.analysts.schema: must differ from the warehouse's schema s");
   });
 });

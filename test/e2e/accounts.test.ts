@@ -39,7 +39,13 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
 
   it('re-running changes nothing, and the next day reads only the new window and the look-back', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, lookbackDays: 2 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: RANGE.startDate,
+      destination: config,
+      lookbackDays: 2,
+    });
     await runCommand({ config: file, until: '2024-01-10' });
     const snapshot = async () =>
       withWarehouse(config, async (conn) => ({
@@ -56,12 +62,17 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
     emulator.stats.reset();
     await runCommand({ config: file, until: '2024-01-11' });
     await withWarehouse(config, async (conn) => {
-      const [lastRun] = await conn.all<{ run_id: string }>(`SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1`);
-      const windows = await conn.all<{ w: string }>(`SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`, [
-        lastRun!.run_id,
-      ]);
+      const [lastRun] = await conn.all<{ run_id: string }>(
+        `SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1`,
+      );
+      const windows = await conn.all<{ w: string }>(
+        `SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`,
+        [lastRun!.run_id],
+      );
       expect(windows.map((w) => w.w)).toEqual(['2024-01-09', '2024-01-10', '2024-01-11']);
-      const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
+      const [mark] = await conn.all<{ d: string }>(
+        `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`,
+      );
       expect(mark!.d).toBe('2024-01-11');
       expect(await readAccounts(conn)).toEqual(truthAccounts(emulator, RANGE.startDate, '2024-01-11'));
     });
@@ -73,9 +84,13 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config });
     await backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate });
-    const truthKeys = new Set([...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)].flatMap((a) => Object.keys(a.custom_fields)));
+    const truthKeys = new Set(
+      [...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)].flatMap((a) => Object.keys(a.custom_fields)),
+    );
     await withWarehouse(config, async (conn) => {
-      const map = await conn.all<{ column_name: string; source_key: string }>(`SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'accounts'`);
+      const map = await conn.all<{ column_name: string; source_key: string }>(
+        `SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'accounts'`,
+      );
       expect(new Set(map.map((m) => m.source_key))).toEqual(truthKeys);
       expect(new Set(map.map((m) => m.column_name)).size).toBe(map.length);
       for (const m of map) expect(m.column_name).toMatch(/^cf_[a-z0-9_]+$/);
@@ -90,7 +105,15 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
 describe.each(testDestinations)('bad input and crashes into $name (subprocess)', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 400, startDate: '2024-02-01', endDate: '2024-02-14', timezone: TZ, badRecordRate: 0.02, port: 0 });
+    emulator = await startEmulator({
+      seed: 5,
+      accounts: 400,
+      startDate: '2024-02-01',
+      endDate: '2024-02-14',
+      timezone: TZ,
+      badRecordRate: 0.02,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -103,7 +126,9 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     const rejects = [...emulator.truth.rejects('accounts', '2024-02-01', '2024-02-14')];
     expect(rejects.length).toBeGreaterThan(0);
     await withWarehouse(config, async (conn) => {
-      const stored = await conn.all<{ payload: string; error: string }>(`SELECT payload, error FROM _etl_rejects WHERE stream = 'accounts'`);
+      const stored = await conn.all<{ payload: string; error: string }>(
+        `SELECT payload, error FROM _etl_rejects WHERE stream = 'accounts'`,
+      );
       expect(stored.map((r) => JSON.parse(r.payload)).sort(byJson)).toEqual(rejects.map((r) => r.payload).sort(byJson));
       for (const r of stored) expect(r.error.length).toBeGreaterThan(3);
       expect(await readAccounts(conn)).toEqual(truthAccounts(emulator, '2024-02-01', '2024-02-14'));
@@ -117,8 +142,24 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
 
   it('killed with SIGKILL in the middle of loading, then re-run: exact ground truth, no duplicates', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-02-01', destination: config, pageSize: 5 });
-    const victim = startCli(['backfill', '--config', file, '--from', '2024-02-01', '--to', '2024-02-14', '--concurrency', '3']);
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: '2024-02-01',
+      destination: config,
+      pageSize: 5,
+    });
+    const victim = startCli([
+      'backfill',
+      '--config',
+      file,
+      '--from',
+      '2024-02-01',
+      '--to',
+      '2024-02-14',
+      '--concurrency',
+      '3',
+    ]);
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
         if ((victim.output().match(/"window loaded"/g) ?? []).length >= 3) {

@@ -13,7 +13,14 @@ import type { SqlConnection } from '../../src/load/sql-connection.js';
 import { surveyIdOf } from '../../src/streams/surveys.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { epochMs, isoOf, readAnswerAs, sortedByJson, surveyPivotMismatches, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  epochMs,
+  isoOf,
+  readAnswerAs,
+  sortedByJson,
+  surveyPivotMismatches,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -33,7 +40,11 @@ function idOf(questions: Record<string, string>): string {
 function oracle(field: string, raw: string): string | number | boolean | null {
   const day = (y: string, m: string, d: string) => {
     const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-    return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d) ? `${y}-${m}-${d}` : null;
+    return date.getUTCFullYear() === Number(y) &&
+      date.getUTCMonth() === Number(m) - 1 &&
+      date.getUTCDate() === Number(d)
+      ? `${y}-${m}-${d}`
+      : null;
   };
   if (field === 'anniversary') {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
@@ -43,7 +54,8 @@ function oracle(field: string, raw: string): string | number | boolean | null {
     const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(raw);
     return m ? day(m[3]!, m[2]!, m[1]!) : null;
   }
-  if (field === 'Monthly budget (€)') return /^\d{1,3}(\.\d{3})*,\d{2}$/.test(raw) ? Number(raw.replaceAll('.', '').replace(',', '.')) : null;
+  if (field === 'Monthly budget (€)')
+    return /^\d{1,3}(\.\d{3})*,\d{2}$/.test(raw) ? Number(raw.replaceAll('.', '').replace(',', '.')) : null;
   if (field === '🎉 party guest') return raw === 'true' ? true : raw === 'false' ? false : null;
   throw new Error(`${field} is not typed`);
 }
@@ -77,22 +89,26 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
   it("each survey's view holds that survey's responses, one column per question of it, equal to the answers served", async () => {
     const truth = [...emulator.truth.surveyResponses(START, END)];
     await withWarehouse(config, async (conn) => {
-      const surveys = await conn.all<{ survey_id: string; view_name: string }>('SELECT survey_id, view_name FROM surveys');
+      const surveys = await conn.all<{ survey_id: string; view_name: string }>(
+        'SELECT survey_id, view_name FROM surveys',
+      );
       const answered = new Set(truth.map((r) => idOf(r.questions)));
       expect(surveys.map((s) => s.survey_id).sort()).toEqual([...answered].sort());
       for (const survey of SURVEYS) {
         const id = idOf(Object.fromEntries(survey.questions.map((q) => [q.text, q.code])));
         const { view_name: view } = surveys.find((s) => s.survey_id === id)!;
         // each column of the view holds one code of this survey, and every code of it has a column
-        const columns = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
-          view,
-        ]);
+        const columns = await conn.all<{ column_name: string; source_key: string }>(
+          'SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1',
+          [view],
+        );
         expect(columns.map((c) => c.source_key).sort()).toEqual(survey.questions.map((q) => q.code).sort());
         const types = new Map(
           (
-            await conn.all<{ column_name: string; answer_type: string }>('SELECT column_name, answer_type FROM survey_question_columns WHERE view_name = $1', [
-              view,
-            ])
+            await conn.all<{ column_name: string; answer_type: string }>(
+              'SELECT column_name, answer_type FROM survey_question_columns WHERE view_name = $1',
+              [view],
+            )
           ).map((c) => [c.column_name, c.answer_type]),
         );
         const expected = truth
@@ -103,10 +119,18 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
             receipt: r.receipt,
             answers: columns.map((c) => [
               c.source_key,
-              readAnswerAs(types.get(c.column_name)!, Object.hasOwn(r.answers, c.source_key) ? r.answers[c.source_key]! : null),
+              readAnswerAs(
+                types.get(c.column_name)!,
+                Object.hasOwn(r.answers, c.source_key) ? r.answers[c.source_key]! : null,
+              ),
             ]),
           }));
-        const select = columns.map((c) => `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`).join(', ');
+        const select = columns
+          .map(
+            (c) =>
+              `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`,
+          )
+          .join(', ');
         const held = await conn.all<Record<string, string | number | null>>(
           `SELECT customer_id, ${epochMs('answered_at')} AS answered_at_ms, receipt, ${select} FROM "${view}"`,
         );
@@ -124,16 +148,24 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
 
   it("types each question's column from its answers: scales and NPS integers, yes/no booleans, comments text; survey_responses has no answer column", async () => {
     await withWarehouse(config, async (conn) => {
-      const held = await conn.all<{ view_name: string; column_name: string; answer_type: string; answers_unparsed: number }>(
-        'SELECT view_name, column_name, answer_type, answers_unparsed FROM survey_question_columns',
-      );
+      const held = await conn.all<{
+        view_name: string;
+        column_name: string;
+        answer_type: string;
+        answers_unparsed: number;
+      }>('SELECT view_name, column_name, answer_type, answers_unparsed FROM survey_question_columns');
       const kinds = { rating: 'integer', nps: 'integer', 'yes-no': 'boolean', text: 'text' } as const;
-      const sqlTypes = { integer: /^(INTEGER|integer)$/, boolean: /^(BOOLEAN|boolean)$/, text: /^(VARCHAR|text)$/ } as const;
+      const sqlTypes = {
+        integer: /^(INTEGER|integer)$/,
+        boolean: /^(BOOLEAN|boolean)$/,
+        text: /^(VARCHAR|text)$/,
+      } as const;
       for (const survey of SURVEYS) {
         const id = idOf(Object.fromEntries(survey.questions.map((q) => [q.text, q.code])));
-        const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys WHERE survey_id = $1', [id])) as [
-          { view_name: string },
-        ];
+        const [{ view_name: view }] = (await conn.all<{ view_name: string }>(
+          'SELECT view_name FROM surveys WHERE survey_id = $1',
+          [id],
+        )) as [{ view_name: string }];
         const declared = new Map(
           (
             await conn.all<{ column_name: string; data_type: string }>(
@@ -142,9 +174,10 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
             )
           ).map((c) => [c.column_name, c.data_type]),
         );
-        const mapped = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
-          view,
-        ]);
+        const mapped = await conn.all<{ column_name: string; source_key: string }>(
+          'SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1',
+          [view],
+        );
         for (const q of survey.questions) {
           const column = mapped.find((m) => m.source_key === q.code)!.column_name;
           const row = held.find((h) => h.view_name === view && h.column_name === column)!;
@@ -166,14 +199,16 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
       expect(q1.every((c) => c.column_name === 'q_q1')).toBe(true);
       expect(new Set(q1.map((c) => c.table_name)).size).toBe(3);
       const kiosk = SURVEYS.find((s) => s.title === 'Kiosk')!;
-      const [row] = await conn.all<{ view_name: string; label: string }>('SELECT view_name, label FROM surveys WHERE survey_id = $1', [
-        idOf(Object.fromEntries(kiosk.questions.map((q) => [q.text, q.code]))),
-      ]);
+      const [row] = await conn.all<{ view_name: string; label: string }>(
+        'SELECT view_name, label FROM surveys WHERE survey_id = $1',
+        [idOf(Object.fromEntries(kiosk.questions.map((q) => [q.text, q.code])))],
+      );
       expect(row!.label).toBe(kiosk.questions[0]!.text);
       expect(row!.view_name).toMatch(/^survey_was_the_kiosk_easy_it_s_[0-9a-f]{8}_answers$/);
-      const columns = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
-        row!.view_name,
-      ]);
+      const columns = await conn.all<{ column_name: string; source_key: string }>(
+        'SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1',
+        [row!.view_name],
+      );
       expect(columns.map((c) => c.source_key).sort()).toEqual(kiosk.questions.map((q) => q.code).sort());
       for (const c of columns) expect(c.column_name).toMatch(/^q_[a-z0-9_]+$/);
       // the view and table a code's SQL names are still there
@@ -239,12 +274,15 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
       // every column of accounts is in the view, new ones of the second backfill included
       const accountColumns = await columnsOf(conn, 'accounts');
       const viewColumns = await columnsOf(conn, 'accounts_typed');
-      expect(viewColumns.filter((c) => !typed.some((t) => t.typed_column === c) && !/_label$/.test(c))).toEqual(accountColumns);
+      expect(viewColumns.filter((c) => !typed.some((t) => t.typed_column === c) && !/_label$/.test(c))).toEqual(
+        accountColumns,
+      );
       const unparsed = new Map(
-        (await conn.all<{ source_key: string; rows_unparsed: number | string }>('SELECT source_key, rows_unparsed FROM _etl_unparsed_values')).map((r) => [
-          r.source_key,
-          Number(r.rows_unparsed),
-        ]),
+        (
+          await conn.all<{ source_key: string; rows_unparsed: number | string }>(
+            'SELECT source_key, rows_unparsed FROM _etl_unparsed_values',
+          )
+        ).map((r) => [r.source_key, Number(r.rows_unparsed)]),
       );
       let badSeen = 0;
       for (const t of typed) {
@@ -255,7 +293,14 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
         for (const { raw, typed: value } of rows) {
           const expected = raw === null ? null : oracle(t.source_key, raw);
           if (raw !== null && expected === null) bad++;
-          const actual = value === null ? null : t.kind === 'number' ? Number(value) : t.kind === 'boolean' ? value === 'true' : String(value);
+          const actual =
+            value === null
+              ? null
+              : t.kind === 'number'
+                ? Number(value)
+                : t.kind === 'boolean'
+                  ? value === 'true'
+                  : String(value);
           expect(actual, `${t.source_key}: ${raw}`).toEqual(expected);
         }
         expect(unparsed.get(t.source_key) ?? 0, t.source_key).toBe(bad);
@@ -263,7 +308,9 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
       }
       expect(badSeen).toBeGreaterThan(0);
       // text fields stay text only
-      const plain = CUSTOM_FIELD_POOL.filter((f) => !TYPED_FIELDS.includes(f.name) && f.kind !== 'choice').map((f) => f.name);
+      const plain = CUSTOM_FIELD_POOL.filter((f) => !TYPED_FIELDS.includes(f.name) && f.kind !== 'choice').map(
+        (f) => f.name,
+      );
       expect(typed.some((t) => plain.includes(t.source_key))).toBe(false);
     });
   });
@@ -274,11 +321,22 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
     expect(rows.length).toBeGreaterThan(0);
-    expect(Object.keys(rows[0]!)).toEqual(['customer_id', 'answered_at', 'satisfied', 'q_nps', 'cf_anniversary_date', 'cf_monthly_budget_number']);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'customer_id',
+      'answered_at',
+      'satisfied',
+      'q_nps',
+      'cf_anniversary_date',
+      'cf_monthly_budget_number',
+    ]);
   }, 180_000);
   it('every table, view and column carries its description, survey views and cf_ columns included, and the sql prompt shows them', async () => {
     await withWarehouse(config, async (conn) => {
-      const relations = await describeRelations(conn, target.name === 'duckdb' ? duckdbDialect : postgresDialect, config.schema);
+      const relations = await describeRelations(
+        conn,
+        target.name === 'duckdb' ? duckdbDialect : postgresDialect,
+        config.schema,
+      );
       const missing = relations.flatMap((r) => [
         ...(r.current.table ? [] : [r.name]),
         ...r.columns.filter((c) => !r.current.columns.get(c.name)).map((c) => `${r.name}.${c.name}`),
@@ -333,9 +391,12 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
     });
     expect(Object.keys(source!).sort()).toEqual(['config', 'description', 'name', 'schema', 'tables']);
     const tables = await withWarehouse(config, async (conn) =>
-      (await conn.all<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [config.schema])).map(
-        (t) => t.table_name,
-      ),
+      (
+        await conn.all<{ table_name: string }>(
+          'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+          [config.schema],
+        )
+      ).map((t) => t.table_name),
     );
     expect(source!.tables.map((t) => t.name).sort()).toEqual(tables.filter((t) => t !== '_etl_analysts').sort());
     for (const t of source!.tables) {
@@ -358,14 +419,18 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
     const table = (name: string) => source!.tables.find((t) => t.name === name)!;
     expect(table('accounts').columns.find((c) => c.name === 'customer_id')!.data_tests).toEqual(['unique', 'not_null']);
     expect(table('survey_answers').columns.find((c) => c.name === 'question_code')!.data_tests).toEqual(['not_null']);
-    expect(table('survey_answers').data_tests).toEqual([{ unique: { column_name: expect.stringContaining('response_id') } }]);
+    expect(table('survey_answers').data_tests).toEqual([
+      { unique: { column_name: expect.stringContaining('response_id') } },
+    ]);
     const [survey] = source!.tables.filter((t) => /^survey_how_satisfied/.test(t.name));
     expect(survey!.columns.find((c) => c.name === 'response_id')!.data_tests).toEqual(['unique', 'not_null']);
     const markdown = await runCli(['catalog', '--config', file, '--format', 'markdown']);
     expect(markdown.code, markdown.stderr).toBe(0);
     for (const t of source!.tables) expect(markdown.stdout).toContain(`## \`${t.name}\``);
     const json = await runCli(['catalog', '--config', file, '--format', 'json']);
-    const catalog = JSON.parse(json.stdout) as { tables: Array<{ name: string; columns: Array<{ name: string; description: string }> }> };
+    const catalog = JSON.parse(json.stdout) as {
+      tables: Array<{ name: string; columns: Array<{ name: string; description: string }> }>;
+    };
     expect(catalog.tables.map((t) => t.name)).toEqual(source!.tables.map((t) => t.name));
     expect((await runCli(['catalog', '--config', file, '--format', 'yaml'])).code).toBe(2);
   });

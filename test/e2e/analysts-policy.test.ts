@@ -22,7 +22,10 @@ function hashOf(value: string): string {
 }
 
 /** Where analysts read: the published copy (through a writable copy of it) or the analysts' schema. */
-async function asAnalyst<T>(config: DestinationSettings, fn: (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) => Promise<T>): Promise<T> {
+async function asAnalyst<T>(
+  config: DestinationSettings,
+  fn: (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) => Promise<T>,
+): Promise<T> {
   if (config.type === 'duckdb') {
     const published = config.path.replace(/\.duckdb$/, '.published.duckdb');
     const copy = join(testTempDir('analyst-'), 'copy.duckdb');
@@ -44,10 +47,20 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   });
   afterAll(async () => emulator?.close());
 
-  async function loaded(personalData: 'keep' | 'hash' | 'drop', env: Record<string, string | undefined> = { LOYALTY_PII_SALT: SALT }) {
+  async function loaded(
+    personalData: 'keep' | 'hash' | 'drop',
+    env: Record<string, string | undefined> = { LOYALTY_PII_SALT: SALT },
+  ) {
     const { config } = await target.fresh();
     const destination = { ...config, analysts: { personal_data: personalData } } as DestinationSettings;
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination, streams: ['accounts', 'surveys'], pageSize: 50 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination,
+      streams: ['accounts', 'surveys'],
+      pageSize: 50,
+    });
     const result = await runCli(['backfill', '--config', file, '--from', START, '--to', END], env);
     return { config: destination, file, result };
   }
@@ -56,7 +69,9 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
     const { config, result } = await loaded('hash');
     expect(result.code, result.stderr).toBe(0);
     const clear = await withWarehouse(config, (conn) =>
-      conn.all<Record<string, string | null>>(`SELECT customer_id, phone, email, first_name, last_name, CAST(birthdate AS VARCHAR) AS birthdate FROM accounts`),
+      conn.all<Record<string, string | null>>(
+        `SELECT customer_id, phone, email, first_name, last_name, CAST(birthdate AS VARCHAR) AS birthdate FROM accounts`,
+      ),
     );
     expect(clear.some((r) => r.phone !== null && truthPhones.has(r.phone!))).toBe(true);
     await asAnalyst(config, async (conn) => {
@@ -67,7 +82,9 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       const byId = new Map(clear.map((r) => [r.customer_id, r]));
       for (const row of seen)
         for (const c of PERSONAL)
-          expect(row[c], `${row.customer_id} ${c}`).toBe(byId.get(row.customer_id)![c] === null ? null : hashOf(byId.get(row.customer_id)![c]!));
+          expect(row[c], `${row.customer_id} ${c}`).toBe(
+            byId.get(row.customer_id)![c] === null ? null : hashOf(byId.get(row.customer_id)![c]!),
+          );
       // no clear phone number anywhere analysts read it
       for (const table of ['accounts', 'accounts_history', 'survey_responses', '_etl_accounts_observations']) {
         const phones = await conn.all<{ phone: string | null }>(`SELECT phone FROM ${table}`);
@@ -88,7 +105,9 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       );
       expect(Number(joined[0]!.n)).toBeGreaterThan(0);
       // the survey views read the same hashed rows
-      const [view] = await conn.all<{ view_name: string }>('SELECT view_name FROM surveys ORDER BY responses DESC LIMIT 1');
+      const [view] = await conn.all<{ view_name: string }>(
+        'SELECT view_name FROM surveys ORDER BY responses DESC LIMIT 1',
+      );
       const viewPhones = await conn.all<{ phone: string | null }>(`SELECT phone FROM "${view!.view_name}"`);
       expect(viewPhones.every((p) => p.phone === null || /^[0-9a-f]{64}$/.test(p.phone))).toBe(true);
     });
@@ -101,9 +120,13 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   it('drop: personal columns are NULL where analysts read, the rows all there; keep: as loaded', async () => {
     const dropped = await loaded('drop');
     expect(dropped.result.code, dropped.result.stderr).toBe(0);
-    const total = await withWarehouse(dropped.config, async (conn) => Number((await conn.all<{ n: number }>('SELECT COUNT(*) AS n FROM accounts'))[0]!.n));
+    const total = await withWarehouse(dropped.config, async (conn) =>
+      Number((await conn.all<{ n: number }>('SELECT COUNT(*) AS n FROM accounts'))[0]!.n),
+    );
     await asAnalyst(dropped.config, async (conn) => {
-      const [row] = await conn.all<Record<string, number>>(`SELECT COUNT(*) AS n, ${PERSONAL.map((c) => `COUNT(${c}) AS ${c}`).join(', ')} FROM accounts`);
+      const [row] = await conn.all<Record<string, number>>(
+        `SELECT COUNT(*) AS n, ${PERSONAL.map((c) => `COUNT(${c}) AS ${c}`).join(', ')} FROM accounts`,
+      );
       expect(Number(row!.n)).toBe(total);
       for (const c of PERSONAL) expect(Number(row![c]), c).toBe(0);
       const [s] = await conn.all<{ n: number }>('SELECT COUNT(phone) AS n FROM survey_responses');
@@ -144,11 +167,17 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       const client = new pg.Client({ connectionString: url.toString() });
       await client.connect();
       try {
-        const { rows: phones } = await client.query<{ phone: string | null }>(`SELECT phone FROM "${analysts}".accounts`);
+        const { rows: phones } = await client.query<{ phone: string | null }>(
+          `SELECT phone FROM "${analysts}".accounts`,
+        );
         expect(phones.length).toBeGreaterThan(0);
         expect(phones.every((p) => p.phone === null || /^[0-9a-f]{64}$/.test(p.phone))).toBe(true);
-        await expect(client.query(`SELECT phone FROM "${config.schema}".accounts`)).rejects.toThrow(/permission denied/);
-        await expect(client.query(`SELECT key FROM "${config.schema}"._etl_analysts`)).rejects.toThrow(/permission denied/);
+        await expect(client.query(`SELECT phone FROM "${config.schema}".accounts`)).rejects.toThrow(
+          /permission denied/,
+        );
+        await expect(client.query(`SELECT key FROM "${config.schema}"._etl_analysts`)).rejects.toThrow(
+          /permission denied/,
+        );
       } finally {
         await client.end();
       }

@@ -52,7 +52,14 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
   async function job(archive?: string): Promise<{ config: DestinationSettings; file: string }> {
     const { config: fresh } = await target.fresh();
     const config = archive ? { ...fresh, archive: { path: archive } } : fresh;
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, lookbackDays: 1 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: config,
+      streams: STREAMS,
+      lookbackDays: 1,
+    });
     return { config, file };
   }
 
@@ -75,7 +82,10 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       expect(usage.files).toBeGreaterThan(0);
       const status = await runCli(['status', '--config', file]);
       expect(status.stdout).toMatch(
-        new RegExp(`^raw archive: ${archive.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [\\d.]+ MB in ${usage.files} span files, spans begun `, 'm'),
+        new RegExp(
+          `^raw archive: ${archive.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [\\d.]+ MB in ${usage.files} span files, spans begun `,
+          'm',
+        ),
       );
       // every answer a span got is kept, committed: the archive holds as many answers as the service served
       let answers = 0;
@@ -89,7 +99,14 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       // the warehouse lost, the service gone: a new warehouse on the same archive
       const { config: lost } = await target.fresh();
       const rebuilt = { ...lost, archive: { path: archive } };
-      const rebuiltFile = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: rebuilt, streams: STREAMS, lookbackDays: 1 });
+      const rebuiltFile = emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: START,
+        destination: rebuilt,
+        streams: STREAMS,
+        lookbackDays: 1,
+      });
       if (config.type === 'duckdb') rmSync(config.path);
       const before = requests;
       await emulator.close();
@@ -99,7 +116,9 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       expect(requests).toBe(before);
       const again = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
       expect([...again.keys()].sort()).toEqual([...original.keys()].sort());
-      const differ = [...original].filter(([table, rows]) => JSON.stringify(again.get(table)) !== JSON.stringify(rows)).map(([t]) => t);
+      const differ = [...original]
+        .filter(([table, rows]) => JSON.stringify(again.get(table)) !== JSON.stringify(rows))
+        .map(([t]) => t);
       expect(differ, 'tables whose rows differ').toEqual([]);
       for (const [table, rows] of original) expect(again.get(table), table).toEqual(rows);
 
@@ -115,12 +134,25 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       const afterFix = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
       for (const [table, rows] of original) expect(afterFix.get(table), table).toEqual(rows);
       // the first night's state replayed alone: the later night, replayed after it, still holds the current state
-      const firstNight = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', '2024-05-04', '--stream', 'loyalty_status']);
+      const firstNight = await runCli([
+        'replay',
+        '--config',
+        rebuiltFile,
+        '--from',
+        START,
+        '--to',
+        '2024-05-04',
+        '--stream',
+        'loyalty_status',
+      ]);
       expect(firstNight.code, firstNight.stdout + firstNight.stderr).toBe(0);
       const afterPart = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));
       // a range the archive holds nothing of is a failure, not an empty success
       const nothing = await runCli(['replay', '--config', rebuiltFile, '--from', '2023-01-01', '--to', '2023-01-31']);
-      expect([nothing.code, nothing.stderr]).toEqual([1, expect.stringMatching(/no archived span of job nightly holds a window of 2023-01-01\.\.2023-01-31/)]);
+      expect([nothing.code, nothing.stderr]).toEqual([
+        1,
+        expect.stringMatching(/no archived span of job nightly holds a window of 2023-01-01\.\.2023-01-31/),
+      ]);
       for (const [table, rows] of original) expect(afterPart.get(table), table).toEqual(rows);
       expect(requests).toBe(before);
       emulator = await startEmulator(service());
@@ -140,7 +172,10 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
         (victim: ReturnType<typeof startCli>) => untilSeen(victim, () => windowsLoaded(victim) >= 3),
       ]) {
         const victim = startCli(['backfill', '--config', file, '--from', START, '--to', END]);
-        const killed = await Promise.race([aim(victim).then(() => victim.child.kill('SIGKILL')), victim.done.then(() => false)]);
+        const killed = await Promise.race([
+          aim(victim).then(() => victim.child.kill('SIGKILL')),
+          victim.done.then(() => false),
+        ]);
         const result = await victim.done;
         tripwire.disarm();
         expect(killed && result.signal, result.stderr.slice(-400)).toBe('SIGKILL');
@@ -162,7 +197,14 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       const original = await withWarehouse(config, (conn) => dumpTables(conn, config.schema));
       const { config: lost } = await target.fresh();
       const rebuilt = { ...lost, archive: { path: archive } };
-      const rebuiltFile = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: START, destination: rebuilt, streams: STREAMS, lookbackDays: 1 });
+      const rebuiltFile = emulatorJobs({
+        url: 'http://127.0.0.1:9',
+        timezone: TZ,
+        firstDay: START,
+        destination: rebuilt,
+        streams: STREAMS,
+        lookbackDays: 1,
+      });
       const replay = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', END]);
       expect(replay.code, replay.stdout + replay.stderr).toBe(0);
       const again = await withWarehouse(rebuilt, (conn) => dumpTables(conn, rebuilt.schema));

@@ -18,7 +18,12 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
   beforeAll(async () => {
     const revoke: Middleware = async (request, next) => {
       if (request.path.startsWith('/_emulator')) return next(request);
-      if (++served > refuseAfter) return { status: 401, headers: { 'content-type': 'application/json' }, body: '{"code":401,"message":"Not authorized"}' };
+      if (++served > refuseAfter)
+        return {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+          body: '{"code":401,"message":"Not authorized"}',
+        };
       return next(request);
     };
     emulator = await startEmulator({
@@ -37,13 +42,23 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
     const { config } = await target.fresh();
     return {
       config,
-      file: emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, pageSize: 10, extraSource: AUTH }),
+      file: emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: START,
+        destination: config,
+        streams: STREAMS,
+        pageSize: 10,
+        extraSource: AUTH,
+      }),
     };
   }
 
   const windowsByStatus = (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) =>
     conn
-      .all<{ status: string; n: number | string }>(`SELECT status, COUNT(*) AS n FROM _etl_windows GROUP BY status ORDER BY status`)
+      .all<{ status: string; n: number | string }>(
+        `SELECT status, COUNT(*) AS n FROM _etl_windows GROUP BY status ORDER BY status`,
+      )
       .then((rows) => Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])));
 
   it('a wrong token: one request, one line, exit 1, no window marked failed', async () => {
@@ -53,13 +68,18 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
     expect(result.code).toBe(1);
     expect(emulator.stats.requests()).toBe(1);
     const lines = result.stderr.trim().split('\n');
-    expect(lines.at(-1)).toBe('loyalty-etl: source: profiles: HTTP 401 not authorized (check source.auth and LOYALTY_API_TOKEN)');
+    expect(lines.at(-1)).toBe(
+      'loyalty-etl: source: profiles: HTTP 401 not authorized (check source.auth and LOYALTY_API_TOKEN)',
+    );
     expect(lines.filter((l) => l.startsWith('loyalty-etl:'))).toHaveLength(1);
     expect(result.stderr).not.toMatch(/window failed|could not be refreshed/);
     await withWarehouse(config, async (conn) => {
       expect((await windowsByStatus(conn)).failed).toBeUndefined();
       const [run] = await conn.all<{ status: string; error: string }>(`SELECT status, error FROM _etl_runs`);
-      expect(run).toEqual({ status: 'failed', error: 'profiles: HTTP 401 not authorized (check source.auth and LOYALTY_API_TOKEN)' });
+      expect(run).toEqual({
+        status: 'failed',
+        error: 'profiles: HTTP 401 not authorized (check source.auth and LOYALTY_API_TOKEN)',
+      });
     });
   });
 
@@ -67,9 +87,13 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
     const { config, file } = await jobsFile();
     served = 0;
     refuseAfter = 40;
-    const stopped = await runCli(['backfill', '--config', file, '--from', START, '--to', END, '--concurrency', '4'], { LOYALTY_API_TOKEN: 'right' });
+    const stopped = await runCli(['backfill', '--config', file, '--from', START, '--to', END, '--concurrency', '4'], {
+      LOYALTY_API_TOKEN: 'right',
+    });
     expect(stopped.code).toBe(1);
-    expect(stopped.stderr.trim().split('\n').at(-1)).toMatch(/^loyalty-etl: source: .*: HTTP 401 not authorized \(check source.auth and LOYALTY_API_TOKEN\)$/);
+    expect(stopped.stderr.trim().split('\n').at(-1)).toMatch(
+      /^loyalty-etl: source: .*: HTTP 401 not authorized \(check source.auth and LOYALTY_API_TOKEN\)$/,
+    );
     // what was in flight when the first refusal came (source.concurrency 4), and nothing after
     expect(served).toBeGreaterThan(refuseAfter);
     expect(served).toBeLessThanOrEqual(refuseAfter + 4);
@@ -79,7 +103,9 @@ describe.each(testDestinations)('a source that refuses the credentials, into $na
     expect(before.done).toBeGreaterThan(0);
 
     refuseAfter = Number.POSITIVE_INFINITY;
-    const resumed = await runCli(['backfill', '--config', file, '--from', START, '--to', END, '--concurrency', '4'], { LOYALTY_API_TOKEN: 'right' });
+    const resumed = await runCli(['backfill', '--config', file, '--from', START, '--to', END, '--concurrency', '4'], {
+      LOYALTY_API_TOKEN: 'right',
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`${before.done} were done before it started`));
     expect(await withWarehouse(config, windowsByStatus)).toEqual({ done: 90 });

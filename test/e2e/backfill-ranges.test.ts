@@ -22,7 +22,14 @@ describe.each(testDestinations)('backfills of ranges that end inside a window, o
 
   it('a later backfill over the whole window loads the days the first one left out', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: ['accounts', 'surveys'], windowDays: 3 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: config,
+      streams: ['accounts', 'surveys'],
+      windowDays: 3,
+    });
     await backfillCommand({ config: file, from: START, to: INSIDE, concurrency: '2' });
     await backfillCommand({ config: file, from: START, to: END, concurrency: '2' });
     const truth = truthContents(emulator, START, END);

@@ -50,7 +50,9 @@ describe.each(CASES)('a daily backfill killed halfway into $destination.name, th
         `SELECT CAST(window_start AS VARCHAR) AS w, backfill_id FROM _etl_windows WHERE stream = 'accounts' AND status = 'done' AND claimed_by IS NULL AND error IS NULL`,
       );
       expect(new Set(rows.map((r) => r.backfill_id)).size).toBe(1);
-      const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
+      const [mark] = await conn.all<{ d: string }>(
+        `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`,
+      );
       // the watermark stands at the end of the done windows that join the first day without a gap
       let through = addDays(FROM, -1);
       const starts = new Set(rows.map((r) => r.w));
@@ -75,10 +77,16 @@ describe.each(CASES)('a daily backfill killed halfway into $destination.name, th
     expect(log.count('/business-data/') + log.count('/accounts/profiles')).toBe(log.entries.length);
 
     await withWarehouse(config, async (conn) => {
-      expect(await readAccounts(conn)).toEqual(new Map([...emulator.truth.accounts(FROM, to)].map((a) => [a.customer_id, { ...a }])));
-      const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
+      expect(await readAccounts(conn)).toEqual(
+        new Map([...emulator.truth.accounts(FROM, to)].map((a) => [a.customer_id, { ...a }])),
+      );
+      const [mark] = await conn.all<{ d: string }>(
+        `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`,
+      );
       expect(mark!.d).toBe(to);
-      const [windowRows] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_windows WHERE status = 'done' AND claimed_by IS NULL`);
+      const [windowRows] = await conn.all<{ n: number | string }>(
+        `SELECT COUNT(*) AS n FROM _etl_windows WHERE status = 'done' AND claimed_by IS NULL`,
+      );
       expect(Number(windowRows!.n)).toBe(windows);
       expect(await conn.all(`SELECT status FROM _etl_backfills`)).toEqual([{ status: 'done' }]);
       // the killed process's run is no longer shown as running

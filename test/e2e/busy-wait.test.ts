@@ -32,7 +32,11 @@ describe('run and backfill finding the DuckDB file held by another process', () 
   async function warehouse() {
     const { config, warehouse: path } = await duckdbTestDestination.fresh();
     await withWarehouse(config, async () => undefined);
-    return { config, path, file: emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config }) };
+    return {
+      config,
+      path,
+      file: emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config }),
+    };
   }
 
   it('a run waits, saying for whom, and loads once the session closes', async () => {
@@ -55,7 +59,9 @@ describe('run and backfill finding the DuckDB file held by another process', () 
     const done = await run.done;
     expect(done.code, done.stderr.slice(-800)).toBe(0);
     expect(done.stderr).toContain('"msg":"warehouse free: going on"');
-    await withWarehouse(config, async (conn) => expect((await readAccounts(conn)).size).toBe([...emulator.truth.customers(TO)].length));
+    await withWarehouse(config, async (conn) =>
+      expect((await readAccounts(conn)).size).toBe([...emulator.truth.customers(TO)].length),
+    );
   });
 
   it('gives up with exit 3 and one line once busy_timeout_s (or LOYALTY_BUSY_TIMEOUT_S) has passed; a bad value is exit 2', async () => {
@@ -83,15 +89,23 @@ jobs:
         const result = await runCli([...args, '--config', file], env);
         expect(result.code).toBe(3);
         const lines = result.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
-        const waited = 'LOYALTY_BUSY_TIMEOUT_S' in env ? '$' : '; waited 1 s for it \\(destination.busy_timeout_s, LOYALTY_BUSY_TIMEOUT_S\\)$';
+        const waited =
+          'LOYALTY_BUSY_TIMEOUT_S' in env
+            ? '$'
+            : '; waited 1 s for it \\(destination.busy_timeout_s, LOYALTY_BUSY_TIMEOUT_S\\)$';
         expect(lines).toEqual([
           expect.stringMatching(
-            new RegExp(`^loyalty-etl: warehouse .* is in use by another process \\(PID ${process.pid}\\); DuckDB allows one process per file${waited}`),
+            new RegExp(
+              `^loyalty-etl: warehouse .* is in use by another process \\(PID ${process.pid}\\); DuckDB allows one process per file${waited}`,
+            ),
           ),
         ]);
       }
       const bad = await runCli(['run', '--config', file], { LOYALTY_BUSY_TIMEOUT_S: 'soon' });
-      expect([bad.code, bad.stderr]).toEqual([2, 'loyalty-etl: LOYALTY_BUSY_TIMEOUT_S: soon is not a whole number of seconds from 0 to 86400\n']);
+      expect([bad.code, bad.stderr]).toEqual([
+        2,
+        'loyalty-etl: LOYALTY_BUSY_TIMEOUT_S: soon is not a whole number of seconds from 0 to 86400\n',
+      ]);
     } finally {
       release();
     }

@@ -5,7 +5,14 @@ import { publishPathOf } from '../../src/config/duckdb-files.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, startCli, type CliResult } from '../helpers/cli.js';
-import { heldInCommitOnPostgres, mulberry32, sizeOf, untilSeen, windowsLoaded, type Victim } from '../helpers/crash-aims.js';
+import {
+  heldInCommitOnPostgres,
+  mulberry32,
+  sizeOf,
+  untilSeen,
+  windowsLoaded,
+  type Victim,
+} from '../helpers/crash-aims.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { truthContents, warehouseContents } from '../helpers/ground-truth.js';
 import { RequestTripwire } from '../helpers/request-tripwire.js';
@@ -84,7 +91,9 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     expect(await publishedContents(config), `${label}: the readers' copy`).toEqual(loaded);
     // a copy a killed publish left half-written is deleted by the next one
     expect(
-      readdirSync(dirname(published)).filter((name) => name.startsWith(`.${basename(published)}.tmp-`) || name.startsWith(`${basename(published)}.tmp-`)),
+      readdirSync(dirname(published)).filter(
+        (name) => name.startsWith(`.${basename(published)}.tmp-`) || name.startsWith(`${basename(published)}.tmp-`),
+      ),
       label,
     ).toEqual([]);
   }
@@ -94,13 +103,23 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
    * kill, and the ground truth after the same command again. `aim` gets the process and the warehouse; a backfill
    * that ends before the aimed instant fails the trial (when `mustKill`).
    */
-  async function crashTrial(label: string, aim: (victim: Victim, config: DestinationSettings) => Promise<unknown>, mustKill = true): Promise<boolean> {
+  async function crashTrial(
+    label: string,
+    aim: (victim: Victim, config: DestinationSettings) => Promise<unknown>,
+    mustKill = true,
+  ): Promise<boolean> {
     const { config, args } = await backfillJob();
     const victim = startCli(args);
-    const killed = await Promise.race([aim(victim, config).then(() => victim.child.kill('SIGKILL')), victim.done.then(() => false)]);
+    const killed = await Promise.race([
+      aim(victim, config).then(() => victim.child.kill('SIGKILL')),
+      victim.done.then(() => false),
+    ]);
     const first = await victim.done;
     tripwire.disarm();
-    if (mustKill) expect(first.signal, `${label}: the backfill ended before it could be killed: ${first.stderr.slice(-400)}`).toBe('SIGKILL');
+    if (mustKill)
+      expect(first.signal, `${label}: the backfill ended before it could be killed: ${first.stderr.slice(-400)}`).toBe(
+        'SIGKILL',
+      );
     else expect(killed || first.code === 0, `${label}: ${first.stderr.slice(-400)}`).toBe(true);
     // no window is half there: a window's rows and its record in the ledger commit together, so no row is without it
     await withWarehouse(config, async (conn) => {
@@ -175,7 +194,9 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
   it(
     "SIGKILL while a customer's postings are being read, the accounts and surveys in: ground truth",
     async () => {
-      await crashTrial('extracting postings', () => tripwire.arm({ path: POSTINGS, nth: Math.ceil(requests.get(POSTINGS)! * 0.7), when: 'held' }));
+      await crashTrial('extracting postings', () =>
+        tripwire.arm({ path: POSTINGS, nth: Math.ceil(requests.get(POSTINGS)! * 0.7), when: 'held' }),
+      );
     },
     SLOW,
   );
@@ -189,7 +210,9 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
         const published = publishPathOf(config)!;
         const workDir = `.${basename(published)}.tmp-${victim.child.pid}-`;
         const writing = () =>
-          readdirSync(dirname(published)).some((name) => name.startsWith(workDir) && existsSync(join(dirname(published), name, basename(published))));
+          readdirSync(dirname(published)).some(
+            (name) => name.startsWith(workDir) && existsSync(join(dirname(published), name, basename(published))),
+          );
         return untilSeen(victim, writing, 1);
       });
     },
@@ -207,10 +230,15 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
         const afterWindows = Math.floor(random() * 16);
         const delayMs = Math.floor(random() * 40);
         const label = `random trial ${trial} (CRASH_SEED=${seed}): after ${afterWindows} windows + ${delayMs} ms`;
-        const aim = (victim: Victim) => untilSeen(victim, () => windowsLoaded(victim) >= afterWindows).then(() => new Promise((r) => setTimeout(r, delayMs)));
+        const aim = (victim: Victim) =>
+          untilSeen(victim, () => windowsLoaded(victim) >= afterWindows).then(
+            () => new Promise((r) => setTimeout(r, delayMs)),
+          );
         outcomes.push(await crashTrial(label, aim, false));
       }
-      expect(outcomes.filter(Boolean).length, `CRASH_SEED=${seed}`).toBeGreaterThanOrEqual(Math.ceil(RANDOM_TRIALS * 0.75));
+      expect(outcomes.filter(Boolean).length, `CRASH_SEED=${seed}`).toBeGreaterThanOrEqual(
+        Math.ceil(RANDOM_TRIALS * 0.75),
+      );
     },
     RANDOM_TRIALS * SLOW,
   );

@@ -4,7 +4,13 @@ import { addDays } from '../../src/plan/days.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, type CliResult } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { readAccounts, readPostings, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  readAccounts,
+  readPostings,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 /** A program running for almost two years before the pipeline was set up. */
@@ -20,7 +26,15 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
   /** The pipeline's first night, into a warehouse of its own, and the accounts requests it made: where the first two tests start. */
   let firstNight: { config: DestinationSettings; result: CliResult; accountsRequests: number };
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 33, accounts: 60, startDate: PROGRAM.start, endDate: PROGRAM.end, timezone: TZ, badRecordRate: 0.02, port: 0 });
+    emulator = await startEmulator({
+      seed: 33,
+      accounts: 60,
+      startDate: PROGRAM.start,
+      endDate: PROGRAM.end,
+      timezone: TZ,
+      badRecordRate: 0.02,
+      port: 0,
+    });
     const { config } = await target.fresh();
     emulator.stats.reset();
     const result = await runCli(['run', '--config', jobsFile(config), '--until', PROGRAM.end]);
@@ -30,7 +44,15 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
 
   function jobsFile(config: DestinationSettings): string {
     // source.history_start is left at its default: years of empty history before the program cost a few requests
-    return emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FIRST_DAY, destination: config, streams: STREAMS, pageSize: 50, historyStart: null });
+    return emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FIRST_DAY,
+      destination: config,
+      streams: STREAMS,
+      pageSize: 50,
+      historyStart: null,
+    });
   }
 
   async function job() {
@@ -49,9 +71,16 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
   /** A customer created long before the first day, never changed since, with postings in the loaded weeks. */
   function quietCustomer(): string {
     const changedLately = new Set([...emulator.truth.accounts('2023-01-01', PROGRAM.end)].map((a) => a.customer_id));
-    const withPostings = new Set([...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].map((p) => p.customer_id as string));
-    const quiet = [...emulator.truth.accounts(PROGRAM.start, '2022-12-31')].find((a) => !changedLately.has(a.customer_id) && withPostings.has(a.customer_id));
-    expect(quiet, 'the emulated program has a customer untouched since 2022 with postings in the loaded weeks').toBeDefined();
+    const withPostings = new Set(
+      [...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].map((p) => p.customer_id as string),
+    );
+    const quiet = [...emulator.truth.accounts(PROGRAM.start, '2022-12-31')].find(
+      (a) => !changedLately.has(a.customer_id) && withPostings.has(a.customer_id),
+    );
+    expect(
+      quiet,
+      'the emulated program has a customer untouched since 2022 with postings in the loaded weeks',
+    ).toBeDefined();
     return quiet!.customer_id;
   }
 
@@ -71,11 +100,18 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
       expect(firstNight.accountsRequests).toBeLessThan(Number(sweep![1]!.replaceAll(',', '')) * 1.5 + 50);
 
       const quiet = quietCustomer();
-      const truthAccounts = new Map([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => [a.customer_id, { ...a }]));
+      const truthAccounts = new Map(
+        [...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => [a.customer_id, { ...a }]),
+      );
       const truthPostings = sortedByJson([...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].map((p) => ({ ...p })));
-      const held = await withWarehouse(config, async (conn) => ({ accounts: await readAccounts(conn), postings: sortedByJson(await readPostings(conn)) }));
+      const held = await withWarehouse(config, async (conn) => ({
+        accounts: await readAccounts(conn),
+        postings: sortedByJson(await readPostings(conn)),
+      }));
       expect(held.accounts.get(quiet)).toEqual(truthAccounts.get(quiet));
-      expect(held.postings.filter((p) => p.customer_id === quiet)).toEqual(truthPostings.filter((p) => p.customer_id === quiet));
+      expect(held.postings.filter((p) => p.customer_id === quiet)).toEqual(
+        truthPostings.filter((p) => p.customer_id === quiet),
+      );
       expect(held.accounts.size).toBe(truthAccounts.size);
       expect(new Map([...held.accounts].sort())).toEqual(new Map([...truthAccounts].sort()));
       expect(held.postings).toEqual(truthPostings);
@@ -130,7 +166,9 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
       });
       const gap = await runCli(['verify', '--config', file, '--from', FIRST_DAY, '--to', PROGRAM.end, '--json']);
       expect(gap.code).toBe(4);
-      const report = JSON.parse(gap.stdout) as { directory: { missingTotal: number; missing: Array<{ customerId: string; why: string }> } };
+      const report = JSON.parse(gap.stdout) as {
+        directory: { missingTotal: number; missing: Array<{ customerId: string; why: string }> };
+      };
       expect(report.directory.missingTotal).toBe(1);
       expect(report.directory.missing).toEqual([expect.objectContaining({ customerId: quiet, why: 'never loaded' })]);
     },
@@ -158,11 +196,17 @@ describe.each(testDestinations)('the customer directory on $name', (target) => {
           ['loyalty_postings', 10],
           ['surveys', 10],
         ]);
-        expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p }))));
-        expect(sortedByJson(await readSurveyResponses(conn))).toEqual(sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))));
+        expect(sortedByJson(await readPostings(conn))).toEqual(
+          sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p }))),
+        );
+        expect(sortedByJson(await readSurveyResponses(conn))).toEqual(
+          sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))),
+        );
         // every customer created by the range's end is known: postings asked each of them
         const accounts = await readAccounts(conn);
-        expect(accounts.size).toBe(new Map([...emulator.truth.accounts(PROGRAM.start, to)].map((a) => [a.customer_id, a])).size);
+        expect(accounts.size).toBe(
+          new Map([...emulator.truth.accounts(PROGRAM.start, to)].map((a) => [a.customer_id, a])).size,
+        );
         // history before first_day does not move the watermark: run still starts at first_day
         const marks = await conn.all(`SELECT stream FROM _etl_watermarks`);
         expect(marks).toEqual([]);

@@ -19,7 +19,15 @@ const slowPostings: Middleware = async (request, next) => {
 describe('the progress lines of a backfill and of a run on DuckDB', () => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 7, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [slowPostings] } });
+    emulator = await startEmulator({
+      seed: 7,
+      accounts: 60,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [slowPostings] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -36,14 +44,31 @@ describe('the progress lines of a backfill and of a run on DuckDB', () => {
       // one span holds the whole range: its customers are every customer the backfill asks
       postings: '    postings:\n      customers: all\n      max_span_days: 31\n',
     });
-    const result = await runCli(['--log-format', 'json', 'backfill', '--config', file, '--from', FROM, '--to', TO, '--stream', 'loyalty_postings'], {
-      LOYALTY_LOG_LEVEL: 'info',
-    });
+    const result = await runCli(
+      [
+        '--log-format',
+        'json',
+        'backfill',
+        '--config',
+        file,
+        '--from',
+        FROM,
+        '--to',
+        TO,
+        '--stream',
+        'loyalty_postings',
+      ],
+      {
+        LOYALTY_LOG_LEVEL: 'info',
+      },
+    );
     expect(result.code, result.stderr.slice(-800)).toBe(0);
     const progress = result.stderr
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; customers?: Array<{ stream: string; asked: number; selected: number }> })
+      .map(
+        (l) => JSON.parse(l) as { msg: string; customers?: Array<{ stream: string; asked: number; selected: number }> },
+      )
       .filter((l) => l.msg === 'backfill progress');
     const asked = emulator.stats.requests(POSTINGS);
     expect(asked).toBeGreaterThan(0);
@@ -72,12 +97,22 @@ describe('the progress lines of a backfill and of a run on DuckDB', () => {
       sourceKeys: { concurrency: 2 },
       postings: '    postings:\n      customers: all\n      max_span_days: 31\n',
     });
-    const result = await runCli(['--log-format', 'json', 'run', '--config', file, '--until', TO], { LOYALTY_LOG_LEVEL: 'info' });
+    const result = await runCli(['--log-format', 'json', 'run', '--config', file, '--until', TO], {
+      LOYALTY_LOG_LEVEL: 'info',
+    });
     expect(result.code, result.stderr.slice(-800)).toBe(0);
     const progress = result.stderr
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; windowsDone: number; windowsTotal: number; customers?: Array<{ stream: string }> })
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            msg: string;
+            windowsDone: number;
+            windowsTotal: number;
+            customers?: Array<{ stream: string }>;
+          },
+      )
       .filter((l) => l.msg === 'run progress');
     expect(
       progress.some((l) => l.customers?.[0]?.stream === 'loyalty_postings'),

@@ -37,13 +37,19 @@ describe('the demo', () => {
     expect(first.stdout).toMatch(/^status page: \.\/demo-report\.html /m);
     // it points at the SQL prompt on the copy it published for analysts
     expect(first.stdout).toMatch(/^query it yourself: \S.* sql --warehouse \.\/demo\.published\.duckdb /m);
-    const query = await runCli(['sql', '--warehouse', './demo.published.duckdb', '--csv', 'SELECT COUNT(*) AS customers FROM accounts'], {}, cwd);
+    const query = await runCli(
+      ['sql', '--warehouse', './demo.published.duckdb', '--csv', 'SELECT COUNT(*) AS customers FROM accounts'],
+      {},
+      cwd,
+    );
     expect([query.code, query.stdout]).toEqual([0, 'customers\n3000\n']);
 
     const second = await runCli(['demo'], env, cwd);
     expect(second.code, second.stderr.slice(-800)).toBe(0);
     expect(second.stderr).toBe('');
-    expect(second.stdout).toMatch(/^this run: nothing new to load, every window through 2025-03-31 is loaded already \(0 requests to the service\)$/m);
+    expect(second.stdout).toMatch(
+      /^this run: nothing new to load, every window through 2025-03-31 is loaded already \(0 requests to the service\)$/m,
+    );
     expect(second.stdout).toMatch(counted('3,000', 'customers'));
 
     expect(readFileSync(join(cwd, 'jobs.yaml'), 'utf8')).toBe(jobs);

@@ -29,8 +29,14 @@ describe('environment mistakes: one line and the documented exit code (subproces
 
   it('a PostgreSQL URL nobody listens on: 1 (the warehouse cannot be reached), the password never shown', async () => {
     for (const command of ['status', 'run']) {
-      const result = await runCli([command, '--config', jobs()], { LOYALTY_WAREHOUSE: 'postgres://etl:s3cret-pw@127.0.0.1:1/analytics' });
-      expectOneLine(result, 1, /^loyalty-etl: cannot connect to the warehouse postgres:\/\/etl@127\.0\.0\.1:1\/analytics: .*ECONNREFUSED/);
+      const result = await runCli([command, '--config', jobs()], {
+        LOYALTY_WAREHOUSE: 'postgres://etl:s3cret-pw@127.0.0.1:1/analytics',
+      });
+      expectOneLine(
+        result,
+        1,
+        /^loyalty-etl: cannot connect to the warehouse postgres:\/\/etl@127\.0\.0\.1:1\/analytics: .*ECONNREFUSED/,
+      );
       expect(result.stderr).not.toContain('s3cret-pw');
     }
   });
@@ -55,7 +61,9 @@ describe('environment mistakes: one line and the documented exit code (subproces
     expectOneLine(
       await runCli(['emulator', '--port', String(busyPort)]),
       2,
-      new RegExp(`^loyalty-etl: cannot listen on 127\\.0\\.0\\.1:${busyPort}: the port is in use by another process \\(choose another with --port\\)$`),
+      new RegExp(
+        `^loyalty-etl: cannot listen on 127\\.0\\.0\\.1:${busyPort}: the port is in use by another process \\(choose another with --port\\)$`,
+      ),
     );
     expectOneLine(
       await runCli(['emulator', '--port', '0', '--timezone', 'Mars/Olympus_Mons']),
@@ -82,7 +90,9 @@ describe('environment mistakes: one line and the documented exit code (subproces
       const warehouse = join(dir, 'w.duckdb');
       for (const args of [['status'], ['verify', '--from', '2024-01-01', '--to', '2024-01-02'], ['check']]) {
         const result = await runCli([...args, '--config', file], { LOYALTY_WAREHOUSE: warehouse });
-        const missing = new RegExp(`^loyalty-etl: warehouse ${warehouse.replaceAll('/', '\\/')} does not exist; run \`loyalty-etl run\` to create it`);
+        const missing = new RegExp(
+          `^loyalty-etl: warehouse ${warehouse.replaceAll('/', '\\/')} does not exist; run \`loyalty-etl run\` to create it`,
+        );
         expect(result.code, result.stderr).toBe(2);
         expect(result.stderr.trim().split('\n'), result.stderr).toEqual([expect.stringMatching(missing)]);
         if (args[0] === 'check') expect(result.stdout).toMatch(/^config ok: .*\nsource ok: /); // what check could check, it did

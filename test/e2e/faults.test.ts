@@ -4,7 +4,13 @@ import { type Emulator, type FaultOptions, startEmulator } from '../../src/emula
 import type { SqlConnection } from '../../src/load/sql-connection.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { readAccounts, readPostings, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  readAccounts,
+  readPostings,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
@@ -14,7 +20,14 @@ const POSTINGS = '    postings:\n      customers: all\n      max_span_days: 31\n
 const QUICK_RETRIES = { timeout_ms: 300, retries: 8, backoff_base_ms: 5, backoff_max_ms: 50 };
 
 /** The faults of issue 4's first "must show". */
-const REAL_WORLD: FaultOptions = { serverErrorRate: 0.1, tooManyRequestsRate: 0.05, retryAfterSeconds: 0, hangRate: 0.02, cutBodyRate: 0.01, driftRate: 0.3 };
+const REAL_WORLD: FaultOptions = {
+  serverErrorRate: 0.1,
+  tooManyRequestsRate: 0.05,
+  retryAfterSeconds: 0,
+  hangRate: 0.02,
+  cutBodyRate: 0.01,
+  driftRate: 0.3,
+};
 
 /** Every stream of the warehouse, in the shape of the emulator's ground truth. */
 async function warehouseContent(conn: SqlConnection) {
@@ -72,7 +85,9 @@ describe.each(testDestinations)('a month under faults into $name', (target) => {
       expect(loaded.responses).toEqual(truth.responses);
       expect(loaded.postings.length).toBe(truth.postings.length);
       expect(loaded.postings).toEqual(truth.postings);
-      const marks = await conn.all<{ stream: string; d: string }>(`SELECT stream, CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks ORDER BY stream`);
+      const marks = await conn.all<{ stream: string; d: string }>(
+        `SELECT stream, CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks ORDER BY stream`,
+      );
       expect(marks).toEqual(STREAMS.sort().map((stream) => ({ stream, d: MONTH.endDate })));
       expect(await conn.all(`SELECT * FROM _etl_windows WHERE status <> 'done'`)).toEqual([]);
     });
@@ -104,7 +119,9 @@ describe.each(testDestinations)('a source that goes down and stays down, into $n
     expect(down.code).toBe(1);
     const lines = down.stderr.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('loyalty-etl: '))).toHaveLength(1);
-    expect(lines.at(-1)).toMatch(/^loyalty-etl: \d+ window\(s\) failed; first: \w+ 2024-06-\d\d(\.\.2024-06-\d\d)?: .*HTTP 503.*gave up after 3 attempts/);
+    expect(lines.at(-1)).toMatch(
+      /^loyalty-etl: \d+ window\(s\) failed; first: \w+ 2024-06-\d\d(\.\.2024-06-\d\d)?: .*HTTP 503.*gave up after 3 attempts/,
+    );
     expect(emulator.faults.counts().down).toBeGreaterThan(0);
 
     const firstRun = await withWarehouse(config, async (conn) => {
@@ -124,7 +141,10 @@ describe.each(testDestinations)('a source that goes down and stays down, into $n
           .filter((f) => f.stream === stream)
           .map((f) => f.w)
           .sort()[0];
-        const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks WHERE stream = $1`, [stream]);
+        const [mark] = await conn.all<{ d: string }>(
+          `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks WHERE stream = $1`,
+          [stream],
+        );
         if (firstFailed) expect(mark === undefined || mark.d < firstFailed, stream).toBe(true);
       }
       return windows;
@@ -156,13 +176,16 @@ async function rowsOfWindow(conn: SqlConnection, stream: string, windowStart: st
   };
   let total = 0;
   for (const table of tables[stream]!) {
-    const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE _window_start = CAST($1 AS DATE)`, [windowStart]);
+    const [row] = await conn.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM ${table} WHERE _window_start = CAST($1 AS DATE)`,
+      [windowStart],
+    );
     total += Number(row!.n);
   }
-  const [rejects] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_rejects WHERE stream = $1 AND window_start = CAST($2 AS DATE)`, [
-    stream,
-    windowStart,
-  ]);
+  const [rejects] = await conn.all<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM _etl_rejects WHERE stream = $1 AND window_start = CAST($2 AS DATE)`,
+    [stream, windowStart],
+  );
   return total + Number(rejects!.n);
 }
 
@@ -178,7 +201,14 @@ describe('the auth secret under faults (subprocess)', () => {
       timezone: TZ,
       port: 0,
       auth: { header: 'X-Api-Key', value: `Key ${TOKEN}` },
-      faults: { serverErrorRate: 0.1, tooManyRequestsRate: 0.05, retryAfterSeconds: 0, hangRate: 0.02, cutBodyRate: 0.05, driftRate: 0.5 },
+      faults: {
+        serverErrorRate: 0.1,
+        tooManyRequestsRate: 0.05,
+        retryAfterSeconds: 0,
+        hangRate: 0.02,
+        cutBodyRate: 0.05,
+        driftRate: 0.5,
+      },
       hooks: {
         // A careless source that quotes the credential back in an error: one window fails on it.
         middleware: [
@@ -187,7 +217,10 @@ describe('the auth secret under faults (subprocess)', () => {
               ? {
                   status: 400,
                   headers: { 'content-type': 'application/json' },
-                  body: JSON.stringify({ code: 1006, message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}` }),
+                  body: JSON.stringify({
+                    code: 1006,
+                    message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}`,
+                  }),
                 }
               : next(request),
         ],
@@ -235,6 +268,7 @@ describe('the auth secret under faults (subprocess)', () => {
       check.stderr,
       JSON.stringify(tables, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
     ].join('\n');
-    for (const form of [TOKEN, JSON.stringify(TOKEN).slice(1, -1), encodeURIComponent(TOKEN), 'SECRET-7f3a']) expect(everything).not.toContain(form);
+    for (const form of [TOKEN, JSON.stringify(TOKEN).slice(1, -1), encodeURIComponent(TOKEN), 'SECRET-7f3a'])
+      expect(everything).not.toContain(form);
   });
 });

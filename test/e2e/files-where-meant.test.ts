@@ -27,7 +27,13 @@ async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
 describe.each(testDestinations)('the status page goes only where it is meant to ($name)', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 4, accounts: 8, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
+    emulator = await startEmulator({
+      seed: 4,
+      accounts: 8,
+      startDate: '2024-03-01',
+      endDate: '2024-03-03',
+      timezone: TZ,
+    });
   });
   afterAll(() => emulator.close());
 
@@ -51,13 +57,16 @@ describe.each(testDestinations)('the status page goes only where it is meant to 
     symlinkSync(victim, link);
     const onLink = await runCli(['report', '--config', file, '--output', link]);
     expect(onLink.code).toBe(2);
-    expect(onLink.stderr).toBe(`loyalty-etl: --output: ${link} is a symbolic link, not a regular file: it is left as it is\n`);
+    expect(onLink.stderr).toBe(
+      `loyalty-etl: --output: ${link} is a symbolic link, not a regular file: it is left as it is\n`,
+    );
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(victim, 'utf8')).toBe('not yours');
 
     // links planted where a temporary file of a predictable name would go are never followed
     const page = join(dir, 'status.html');
-    for (const name of [`${page}.${process.pid}.tmp`, `${page}.tmp`, `${page}.${process.pid}`]) symlinkSync(victim, name);
+    for (const name of [`${page}.${process.pid}.tmp`, `${page}.tmp`, `${page}.${process.pid}`])
+      symlinkSync(victim, name);
     const destination = await openDestination(config);
     try {
       const jobConfig = loadConfig(file).jobs.nightly!;
@@ -77,7 +86,13 @@ describe.each(testDestinations)('the status page goes only where it is meant to 
 describe('the copy published for analysts goes only where it is meant to (DuckDB)', () => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 4, accounts: 8, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
+    emulator = await startEmulator({
+      seed: 4,
+      accounts: 8,
+      startDate: '2024-03-01',
+      endDate: '2024-03-03',
+      timezone: TZ,
+    });
   });
   afterAll(() => emulator.close());
 
@@ -111,10 +126,18 @@ describe('the copy published for analysts goes only where it is meant to (DuckDB
     const fifoConfig = { ...config, publish_path: join(dirname(published), 'readers.fifo') };
     mkfifo(fifoConfig.publish_path);
     const fifoFile = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-02', destination: config });
-    writeFileSync(fifoFile, readFileSync(fifoFile, 'utf8').replace(/( {2}path: .*\n)/, `$1  publish_path: ${JSON.stringify(fifoConfig.publish_path)}\n`));
+    writeFileSync(
+      fifoFile,
+      readFileSync(fifoFile, 'utf8').replace(
+        /( {2}path: .*\n)/,
+        `$1  publish_path: ${JSON.stringify(fifoConfig.publish_path)}\n`,
+      ),
+    );
     const publish = await runCli(['publish', '--config', fifoFile]);
     expect(publish.code).toBe(5);
-    expect(publish.stdout).toContain(`readers' copy NOT published (they keep the previous one): could not publish ${fifoConfig.publish_path}: `);
+    expect(publish.stdout).toContain(
+      `readers' copy NOT published (they keep the previous one): could not publish ${fifoConfig.publish_path}: `,
+    );
     expect(publish.stdout).toContain('is a FIFO, not a regular file: it is left as it is');
     expect(lstatSync(fifoConfig.publish_path).isFIFO()).toBe(true);
   });

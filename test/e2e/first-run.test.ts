@@ -16,7 +16,14 @@ const WINDOWS_WITH_DATA = 71; // 2024-04-01 .. 2024-06-10
 describe.each(testDestinations)('a first run from a first_day long before the source has data, on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 28, accounts: CUSTOMERS, startDate: PROGRAM.start, endDate: PROGRAM.end, timezone: TZ, port: 0 });
+    emulator = await startEmulator({
+      seed: 28,
+      accounts: CUSTOMERS,
+      startDate: PROGRAM.start,
+      endDate: PROGRAM.end,
+      timezone: TZ,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -33,9 +40,10 @@ describe.each(testDestinations)('a first run from a first_day long before the so
     const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
     expect(run.code, run.stderr.slice(-800)).toBe(0);
     for (const stream of ['accounts', 'surveys']) {
-      const line = new RegExp(`^${stream}: (\\d+) windows read, .*; (\\d+) windows the source reports empty, recorded without reading them$`, 'm').exec(
-        run.stdout,
-      );
+      const line = new RegExp(
+        `^${stream}: (\\d+) windows read, .*; (\\d+) windows the source reports empty, recorded without reading them$`,
+        'm',
+      ).exec(run.stdout);
       expect(line, run.stdout).not.toBeNull();
       const [read, empty] = [Number(line![1]), Number(line![2])];
       expect(read + empty).toBe(EMPTY_WINDOWS + WINDOWS_WITH_DATA);
@@ -50,10 +58,16 @@ describe.each(testDestinations)('a first run from a first_day long before the so
     expect(emulator.stats.requests('/accounts/loyalty/postings')).toBeLessThanOrEqual(CUSTOMERS * 3);
 
     await withWarehouse(config, async (conn) => {
-      expect((await readAccounts(conn)).size).toBe(new Set([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => a.customer_id)).size);
-      expect((await readSurveyResponses(conn)).length).toBe([...emulator.truth.surveyResponses(PROGRAM.start, PROGRAM.end)].length);
+      expect((await readAccounts(conn)).size).toBe(
+        new Set([...emulator.truth.accounts(PROGRAM.start, PROGRAM.end)].map((a) => a.customer_id)).size,
+      );
+      expect((await readSurveyResponses(conn)).length).toBe(
+        [...emulator.truth.surveyResponses(PROGRAM.start, PROGRAM.end)].length,
+      );
       expect((await readPostings(conn)).length).toBe([...emulator.truth.postings(FIRST_DAY, PROGRAM.end)].length);
-      const [windows] = await conn.all<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_windows WHERE status = 'done'`);
+      const [windows] = await conn.all<{ n: string | number }>(
+        `SELECT COUNT(*) AS n FROM ${conn.schemaSql}._etl_windows WHERE status = 'done'`,
+      );
       expect(Number(windows!.n)).toBe(3 * (EMPTY_WINDOWS + WINDOWS_WITH_DATA));
     });
   }, 120_000);

@@ -18,7 +18,14 @@ async function waitFor(output: () => string, pattern: RegExp, count: number): Pr
 describe.each(testDestinations)('a run interrupted by a signal, on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 12, accounts: 80, startDate: START, endDate: END, timezone: TZ, faults: { latencyMs: 20 } });
+    emulator = await startEmulator({
+      seed: 12,
+      accounts: 80,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      faults: { latencyMs: 20 },
+    });
   });
   afterAll(() => emulator.close());
 
@@ -31,7 +38,14 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
   /** A run under way, past its first few windows. */
   async function started() {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: STREAMS, pageSize: 10 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: config,
+      streams: STREAMS,
+      pageSize: 10,
+    });
     const cli = startCli(['run', '--config', file, '--until', END]);
     await waitFor(cli.output, /"window loaded"/, 3);
     return { config, file, cli };
@@ -53,7 +67,9 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
     expect(report.runs[0]).toMatchObject({ status: 'interrupted', command: 'run' });
     expect(report.runLock).toBeNull();
     await withWarehouse(config, async (conn) => {
-      const held = await conn.all(`SELECT window_start FROM _etl_windows WHERE claimed_by IS NOT NULL OR status = 'failed'`);
+      const held = await conn.all(
+        `SELECT window_start FROM _etl_windows WHERE claimed_by IS NOT NULL OR status = 'failed'`,
+      );
       expect(held).toEqual([]);
     });
 
@@ -77,20 +93,23 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
   });
 
   // the end of a stopping run is held up by a lock another session keeps on the ledger: the user presses Ctrl-C again
-  it.runIf(target.name === 'postgres')('a second SIGINT ends the process at once, while the first is still winding the run down', async () => {
-    const { config, cli } = await started();
-    const result = await withWarehouse(config, (conn) =>
-      conn.transaction(async () => {
-        await conn.run('LOCK TABLE _etl_runs IN ACCESS EXCLUSIVE MODE');
-        cli.child.kill('SIGINT');
-        // two signals sent back to back may arrive as one: the second comes once the first is being handled
-        await new Promise((r) => setTimeout(r, 500));
-        expect(cli.child.exitCode).toBeNull();
-        cli.child.kill('SIGINT');
-        return cli.done;
-      }),
-    );
-    expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr.trim().split('\n').at(-1)).toBe('loyalty-etl: SIGINT again: stopped at once');
-  });
+  it.runIf(target.name === 'postgres')(
+    'a second SIGINT ends the process at once, while the first is still winding the run down',
+    async () => {
+      const { config, cli } = await started();
+      const result = await withWarehouse(config, (conn) =>
+        conn.transaction(async () => {
+          await conn.run('LOCK TABLE _etl_runs IN ACCESS EXCLUSIVE MODE');
+          cli.child.kill('SIGINT');
+          // two signals sent back to back may arrive as one: the second comes once the first is being handled
+          await new Promise((r) => setTimeout(r, 500));
+          expect(cli.child.exitCode).toBeNull();
+          cli.child.kill('SIGINT');
+          return cli.done;
+        }),
+      );
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr.trim().split('\n').at(-1)).toBe('loyalty-etl: SIGINT again: stopped at once');
+    },
+  );
 });

@@ -51,12 +51,17 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
           `SELECT customer_id, tier_name, ${epochMs('valid_from')} AS valid_from, ${epochMs('valid_to')} AS valid_to, is_current FROM loyalty_status_history ORDER BY customer_id, valid_from`,
         ),
       );
-      const statusOf = (state: typeof before, id: string) => JSON.stringify(state.status.find((s) => s.customer_id === id));
+      const statusOf = (state: typeof before, id: string) =>
+        JSON.stringify(state.status.find((s) => s.customer_id === id));
       let changed = 0;
       for (const id of askedFirst.keys()) {
         const versions = history
           .filter((v) => v.customer_id === id)
-          .map((v) => ({ valid_from: Number(v.valid_from), valid_to: v.valid_to === null ? null : Number(v.valid_to), is_current: v.is_current }));
+          .map((v) => ({
+            valid_from: Number(v.valid_from),
+            valid_to: v.valid_to === null ? null : Number(v.valid_to),
+            is_current: v.is_current,
+          }));
         const [t1, t2] = [askedFirst.get(id)!.at, askedSecond.get(id)!.at];
         if (statusOf(before, id) === statusOf(after, id)) {
           expect(
@@ -89,10 +94,15 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
           .map((v) => [v.status, Number(v.valid_from), v.valid_to === null ? null : Number(v.valid_to)]);
       const key = (v: Raw) => `${String(v.customer_id)}/${String(v.code)}`;
       const listedBefore = new Map(before.vouchers.map((v) => [key(v), v]));
-      const redeemed = after.vouchers.filter((v) => v.status === 'redeemed' && listedBefore.get(key(v))?.status === 'active');
+      const redeemed = after.vouchers.filter(
+        (v) => v.status === 'redeemed' && listedBefore.get(key(v))?.status === 'active',
+      );
       expect(redeemed.length).toBeGreaterThan(0);
       for (const v of redeemed) {
-        const [t1, t2] = [vouchersAskedFirst.get(String(v.customer_id))!.at, vouchersAskedSecond.get(String(v.customer_id))!.at];
+        const [t1, t2] = [
+          vouchersAskedFirst.get(String(v.customer_id))!.at,
+          vouchersAskedSecond.get(String(v.customer_id))!.at,
+        ];
         expect(versionsOf(v.customer_id, v.code), key(v)).toEqual([
           ['active', t1, t2],
           ['redeemed', t2, null],
@@ -102,7 +112,10 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
       const vanished = before.vouchers.filter((v) => !listedAfter.has(key(v)));
       expect(vanished.length).toBeGreaterThan(0);
       for (const v of vanished) {
-        const [t1, t2] = [vouchersAskedFirst.get(String(v.customer_id))!.at, vouchersAskedSecond.get(String(v.customer_id))!.at];
+        const [t1, t2] = [
+          vouchersAskedFirst.get(String(v.customer_id))!.at,
+          vouchersAskedSecond.get(String(v.customer_id))!.at,
+        ];
         expect(versionsOf(v.customer_id, v.code), key(v)).toEqual([[v.status, t1, t2]]);
       }
 
@@ -130,22 +143,31 @@ describe.each(testDestinations)('history of the loyalty state and vouchers on $n
       // the tiers held through the month end; the points expiring did not, and each instant sees its own
       const expiringAsOf = async (instant: number) => {
         const rows = await withWarehouse(config, (conn) =>
-          conn.all<Raw>(`SELECT customer_id, CAST(points_expiring AS VARCHAR) AS p FROM loyalty_status_as_of(CAST($1 AS TIMESTAMPTZ))`, [
-            new Date(instant).toISOString(),
-          ]),
+          conn.all<Raw>(
+            `SELECT customer_id, CAST(points_expiring AS VARCHAR) AS p FROM loyalty_status_as_of(CAST($1 AS TIMESTAMPTZ))`,
+            [new Date(instant).toISOString()],
+          ),
         );
         return Object.fromEntries(rows.map((r) => [String(r.customer_id), r.p === null ? null : Number(r.p)]).sort());
       };
-      const expiring = (state: typeof before) => Object.fromEntries(state.status.map((s) => [String(s.customer_id), s.points_expiring]).sort());
+      const expiring = (state: typeof before) =>
+        Object.fromEntries(state.status.map((s) => [String(s.customer_id), s.points_expiring]).sort());
       expect(expiring(before)).not.toEqual(expiring(after));
       expect(await expiringAsOf(firstSecond - 1)).toEqual(expiring(before));
       expect(await expiringAsOf(lastSecond)).toEqual(expiring(after));
 
       const status = await runCli(['status', '--config', file, '--json']);
       expect(status.code, status.stderr).toBe(0);
-      const tables = (JSON.parse(status.stdout) as { history: Array<{ table: string; versions: number; current: number }> }).history;
-      expect(tables.find((h) => h.table === 'loyalty_status_history')).toMatchObject({ versions: CUSTOMERS + changed, current: CUSTOMERS });
-      expect(tables.map((h) => h.table)).toEqual(expect.arrayContaining(['loyalty_wallets_history', 'loyalty_balance_details_history', 'vouchers_history']));
+      const tables = (
+        JSON.parse(status.stdout) as { history: Array<{ table: string; versions: number; current: number }> }
+      ).history;
+      expect(tables.find((h) => h.table === 'loyalty_status_history')).toMatchObject({
+        versions: CUSTOMERS + changed,
+        current: CUSTOMERS,
+      });
+      expect(tables.map((h) => h.table)).toEqual(
+        expect.arrayContaining(['loyalty_wallets_history', 'loyalty_balance_details_history', 'vouchers_history']),
+      );
     },
     SLOW,
   );

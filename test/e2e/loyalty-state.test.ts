@@ -48,7 +48,10 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       const { config, file } = await job();
       const truth = truthState(emulator.truth);
       // the first night's windows hold every customer's creation: every one of them is asked
-      const held = await withWarehouse(config, async (conn) => ({ state: await readLoyaltyState(conn), observed: await readObservations(conn, 'vouchers') }));
+      const held = await withWarehouse(config, async (conn) => ({
+        state: await readLoyaltyState(conn),
+        observed: await readObservations(conn, 'vouchers'),
+      }));
       expect(held.observed.size).toBe(CUSTOMERS);
       expect(held.state.status).toEqual(truth.status);
       expect(held.state.wallets).toEqual(truth.wallets);
@@ -58,9 +61,29 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       expect(truth.vouchers.some((v) => v.status === 'redeemed')).toBe(true);
 
       // loading the last night again asks again and leaves the same state
-      const again = await runCli(['backfill', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'loyalty_status']);
+      const again = await runCli([
+        'backfill',
+        '--config',
+        file,
+        '--from',
+        PROGRAM.end,
+        '--to',
+        PROGRAM.end,
+        '--stream',
+        'loyalty_status',
+      ]);
       expect(again.code, again.stderr).toBe(0);
-      const vouchersAgain = await runCli(['backfill', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'vouchers']);
+      const vouchersAgain = await runCli([
+        'backfill',
+        '--config',
+        file,
+        '--from',
+        PROGRAM.end,
+        '--to',
+        PROGRAM.end,
+        '--stream',
+        'vouchers',
+      ]);
       expect(vouchersAgain.code, vouchersAgain.stderr).toBe(0);
       expect(await withWarehouse(config, readLoyaltyState)).toEqual(held.state);
 
@@ -72,19 +95,48 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
           'm',
         ),
       );
-      const verify = await runCli(['verify', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'loyalty_status']);
+      const verify = await runCli([
+        'verify',
+        '--config',
+        file,
+        '--from',
+        PROGRAM.end,
+        '--to',
+        PROGRAM.end,
+        '--stream',
+        'loyalty_status',
+      ]);
       expect(verify.code, verify.stdout + verify.stderr).toBe(0);
       expect(verify.stdout).toMatch(
-        new RegExp(`^loyalty_status: ${CUSTOMERS} of ${CUSTOMERS} customers observed within the last ${SWEEP_DAYS} day\\(s\\)`, 'm'),
+        new RegExp(
+          `^loyalty_status: ${CUSTOMERS} of ${CUSTOMERS} customers observed within the last ${SWEEP_DAYS} day\\(s\\)`,
+          'm',
+        ),
       );
-      expect(verify.stdout).toMatch(/^loyalty_status: loyalty_status \d+ rows, loyalty_wallets \d+ rows, loyalty_balance_details \d+ rows/m);
+      expect(verify.stdout).toMatch(
+        /^loyalty_status: loyalty_status \d+ rows, loyalty_wallets \d+ rows, loyalty_balance_details \d+ rows/m,
+      );
       expect(verify.stdout).toMatch(/cannot be proven here/);
       // a customer whose observation is lost is one the sweep period no longer covers: verify names it
       const lost = held.state.status[0]!.customer_id as string;
-      await withWarehouse(config, (conn) => conn.run(`DELETE FROM _etl_customer_observations WHERE customer_id = $1 AND stream = 'vouchers'`, [lost]));
-      const gap = await runCli(['verify', '--config', file, '--from', PROGRAM.end, '--to', PROGRAM.end, '--stream', 'vouchers']);
+      await withWarehouse(config, (conn) =>
+        conn.run(`DELETE FROM _etl_customer_observations WHERE customer_id = $1 AND stream = 'vouchers'`, [lost]),
+      );
+      const gap = await runCli([
+        'verify',
+        '--config',
+        file,
+        '--from',
+        PROGRAM.end,
+        '--to',
+        PROGRAM.end,
+        '--stream',
+        'vouchers',
+      ]);
       expect(gap.code, gap.stdout + gap.stderr).toBe(4);
-      expect(gap.stderr).toMatch(new RegExp(`vouchers: 1 customer\\(s\\) not observed within the last ${SWEEP_DAYS} day\\(s\\); first: ${lost}`));
+      expect(gap.stderr).toMatch(
+        new RegExp(`vouchers: 1 customer\\(s\\) not observed within the last ${SWEEP_DAYS} day\\(s\\); first: ${lost}`),
+      );
     },
     SLOW,
   );
@@ -96,7 +148,10 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       const { config, file } = await job(366);
       const first = await withWarehouse(config, (conn) => readObservations(conn, 'loyalty_status'));
       const secret = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
-      const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: secret, LOYALTY_LOG_LEVEL: 'warn' });
+      const receiver = await startReceiverCli(['--config', file], {
+        LOYALTY_WEBHOOK_SECRET: secret,
+        LOYALTY_LOG_LEVEL: 'warn',
+      });
       const hook = `${receiver.url}/hooks/${secret}`;
       emulator.activity.subscribe(hook);
       try {
@@ -113,7 +168,11 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       const run = await night(file, '2024-11-16');
       expect(run.code, run.stderr).toBe(0);
       const held = await withWarehouse(config, async (conn) => ({
-        events: new Set((await conn.all<{ customer_id: string }>('SELECT DISTINCT customer_id FROM loyalty_events')).map((e) => e.customer_id)),
+        events: new Set(
+          (await conn.all<{ customer_id: string }>('SELECT DISTINCT customer_id FROM loyalty_events')).map(
+            (e) => e.customer_id,
+          ),
+        ),
         observed: await readObservations(conn, 'loyalty_status'),
         state: await readLoyaltyState(conn),
       }));
@@ -123,7 +182,8 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       for (const id of held.events) expect(asked, id).toContain(id);
       expect(asked.length).toBeLessThanOrEqual(held.events.size + Math.ceil(CUSTOMERS / 366));
       const truth = truthState(emulator.truth);
-      const ofEvents = (rows: Array<Record<string, unknown>>) => rows.filter((r) => held.events.has(r.customer_id as string));
+      const ofEvents = (rows: Array<Record<string, unknown>>) =>
+        rows.filter((r) => held.events.has(r.customer_id as string));
       expect(ofEvents(held.state.status)).toEqual(ofEvents(truth.status));
       expect(ofEvents(held.state.details)).toEqual(ofEvents(truth.details));
     },
@@ -139,9 +199,13 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       now = WEEKS_LATER;
       const after = truthState(emulator.truth);
       // the move expired points (November's month end), redeemed vouchers and dropped others from the lists
-      const expiredNow = after.details.filter((d, i) => (d.points_expired as number) > ((before.details[i]?.points_expired as number) ?? 0));
+      const expiredNow = after.details.filter(
+        (d, i) => (d.points_expired as number) > ((before.details[i]?.points_expired as number) ?? 0),
+      );
       expect(expiredNow.length).toBeGreaterThan(0);
-      const redeemed = after.vouchers.filter((v) => v.status === 'redeemed' && vouchersBefore.get(`${v.customer_id}/${v.code}`)?.status === 'active');
+      const redeemed = after.vouchers.filter(
+        (v) => v.status === 'redeemed' && vouchersBefore.get(`${v.customer_id}/${v.code}`)?.status === 'active',
+      );
       expect(redeemed.length).toBeGreaterThan(0);
       const afterCodes = new Set(after.vouchers.map((v) => `${v.customer_id}/${v.code}`));
       const vanished = [...vouchersBefore.keys()].filter((k) => !afterCodes.has(k));
@@ -155,7 +219,9 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
         const run = await night(file, day);
         expect(run.code, run.stderr).toBe(0);
         const observed = await withWarehouse(config, (conn) => readObservations(conn, 'loyalty_status'));
-        const asked = [...observed].filter(([id, o]) => o.at > (firstObserved.get(id)?.at ?? 0) && !visited.has(id)).map(([id]) => id);
+        const asked = [...observed]
+          .filter(([id, o]) => o.at > (firstObserved.get(id)?.at ?? 0) && !visited.has(id))
+          .map(([id]) => id);
         // each night asks its share of the directory, those waiting longest first
         expect(asked.length).toBe(Math.ceil(CUSTOMERS / SWEEP_DAYS));
         for (const id of asked) visited.add(id);
@@ -163,7 +229,10 @@ describe.each(testDestinations)('loyalty state and vouchers on $name', (target) 
       }
       expect(visited.size).toBe(CUSTOMERS);
 
-      const held = await withWarehouse(config, async (conn) => ({ state: await readLoyaltyState(conn), vouchers: await readVoucherRows(conn) }));
+      const held = await withWarehouse(config, async (conn) => ({
+        state: await readLoyaltyState(conn),
+        vouchers: await readVoucherRows(conn),
+      }));
       expect(held.state.status).toEqual(after.status);
       expect(held.state.wallets).toEqual(after.wallets);
       expect(held.state.details).toEqual(after.details);

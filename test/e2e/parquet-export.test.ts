@@ -35,7 +35,8 @@ async function readBack(dir: string, manifest: ExportManifest): Promise<Map<stri
       }>;
       const types = new Map(described.map((d) => [d.column_name, d.column_type]));
       // the Parquet columns are the table's, with its types (and the partition's month beside them)
-      for (const column of table.columns) expect(types.get(column.name), `${table.name}.${column.name}`).toBe(column.type);
+      for (const column of table.columns)
+        expect(types.get(column.name), `${table.name}.${column.name}`).toBe(column.type);
       const select = table.columns.map((c) => duckdbText(c.name, types.get(c.name)!)).join(', ');
       const rows = (await conn.runAndReadAll(`SELECT ${select} FROM ${source}`)).getRows();
       tables.set(table.name, rows.map((r) => JSON.stringify(r)).sort());
@@ -67,7 +68,9 @@ async function readTables(config: DestinationSettings, manifest: ExportManifest)
         )
         .map((e, i) => `${e} AS c${i}`)
         .join(', ');
-      const rows = await conn.all<Record<string, string | null>>(`SELECT ${select} FROM ${conn.schemaSql}.${quoteIdent(table.name)}`);
+      const rows = await conn.all<Record<string, string | null>>(
+        `SELECT ${select} FROM ${conn.schemaSql}.${quoteIdent(table.name)}`,
+      );
       tables.set(table.name, rows.map((r) => JSON.stringify(table.columns.map((_, i) => r[`c${i}`] ?? null))).sort());
     }
     return tables;
@@ -87,7 +90,14 @@ function exportLine(stdout: string): { written: number; skipped: number } {
 describe.each(testDestinations)('export --format parquet, on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 40, accounts: 30, startDate: PROGRAM.start, endDate: PROGRAM.end, timezone: TZ, port: 0 });
+    emulator = await startEmulator({
+      seed: 40,
+      accounts: 30,
+      startDate: PROGRAM.start,
+      endDate: PROGRAM.end,
+      timezone: TZ,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -113,7 +123,14 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     expect(exportLine(exported.stdout)).toEqual({ written: files.length, skipped: 0 });
     // the data tables, their histories and the pipeline's own tables are all there
     const names = manifest.tables.map((t) => t.name);
-    for (const name of ['loyalty_postings', 'survey_responses', 'accounts', 'accounts_history', '_etl_runs', '_etl_windows'])
+    for (const name of [
+      'loyalty_postings',
+      'survey_responses',
+      'accounts',
+      'accounts_history',
+      '_etl_runs',
+      '_etl_windows',
+    ])
       expect(names, name).toContain(name);
     const postings = manifest.tables.find((t) => t.name === 'loyalty_postings')!;
     expect(postings.partitionedBy).toBe('posted_at');
@@ -122,7 +139,9 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     expect(postings.columns.find((c) => c.name === '_window_start')!.type).toBe('DATE');
     expect(manifest.tables.find((t) => t.name === 'survey_responses')!.partitionedBy).toBe('answered_at');
     expect(manifest.tables.find((t) => t.name === 'accounts_history')!.partitionedBy).toBe('valid_from');
-    expect(manifest.tables.find((t) => t.name === '_etl_runs')!.files.map((f) => f.path)).toEqual(['_etl_runs/part.parquet']);
+    expect(manifest.tables.find((t) => t.name === '_etl_runs')!.files.map((f) => f.path)).toEqual([
+      '_etl_runs/part.parquet',
+    ]);
     expect(postings.rows).toBeGreaterThan(0);
 
     // read back, row for row
@@ -154,7 +173,9 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     expect(statSync(join(dir, april)).mtimeMs).toBe(mtimes.get(april));
     expect(after.tables.find((t) => t.name === 'loyalty_postings')!.files.map((f) => f.month)).toContain('2024-06');
     // exactly the files whose rows changed were written: the others kept their bytes and time
-    const rewritten = afterFiles.filter((f) => statSync(join(dir, f.path)).mtimeMs !== mtimes.get(f.path)).map((f) => f.path);
+    const rewritten = afterFiles
+      .filter((f) => statSync(join(dir, f.path)).mtimeMs !== mtimes.get(f.path))
+      .map((f) => f.path);
     expect(rewritten.length).toBe(written);
     const before = new Map(files.map((f) => [f.path, f]));
     for (const f of afterFiles) {
@@ -164,7 +185,8 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     }
     const warehouseAfter = await readTables(config, after);
     const lakeAfter = await readBack(dir, after);
-    for (const table of after.tables) expect(lakeAfter.get(table.name), table.name).toEqual(warehouseAfter.get(table.name));
+    for (const table of after.tables)
+      expect(lakeAfter.get(table.name), table.name).toEqual(warehouseAfter.get(table.name));
 
     // a link inside the folder is never followed: the export stops before writing through it
     const elsewhere = testTempDir('export-elsewhere-');
@@ -178,7 +200,13 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
 
   it('refuses a bad flag or an output that is a file or a link, with exit 2 and one line', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: PROGRAM.start, destination: config, streams: ['accounts'] });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: PROGRAM.start,
+      destination: config,
+      streams: ['accounts'],
+    });
     const where = testTempDir('export-bad-');
     const plain = join(where, 'a-file');
     writeFileSync(plain, 'not a folder');

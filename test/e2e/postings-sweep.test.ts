@@ -27,7 +27,14 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
     return next(request);
   };
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 38, accounts: CUSTOMERS, startDate: START, endDate: END, timezone: TZ, hooks: { middleware: [watch] } });
+    emulator = await startEmulator({
+      seed: 38,
+      accounts: CUSTOMERS,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      hooks: { middleware: [watch] },
+    });
   });
   afterAll(() => emulator.close());
 
@@ -60,7 +67,8 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   }
 
   const identity = (c: { phone: string | null; email: string | null }) => c.phone ?? c.email ?? '';
-  const truth = (from: string, to: string) => sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p })));
+  const truth = (from: string, to: string) =>
+    sortedByJson([...emulator.truth.postings(from, to)].map((p) => ({ ...p })));
 
   it(
     '`changed` with a sweep: the first night asks everyone, each night after asks the changed and the sweep; verify is clean every night and every posting is loaded within the sweep',
@@ -105,8 +113,12 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
       expect(stateAsked.size).toBe(Math.ceil(known.length / SWEEP_DAYS));
       const first = await verify(file, FIRST_NIGHT);
       expect(first.code, first.output).toBe(0);
-      expect(first.stdout).toMatch(/loyalty_postings: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/);
-      expect(first.stdout).toMatch(/loyalty_status: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/);
+      expect(first.stdout).toMatch(
+        /loyalty_postings: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/,
+      );
+      expect(first.stdout).toMatch(
+        /loyalty_status: \d+ customer\(s\) never asked yet, accepted: first_night: sweep leaves them to the sweep until/,
+      );
       const swept = new Set(asked);
       for (let day = addDays(FIRST_NIGHT, 1); day < addDays(FIRST_NIGHT, SWEEP_DAYS); day = addDays(day, 1)) {
         await night(file, day);

@@ -20,7 +20,8 @@ async function openSession(file: string) {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
   return {
-    count: async (table: string) => Number((await conn.runAndReadAll(`SELECT COUNT(*) AS n FROM ${table}`)).getRowObjectsJson()[0]!.n),
+    count: async (table: string) =>
+      Number((await conn.runAndReadAll(`SELECT COUNT(*) AS n FROM ${table}`)).getRowObjectsJson()[0]!.n),
     rows: async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson(),
     close: () => {
       conn.closeSync();
@@ -33,7 +34,15 @@ describe('the read-only copy of a DuckDB warehouse, published for analysts', () 
   let emulator: Emulator;
   const gate = new RequestGate();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 21, accounts: 80, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [gate.middleware] } });
+    emulator = await startEmulator({
+      seed: 21,
+      accounts: 80,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [gate.middleware] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -42,7 +51,12 @@ describe('the read-only copy of a DuckDB warehouse, published for analysts', () 
   it('a reader holding the copy open through a whole run never blocks it, and sees the previous state until the run publishes', async () => {
     const { config, warehouse } = await duckdbTestDestination.fresh();
     // the copy is compared with the warehouse itself: personal data as loaded
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: { ...config, analysts: { personal_data: 'keep' } } });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: { ...config, analysts: { personal_data: 'keep' } },
+    });
     const published = publishPathOf(config)!;
     expect(published).toBe(warehouse.replace(/\.duckdb$/, '.published.duckdb'));
 
@@ -82,7 +96,10 @@ describe('the read-only copy of a DuckDB warehouse, published for analysts', () 
     let inCopy;
     try {
       expect(await fresh.count('accounts')).toBe(customersThrough(TO));
-      expect(await fresh.rows(`SELECT status FROM _etl_runs`)).toEqual([{ status: 'succeeded' }, { status: 'succeeded' }]);
+      expect(await fresh.rows(`SELECT status FROM _etl_runs`)).toEqual([
+        { status: 'succeeded' },
+        { status: 'succeeded' },
+      ]);
       inCopy = await fresh.rows(everyAccount);
     } finally {
       fresh.close();
@@ -112,7 +129,13 @@ jobs:
     lookback_days: 0
     first_day: ${FROM}
 `);
-    const failing = await runCli(['run', '--config', jobs(`publish_path: ${JSON.stringify(join(blocked, 'copy.duckdb'))}`), '--until', TO]);
+    const failing = await runCli([
+      'run',
+      '--config',
+      jobs(`publish_path: ${JSON.stringify(join(blocked, 'copy.duckdb'))}`),
+      '--until',
+      TO,
+    ]);
     expect(failing.code).toBe(5);
     const lines = failing.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
     expect(lines).toEqual([

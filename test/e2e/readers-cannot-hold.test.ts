@@ -16,7 +16,13 @@ const SECRET = '7c2f0e9d8b1a4c3e5f60718293a4b5c6d7';
 describe('readers cannot hold the pipeline (PostgreSQL)', () => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 8, accounts: 8, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
+    emulator = await startEmulator({
+      seed: 8,
+      accounts: 8,
+      startDate: '2024-03-01',
+      endDate: '2024-03-03',
+      timezone: TZ,
+    });
   });
   afterAll(() => emulator.close());
 
@@ -53,7 +59,9 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
     await holder.connect();
     try {
       await holder.query(`SELECT pg_advisory_lock(hashtext('${config.schema}._etl_migrations'))`);
-      const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [
+        { pid: number },
+      ];
       const run = await runCli(['run', '--config', file, '--until', '2024-03-03'], { LOYALTY_BUSY_TIMEOUT_S: '2' });
       expect(run.code).toBe(3);
       const lines = run.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
@@ -71,7 +79,9 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
       await holder.query(`SELECT pg_advisory_lock(hashtext('${config.schema}.accounts'))`);
       const held = await runCli(['run', '--config', file, '--until', '2024-03-03'], { LOYALTY_BUSY_TIMEOUT_S: '2' });
       expect(held.code, held.stderr.slice(-1500)).toBe(1);
-      const errors = await withWarehouse(config, (conn) => conn.all<{ error: string }>(`SELECT error FROM _etl_windows WHERE status = 'failed'`));
+      const errors = await withWarehouse(config, (conn) =>
+        conn.all<{ error: string }>(`SELECT error FROM _etl_windows WHERE status = 'failed'`),
+      );
       expect(errors.length).toBeGreaterThan(0);
       expect(errors[0]!.error).toMatch(new RegExp(`held by session pid ${pid} \\(user \\w+, application 'psql'`));
       await holder.query(`SELECT pg_advisory_unlock_all()`);
@@ -89,8 +99,12 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
     // the test server's role is a superuser
     const check = await runCli(['check', '--config', file]);
     expect(check.code, check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/^warning: the warehouse role \w+ is a superuser .*; the pipeline needs only to own its schema/m);
-    expect(check.stdout).toMatch(/^warning: loyalty-etl sql with this jobs file connects as \w+, which can write: analysts need a read-only role/m);
+    expect(check.stdout).toMatch(
+      /^warning: the warehouse role \w+ is a superuser .*; the pipeline needs only to own its schema/m,
+    );
+    expect(check.stdout).toMatch(
+      /^warning: loyalty-etl sql with this jobs file connects as \w+, which can write: analysts need a read-only role/m,
+    );
 
     // an analyst's role that only reads is said nothing of; one that may end sessions is
     const admin = new pg.Client({ connectionString: config.url });
@@ -109,7 +123,11 @@ describe('readers cannot hold the pipeline (PostgreSQL)', () => {
       await admin.query(`GRANT pg_signal_backend TO ${role}`);
       const signals = await runCli(['sql', '--warehouse', url.toString(), '--csv', 'SELECT 1 AS one']);
       expect(signals.code).toBe(0);
-      expect(signals.stderr).toMatch(new RegExp(`^warning: the role ${role} can end other sessions, the pipeline’s among them \\(pg_signal_backend\\)`));
+      expect(signals.stderr).toMatch(
+        new RegExp(
+          `^warning: the role ${role} can end other sessions, the pipeline’s among them \\(pg_signal_backend\\)`,
+        ),
+      );
     } finally {
       await admin.query(`DROP OWNED BY ${role}`).catch(() => undefined);
       await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
@@ -123,7 +141,13 @@ describe.each(testDestinations)('setup mistakes and queries that look like flags
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: '2024-03-02', destination: config });
     await (await openDestination(config)).close(); // the warehouse's tables, empty
-    const result = await runCli(['sql', '--config', file, '--csv', '-- how many customers\nSELECT COUNT(*) AS n FROM accounts']);
+    const result = await runCli([
+      'sql',
+      '--config',
+      file,
+      '--csv',
+      '-- how many customers\nSELECT COUNT(*) AS n FROM accounts',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('n\n0\n');
     const after = await runCli(['sql', '-- two flags after it\nSELECT 2 AS two', '--config', file, '--csv']);
@@ -137,12 +161,24 @@ describe.each(testDestinations)('setup mistakes and queries that look like flags
       const { config } = await target.fresh();
       const inTheWay = join(testTempDir('spool-'), 'events');
       writeFileSync(inTheWay, 'a file where the spool folder should be');
-      const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: '2024-03-02', destination: config });
-      writeFileSync(file, readFileSync(file, 'utf8').replace(/( {2}path: .*\n)/, `$1  event_spool: ${JSON.stringify(inTheWay)}\n`));
+      const file = emulatorJobs({
+        url: 'http://127.0.0.1:9',
+        timezone: TZ,
+        firstDay: '2024-03-02',
+        destination: config,
+      });
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace(/( {2}path: .*\n)/, `$1  event_spool: ${JSON.stringify(inTheWay)}\n`),
+      );
       const receiver = await runCli(['webhook', '--config', file, '--port', '0'], { LOYALTY_WEBHOOK_SECRET: SECRET });
       expect(receiver.code).toBe(2);
       expect(receiver.stderr.split('\n').filter((l) => l !== '')).toEqual([
-        expect.stringMatching(new RegExp(`^loyalty-etl: webhook spool ${inTheWay} cannot be made or read \\(E\\w+.*\\); check destination\\.event_spool`)),
+        expect.stringMatching(
+          new RegExp(
+            `^loyalty-etl: webhook spool ${inTheWay} cannot be made or read \\(E\\w+.*\\); check destination\\.event_spool`,
+          ),
+        ),
       ]);
       const run = await runCli(['run', '--config', file, '--until', '2024-03-02']);
       expect(run.code).toBe(2);

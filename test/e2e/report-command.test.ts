@@ -46,7 +46,9 @@ describe('run --report rewrites the page after every run', () => {
     const first = readFileSync(page, 'utf8');
     expect(cellClasses(first, 'accounts')).toHaveLength(3);
     expect(cellClasses(first, 'accounts').every(loaded)).toBe(true);
-    expect(first).toContain('<div class="banner ok"><strong>Complete</strong>: every stream is loaded through 2024-05-03');
+    expect(first).toContain(
+      '<div class="banner ok"><strong>Complete</strong>: every stream is loaded through 2024-05-03',
+    );
 
     emulator.faults.set({ downAfter: 0 });
     const bad = await runCli(['run', '--config', file, '--until', '2024-05-05', '--report', page]);
@@ -54,7 +56,13 @@ describe('run --report rewrites the page after every run', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/"msg":"report written"/);
     const second = readFileSync(page, 'utf8');
-    expect(cellClasses(second, 'accounts').map((c) => (loaded(c) ? 'done' : c))).toEqual(['done', 'done', 'done', 'f', 'f']);
+    expect(cellClasses(second, 'accounts').map((c) => (loaded(c) ? 'done' : c))).toEqual([
+      'done',
+      'done',
+      'done',
+      'f',
+      'f',
+    ]);
     expect(second).toContain('<div class="banner bad"><strong>Needs attention</strong>');
     expect(readdirSync(dirname(page))).toEqual(['status.html']); // written beside and renamed over: no temp file left
 
@@ -65,7 +73,9 @@ describe('run --report rewrites the page after every run', () => {
       expect.stringMatching(/^loyalty-etl: --report: .*no-such-folder\/status\.html: folder .* does not exist$/),
     ]);
     expect(existsSync(nowhere)).toBe(false);
-    const runs = await withWarehouse(config, (conn) => conn.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM _etl_runs'));
+    const runs = await withWarehouse(config, (conn) =>
+      conn.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM _etl_runs'),
+    );
     expect(Number(runs[0]!.n)).toBe(2); // nothing was attempted
   });
 
@@ -91,9 +101,24 @@ describe('report --serve (PostgreSQL)', () => {
   it('serves the page, rewrites it from the warehouse while it serves, and stops on SIGTERM', async () => {
     const { config } = await postgresTestDestination.fresh();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config });
-    expect((await captureStdout(() => backfillCommand({ config: file, from: FROM, to: '2024-05-02' }))).error).toBeUndefined();
+    expect(
+      (await captureStdout(() => backfillCommand({ config: file, from: FROM, to: '2024-05-02' }))).error,
+    ).toBeUndefined();
     const page = join(testTempDir('serve-'), 'status.html');
-    const server = startCli(['report', '--config', file, '--until', TO, '--output', page, '--serve', '--port', '0', '--every', '1']);
+    const server = startCli([
+      'report',
+      '--config',
+      file,
+      '--until',
+      TO,
+      '--output',
+      page,
+      '--serve',
+      '--port',
+      '0',
+      '--every',
+      '1',
+    ]);
     try {
       const url = await waitFor(() => /serving (http:\/\/\S+)/.exec(server.output())?.[1]);
       const first = await fetch(url);
@@ -101,9 +126,20 @@ describe('report --serve (PostgreSQL)', () => {
       expect(first.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const text = await first.text();
       expect(text).toContain('<meta http-equiv="refresh" content="1">');
-      expect(cellClasses(text, 'accounts').map((c) => (loaded(c) ? 'done' : c))).toEqual(['done', 'done', 'm', 'm', 'm', 'm', 'm', 'm']);
+      expect(cellClasses(text, 'accounts').map((c) => (loaded(c) ? 'done' : c))).toEqual([
+        'done',
+        'done',
+        'm',
+        'm',
+        'm',
+        'm',
+        'm',
+        'm',
+      ]);
 
-      expect((await captureStdout(() => backfillCommand({ config: file, from: '2024-05-03', to: TO }))).error).toBeUndefined();
+      expect(
+        (await captureStdout(() => backfillCommand({ config: file, from: '2024-05-03', to: TO }))).error,
+      ).toBeUndefined();
       const later = await waitFor(async () => {
         const classes = cellClasses(await (await fetch(url)).text(), 'accounts');
         return classes.every(loaded) ? classes : undefined;

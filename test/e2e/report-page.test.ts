@@ -23,10 +23,16 @@ const STREAMS = ['accounts', 'surveys', 'loyalty_postings'] as const;
 const DAYS = planWindows(FROM, TO, 1).map((w) => w.start);
 /** What the warehouse built below holds, per day, for surveys and postings: two loaded ranges, a gap between them, a failed night, and the last day not reached. */
 const EXPECTED = DAYS.map((day) =>
-  day <= '2024-05-06' || (day >= '2024-05-09' && day <= '2024-05-12') ? 'done' : day === '2024-05-13' ? 'failed' : 'missing',
+  day <= '2024-05-06' || (day >= '2024-05-09' && day <= '2024-05-12')
+    ? 'done'
+    : day === '2024-05-13'
+      ? 'failed'
+      : 'missing',
 );
 /** Accounts have no gap: the second backfill loads the customer directory up to its first day, 7 and 8 May included. */
-const EXPECTED_ACCOUNTS = DAYS.map((day) => (day <= '2024-05-12' ? 'done' : day === '2024-05-13' ? 'failed' : 'missing'));
+const EXPECTED_ACCOUNTS = DAYS.map((day) =>
+  day <= '2024-05-12' ? 'done' : day === '2024-05-13' ? 'failed' : 'missing',
+);
 const expectedOf = (stream: string) => (stream === 'accounts' ? EXPECTED_ACCOUNTS : EXPECTED);
 const FAILED_INDEX = DAYS.indexOf('2024-05-13');
 const GAP_INDEX = DAYS.indexOf('2024-05-07');
@@ -36,7 +42,10 @@ const QUICK = { backoff_base_ms: 5, backoff_max_ms: 20 };
  * Builds the warehouse through the real pipeline: backfills of 1–6 May and 9–12 May (7 and 8 May loaded for accounts alone, as the directory),
  * then 13 May with the source down (every window of that night fails).
  */
-async function buildWarehouse(emulator: Emulator, target: TestDestination): Promise<{ config: DestinationSettings; file: string }> {
+async function buildWarehouse(
+  emulator: Emulator,
+  target: TestDestination,
+): Promise<{ config: DestinationSettings; file: string }> {
   const { config } = await target.fresh();
   const file = emulatorJobs({
     url: emulator.url,
@@ -48,7 +57,8 @@ async function buildWarehouse(emulator: Emulator, target: TestDestination): Prom
     sourceKeys: QUICK,
     postings: '    postings:\n      max_span_days: 31\n',
   });
-  const quiet = async (from: string, to: string) => (await captureStdout(() => backfillCommand({ config: file, from, to }))).error;
+  const quiet = async (from: string, to: string) =>
+    (await captureStdout(() => backfillCommand({ config: file, from, to }))).error;
   expect(await quiet(FROM, '2024-05-06')).toBeUndefined();
   expect(await quiet('2024-05-09', '2024-05-12')).toBeUndefined();
   emulator.faults.set({ downAfter: 0 });
@@ -61,14 +71,29 @@ async function buildWarehouse(emulator: Emulator, target: TestDestination): Prom
 function readModel(config: DestinationSettings, file: string): Promise<ReportModel> {
   const jobConfig = loadConfig(file).jobs.nightly!;
   return withWarehouse(config, (conn) =>
-    readReportModel(conn, { job: 'nightly', jobConfig, schema: config.schema, warehouse: config.type, timezone: TZ, through: TO }),
+    readReportModel(conn, {
+      job: 'nightly',
+      jobConfig,
+      schema: config.schema,
+      warehouse: config.type,
+      timezone: TZ,
+      through: TO,
+    }),
   );
 }
 
 describe.each(testDestinations)('the status page model on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 27, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, badRecordRate: 0.08, port: 0 });
+    emulator = await startEmulator({
+      seed: 27,
+      accounts: 60,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      badRecordRate: 0.08,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -87,7 +112,8 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
         s.stream,
       ).toEqual(expectedOf(s.stream));
       expect(s.windows[FAILED_INDEX]!.error, s.stream).toMatch(/503|not loaded/);
-      if (s.stream === 'accounts') expect(s).toMatchObject({ completeThrough: '2024-05-12', lagDays: 2, gaps: 0, windowsFailed: 1 });
+      if (s.stream === 'accounts')
+        expect(s).toMatchObject({ completeThrough: '2024-05-12', lagDays: 2, gaps: 0, windowsFailed: 1 });
       else expect(s).toMatchObject({ completeThrough: '2024-05-06', lagDays: 8, gaps: 2, windowsFailed: 1 });
     }
     // a window's counts are what the source served that day
@@ -114,7 +140,9 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
     const total = model.rejectDays.reduce((n, r) => n + r.count, 0);
     expect(total).toBeGreaterThan(5);
     expect(model.rejectReasons.length).toBeGreaterThan(1);
-    expect(model.rejectReasons.map((r) => r.count)).toEqual([...model.rejectReasons.map((r) => r.count)].sort((a, b) => b - a));
+    expect(model.rejectReasons.map((r) => r.count)).toEqual(
+      [...model.rejectReasons.map((r) => r.count)].sort((a, b) => b - a),
+    );
     for (const r of model.rejectReasons) {
       expect(r.reason).not.toMatch(/"[^"…]+"/); // the quoted value is blanked, so one defect is one reason
       expect(() => JSON.parse(r.example.payload)).not.toThrow();
@@ -126,7 +154,14 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
       ['backfill --from 2024-05-09 --to 2024-05-12', 'succeeded'],
       ['backfill --from 2024-05-01 --to 2024-05-06', 'succeeded'],
     ]);
-    expect(model.backfills[0]).toMatchObject({ from: '2024-05-13', to: '2024-05-13', status: 'open', windowsTotal: 3, windowsFailed: 3, windowsDone: 0 });
+    expect(model.backfills[0]).toMatchObject({
+      from: '2024-05-13',
+      to: '2024-05-13',
+      status: 'open',
+      windowsTotal: 3,
+      windowsFailed: 3,
+      windowsDone: 0,
+    });
     const counts = await withWarehouse(config, async (conn) => {
       const [row] = await conn.all<{ a: number | string; w: number | string }>(
         'SELECT (SELECT COUNT(*) FROM accounts) AS a, (SELECT COUNT(*) FROM _etl_windows) AS w',
@@ -135,14 +170,24 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
     });
     expect(model.tables.find((t) => t.table === 'accounts')?.rows).toBe(counts.accounts);
     expect(model.tables.find((t) => t.table === '_etl_windows')?.rows).toBe(counts._etl_windows);
-    expect(model.tables.findIndex((t) => t.table.startsWith('_'))).toBeGreaterThan(model.tables.findIndex((t) => t.table === 'loyalty_postings'));
+    expect(model.tables.findIndex((t) => t.table.startsWith('_'))).toBeGreaterThan(
+      model.tables.findIndex((t) => t.table === 'loyalty_postings'),
+    );
   });
 });
 
 describe('the status page in Chromium (DuckDB)', () => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 27, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, badRecordRate: 0.08, port: 0 });
+    emulator = await startEmulator({
+      seed: 27,
+      accounts: 60,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      badRecordRate: 0.08,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -150,7 +195,10 @@ describe('the status page in Chromium (DuckDB)', () => {
     const { config, file } = await buildWarehouse(emulator, duckdbTestDestination);
     const model = await readModel(config, file);
     // a payload and an error as hostile as source data can be, frequent enough to be among the reasons shown
-    const hostile = { payload: '{"first":"</script><script>window.__pwned=1</script>"}', error: 'first: <img src=x onerror="window.__pwned=2"> is not a name' };
+    const hostile = {
+      payload: '{"first":"</script><script>window.__pwned=1</script>"}',
+      error: 'first: <img src=x onerror="window.__pwned=2"> is not a name',
+    };
     await withWarehouse(config, (conn) =>
       conn.run(
         `INSERT INTO _etl_rejects (job, run_id, stream, window_start, payload, error, rejected_at) SELECT 'nightly', 'r', 'accounts', DATE '2024-05-02', $1, $2, now() FROM range(50)`,
@@ -164,7 +212,9 @@ describe('the status page in Chromium (DuckDB)', () => {
     const cli = await runCli(['report', '--config', file, '--until', TO, '--output', page, '--reject-payloads']);
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toMatch(new RegExp(`^report written to .*status\\.html: ${DAYS.length * 3} windows, \\d+ KB\\n$`));
+    expect(cli.stdout).toMatch(
+      new RegExp(`^report written to .*status\\.html: ${DAYS.length * 3} windows, \\d+ KB\\n$`),
+    );
 
     const browser = await launchChromium();
     try {
@@ -174,7 +224,9 @@ describe('the status page in Chromium (DuckDB)', () => {
         const cells = tab.locator(`svg.cal[data-stream="${s.stream}"] g.cells rect`);
         expect(await cells.count(), s.stream).toBe(DAYS.length);
         const classes = await cells.evaluateAll((els) => els.map((el) => el.getAttribute('class')));
-        const expected = s.windows.map((w) => (w.status === 'failed' ? 'f' : w.status === 'missing' ? 'm' : w.rejected > 0 ? 'r' : 'd'));
+        const expected = s.windows.map((w) =>
+          w.status === 'failed' ? 'f' : w.status === 'missing' ? 'm' : w.rejected > 0 ? 'r' : 'd',
+        );
         expect(
           classes.map((c) => c!.replace(/^r\d$/, 'r')),
           s.stream,
@@ -184,7 +236,8 @@ describe('the status page in Chromium (DuckDB)', () => {
           `[...document.querySelectorAll('svg.cal[data-stream="${s.stream}"] g.cells rect')].map((el) => getComputedStyle(el).fill)`,
         );
         expect(fills[FAILED_INDEX], `${s.stream}: the failed night is red`).toBe('rgb(207, 34, 46)');
-        if (s.stream !== 'accounts') expect(fills[GAP_INDEX], `${s.stream}: the gap is grey`).toBe('rgb(208, 215, 222)');
+        if (s.stream !== 'accounts')
+          expect(fills[GAP_INDEX], `${s.stream}: the gap is grey`).toBe('rgb(208, 215, 222)');
         expect(fills[0], `${s.stream}: a loaded night is green (or amber with rejects)`).toMatch(
           /^rgb\((45, 164, 78|141, 184, 58|212, 167, 44|225, 111, 36)\)$/,
         );

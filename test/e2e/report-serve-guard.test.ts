@@ -14,7 +14,10 @@ const TZ = 'UTC';
 const PAYLOAD = JSON.stringify({ customerId: 'C-9', email: 'maria.k@example.com', phone: '306912345678' });
 
 /** Sends a GET with the given `Host` header (fetch does not let a test choose it). */
-function getWithHost(url: string, host: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function getWithHost(
+  url: string,
+  host: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ hostname, port, path: '/', method: 'GET', headers: { host } }, (res) => {
@@ -39,7 +42,13 @@ async function waitFor<T>(probe: () => T | undefined): Promise<T> {
 
 let emulator: Emulator;
 beforeAll(async () => {
-  emulator = await startEmulator({ seed: 9, accounts: 8, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
+  emulator = await startEmulator({
+    seed: 9,
+    accounts: 8,
+    startDate: '2024-03-01',
+    endDate: '2024-03-03',
+    timezone: TZ,
+  });
 });
 afterAll(() => emulator.close());
 
@@ -68,7 +77,9 @@ describe.each(testDestinations)('the status page leaves customer data off unless
     expect(plain).not.toContain('maria.k@example.com');
     expect(plain).not.toContain('306912345678');
     expect(plain).toContain('--reject-payloads');
-    expect((await runCli(['report', '--config', file, '--until', '2024-03-03', '--output', page, '--reject-payloads'])).code).toBe(0);
+    expect(
+      (await runCli(['report', '--config', file, '--until', '2024-03-03', '--output', page, '--reject-payloads'])).code,
+    ).toBe(0);
     const full = readFileSync(page, 'utf8');
     expect(full).toContain('maria.k@example.com');
     expect(full).toContain('306912345678');
@@ -129,10 +140,25 @@ describe('report --serve guards the page it serves', () => {
   it('warns when it serves beyond this machine', async () => {
     const { file } = await warehouseWithReject(duckdbTestDestination);
     const page = join(testTempDir('serve-'), 'status.html');
-    const server = startCli(['report', '--config', file, '--until', '2024-03-03', '--output', page, '--serve', '--port', '0', '--host', '0.0.0.0']);
+    const server = startCli([
+      'report',
+      '--config',
+      file,
+      '--until',
+      '2024-03-03',
+      '--output',
+      page,
+      '--serve',
+      '--port',
+      '0',
+      '--host',
+      '0.0.0.0',
+    ]);
     try {
       await waitFor(() => /serving (http:\/\/\S+)/.exec(server.output())?.[1]);
-      expect(server.output()).toMatch(/^warning: --host 0\.0\.0\.0 serves the status page beyond this machine: it has no login/m);
+      expect(server.output()).toMatch(
+        /^warning: --host 0\.0\.0\.0 serves the status page beyond this machine: it has no login/m,
+      );
     } finally {
       server.child.kill('SIGTERM');
     }

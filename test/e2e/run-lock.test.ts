@@ -15,7 +15,15 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
   let emulator: Emulator;
   const gate = new RequestGate();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 3, accounts: 60, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [gate.middleware] } });
+    emulator = await startEmulator({
+      seed: 3,
+      accounts: 60,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [gate.middleware] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -46,9 +54,15 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
     expect(done.code, done.stderr.slice(-800)).toBe(0);
     await withWarehouse(config, async (conn) => {
       expect(await readAccounts(conn)).toEqual(truth());
-      expect(await conn.all(`SELECT command, status FROM _etl_runs`)).toEqual([{ command: 'run', status: 'succeeded' }]);
-      expect(await conn.all(`SELECT lock_name, run_id FROM _etl_locks`)).toEqual([{ lock_name: 'run:nightly', run_id: null }]);
-      const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
+      expect(await conn.all(`SELECT command, status FROM _etl_runs`)).toEqual([
+        { command: 'run', status: 'succeeded' },
+      ]);
+      expect(await conn.all(`SELECT lock_name, run_id FROM _etl_locks`)).toEqual([
+        { lock_name: 'run:nightly', run_id: null },
+      ]);
+      const [mark] = await conn.all<{ d: string }>(
+        `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`,
+      );
       expect(mark!.d).toBe(TO);
     });
   });
@@ -71,7 +85,9 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
     expect(next.code, next.stderr.slice(-800)).toBe(0);
     await withWarehouse(config, async (conn) => {
       expect(await readAccounts(conn)).toEqual(truth());
-      expect((await conn.all<{ status: string }>(`SELECT status FROM _etl_runs ORDER BY started_at`)).map((r) => r.status)).toEqual(['abandoned', 'succeeded']);
+      expect(
+        (await conn.all<{ status: string }>(`SELECT status FROM _etl_runs ORDER BY started_at`)).map((r) => r.status),
+      ).toEqual(['abandoned', 'succeeded']);
     });
   });
 
@@ -92,7 +108,9 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
     const blocked = runCommand({ config: file, until: TO });
     if (target.name === 'postgres') {
       await expect(blocked).rejects.toThrow(JobBusyError);
-      await expect(blocked).rejects.toThrow(/job nightly is already running \(run elsewhere-run, pid 4242 on another-host/);
+      await expect(blocked).rejects.toThrow(
+        /job nightly is already running \(run elsewhere-run, pid 4242 on another-host/,
+      );
       await holder('-1 second');
       await runCommand({ config: file, until: TO });
     } else {
@@ -100,7 +118,9 @@ describe.each(testDestinations)('one run at a time on $name', (target) => {
       await blocked;
     }
     await withWarehouse(config, async (conn) => {
-      expect(await conn.all(`SELECT status FROM _etl_runs WHERE run_id = 'elsewhere-run'`)).toEqual([{ status: 'abandoned' }]);
+      expect(await conn.all(`SELECT status FROM _etl_runs WHERE run_id = 'elsewhere-run'`)).toEqual([
+        { status: 'abandoned' },
+      ]);
       expect(await readAccounts(conn)).toEqual(truth());
     });
   });

@@ -14,7 +14,14 @@ describe('run, as a scheduler starts it (no --until)', () => {
   const firstDay = addDays(yesterday, -4);
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 9, accounts: 50, startDate: addDays(firstDay, -10), endDate: yesterday, timezone: TZ, port: 0 });
+    emulator = await startEmulator({
+      seed: 9,
+      accounts: 50,
+      startDate: addDays(firstDay, -10),
+      endDate: yesterday,
+      timezone: TZ,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -23,9 +30,16 @@ describe('run, as a scheduler starts it (no --until)', () => {
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay, destination: config, lookbackDays: 2 });
     const windowsOfLastRun = () =>
       withWarehouse(config, async (conn) => {
-        const [run] = await conn.all<{ run_id: string }>(`SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1`);
-        const rows = await conn.all<{ w: string }>(`SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`, [run!.run_id]);
-        const [mark] = await conn.all<{ d: string }>(`SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`);
+        const [run] = await conn.all<{ run_id: string }>(
+          `SELECT run_id FROM _etl_runs ORDER BY started_at DESC LIMIT 1`,
+        );
+        const rows = await conn.all<{ w: string }>(
+          `SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE run_id = $1 ORDER BY 1`,
+          [run!.run_id],
+        );
+        const [mark] = await conn.all<{ d: string }>(
+          `SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks`,
+        );
         return { windows: rows.map((r) => r.w), watermark: mark!.d, accounts: await readAccounts(conn) };
       });
 
@@ -34,7 +48,9 @@ describe('run, as a scheduler starts it (no --until)', () => {
     expect(first.windows).toEqual([0, 1, 2, 3, 4].map((n) => addDays(firstDay, n)));
     expect(first.watermark).toBe(yesterday);
     // nothing before the first day was asked for
-    expect(first.accounts).toEqual(new Map([...emulator.truth.accounts(firstDay, yesterday)].map((a) => [a.customer_id, { ...a }])));
+    expect(first.accounts).toEqual(
+      new Map([...emulator.truth.accounts(firstDay, yesterday)].map((a) => [a.customer_id, { ...a }])),
+    );
 
     await runCommand({ config: file });
     const second = await windowsOfLastRun();

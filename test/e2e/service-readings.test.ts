@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/cli/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { verifyCommand } from '../../src/commands/verify.js';
-import { startEmulator, type Emulator, type EmulatorResponse, type StartEmulatorOptions, type Middleware } from '../../src/emulator/index.js';
+import {
+  startEmulator,
+  type Emulator,
+  type EmulatorResponse,
+  type StartEmulatorOptions,
+  type Middleware,
+} from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-program.js';
@@ -29,7 +35,10 @@ function emulatorWith(options: StartEmulatorOptions): Promise<Emulator> {
 }
 
 /** The JSON body of a response, changed by `change`. */
-async function rewriteJson(response: EmulatorResponse, change: (body: { data?: Array<Record<string, unknown>> }) => void): Promise<EmulatorResponse> {
+async function rewriteJson(
+  response: EmulatorResponse,
+  change: (body: { data?: Array<Record<string, unknown>> }) => void,
+): Promise<EmulatorResponse> {
   let text = '';
   if (typeof response.body === 'string') text = response.body;
   else for await (const chunk of response.body) text += chunk;
@@ -55,12 +64,22 @@ describe.each(testDestinations)('a service that reads the spec otherwise, into $
     const emulator = await emulatorWith({ hooks: { middleware: [renamedKey] } });
     try {
       const { config } = await target.fresh();
-      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'] });
-      await expect(backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' })).rejects.toThrow(
+      const file = emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: RANGE.startDate,
+        destination: config,
+        streams: ['accounts'],
+      });
+      await expect(
+        backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' }),
+      ).rejects.toThrow(
         /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all \d+ records rejected \(the first: customerId: is missing: accounts are keyed on it\)/,
       );
       await withWarehouse(config, async (conn) => {
-        expect(await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`)).toEqual([{ status: 'failed' }]);
+        expect(await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`)).toEqual([
+          { status: 'failed' },
+        ]);
         const [accounts] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`);
         expect(Number(accounts!.n)).toBe(0); // nothing keyed on NULL
       });
@@ -73,13 +92,23 @@ describe.each(testDestinations)('a service that reads the spec otherwise, into $
     const emulator = await emulatorWith({ readings: { exportEnd: 'exclusive' } });
     try {
       const { config } = await target.fresh();
-      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts', 'surveys'] });
-      await expect(backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '1' })).rejects.toThrow(
+      const file = emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: RANGE.startDate,
+        destination: config,
+        streams: ['accounts', 'surveys'],
+      });
+      await expect(
+        backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '1' }),
+      ).rejects.toThrow(
         /accounts 2024-02-01\.\.2024-02-10: the source counts \d+ records in these days, but reading its windows found none; if the export leaves out its end day, set source\.export_end: exclusive/,
       );
       await withWarehouse(config, async (conn) => {
         // never recorded done with nothing
-        expect(await conn.all<{ stream: string }>(`SELECT DISTINCT stream FROM _etl_windows WHERE status = 'done'`)).toEqual([]);
+        expect(
+          await conn.all<{ stream: string }>(`SELECT DISTINCT stream FROM _etl_windows WHERE status = 'done'`),
+        ).toEqual([]);
       });
     } finally {
       await emulator.close();
@@ -87,7 +116,9 @@ describe.each(testDestinations)('a service that reads the spec otherwise, into $
   });
 });
 
-const LISTINGS = (['per-change', 'current'] as const).flatMap((listing) => testDestinations.map((target) => ({ listing, target, name: target.name })));
+const LISTINGS = (['per-change', 'current'] as const).flatMap((listing) =>
+  testDestinations.map((target) => ({ listing, target, name: target.name })),
+);
 
 describe.each(LISTINGS)('an accounts export that lists customers $listing, into $name', ({ listing, target }) => {
   let emulator: Emulator;
@@ -98,10 +129,19 @@ describe.each(LISTINGS)('an accounts export that lists customers $listing, into 
 
   it('loads the ground truth, never backdates a version, and verify finds no gap until a customer is deleted, then names it', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'], pageSize: 4 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: RANGE.startDate,
+      destination: config,
+      streams: ['accounts'],
+      pageSize: 4,
+    });
     await backfillCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, concurrency: '2' });
     await withWarehouse(config, async (conn) => {
-      const truth = new Map([...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)].map((a) => [a.customer_id, { ...a }]));
+      const truth = new Map(
+        [...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)].map((a) => [a.customer_id, { ...a }]),
+      );
       expect(await readAccounts(conn)).toEqual(truth);
       const versions = await conn.all<{ customer_id: string; valid_from: string; set_at: string | null }>(
         `SELECT customer_id, CAST(valid_from AS VARCHAR) AS valid_from, CAST(profile_set_at AS VARCHAR) AS set_at FROM accounts_history`,
@@ -118,17 +158,23 @@ describe.each(LISTINGS)('an accounts export that lists customers $listing, into 
       expect(backdated).toEqual([]);
     });
 
-    const clean = await captureStdout(() => verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }));
+    const clean = await captureStdout(() =>
+      verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }),
+    );
     expect(clean.error, clean.out).toBeUndefined();
     expect(clean.out).toMatch(/no gaps/);
     expect(clean.out).toMatch(/customer directory: complete/);
 
     const gone = [...emulator.truth.accounts(RANGE.startDate, RANGE.endDate)][0]!.customer_id;
     await withWarehouse(config, (conn) => conn.run(`DELETE FROM accounts WHERE customer_id = $1`, [gone]));
-    const gap = await captureStdout(() => verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }));
+    const gap = await captureStdout(() =>
+      verifyCommand({ config: file, from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' }),
+    );
     expect(gap.error).toBeInstanceOf(CommandError);
     expect((gap.error as CommandError).exitCode).toBe(4);
-    expect((gap.error as CommandError).message).toMatch(new RegExp(`customer directory: 1 customer\\(s\\) missing from accounts; first: ${gone} `));
+    expect((gap.error as CommandError).message).toMatch(
+      new RegExp(`customer directory: 1 customer\\(s\\) missing from accounts; first: ${gone} `),
+    );
   });
 });
 
@@ -153,7 +199,10 @@ describe.each(testDestinations)('listings whose order changes between page reque
         );
       const out: Array<[string, string, number, number]> = [];
       for (const w of done) {
-        const truth = w.stream === 'surveys' ? [...emulator.truth.surveyResponses(w.d, w.d)] : [...emulator.truth.postings(w.d, w.d)];
+        const truth =
+          w.stream === 'surveys'
+            ? [...emulator.truth.surveyResponses(w.d, w.d)]
+            : [...emulator.truth.postings(w.d, w.d)];
         out.push([w.stream, w.d, Number((await held(w.stream, w.d))[0]!.n), truth.length]);
       }
       return out;
@@ -174,11 +223,15 @@ describe.each(testDestinations)('listings whose order changes between page reque
     // the customers first, each window in one page; then surveys and postings one record a page
     await backfillCommand({ config: jobs(500), from: RANGE.startDate, to: RANGE.endDate, stream: 'accounts' });
     for (const stream of ['surveys', 'loyalty_postings']) {
-      await expect(backfillCommand({ config: jobs(1), from: RANGE.startDate, to: RANGE.endDate, stream, concurrency: '2' }), stream).rejects.toThrow(
+      await expect(
+        backfillCommand({ config: jobs(1), from: RANGE.startDate, to: RANGE.endDate, stream, concurrency: '2' }),
+        stream,
+      ).rejects.toThrow(
         /the listing kept changing while it was read, 3 times in a row \(read 1: two reads of pages 1\.\.\d+ \(totalCount \d+ both times\) held different records/,
       );
     }
-    for (const [stream, day, held, truth] of await doneWindowsAgainstTruth(config)) expect(held, `${stream} ${day}`).toBe(truth);
+    for (const [stream, day, held, truth] of await doneWindowsAgainstTruth(config))
+      expect(held, `${stream} ${day}`).toBe(truth);
   });
 
   it('with pages that hold each listing whole, loads the exact truth', async () => {
@@ -222,21 +275,36 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
 
   it('loads the voucher and every other voucher of its customer, the field NULL, and keeps the raw value and the problem', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: PROGRAM.start, destination: config, streams: ['accounts', 'vouchers'] });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: PROGRAM.start,
+      destination: config,
+      streams: ['accounts', 'vouchers'],
+    });
     const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
     expect(run.code, run.stderr.slice(-800)).toBe(0);
-    expect(run.stdout).toMatch(/^vouchers: .*, 0 rejected, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m);
+    expect(run.stdout).toMatch(
+      /^vouchers: .*, 0 rejected, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
+    );
     await withWarehouse(config, async (conn) => {
       const truth = truthState(emulator.truth).vouchers;
       const [held] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM vouchers`);
       expect(Number(held!.n)).toBe(truth.length);
-      const fields = await conn.all<{ stream: string; record_key: string; field: string; raw_value: string; error: string }>(
-        `SELECT stream, record_key, field, raw_value, error FROM _etl_field_rejects`,
-      );
+      const fields = await conn.all<{
+        stream: string;
+        record_key: string;
+        field: string;
+        raw_value: string;
+        error: string;
+      }>(`SELECT stream, record_key, field, raw_value, error FROM _etl_field_rejects`);
       expect(fields).toHaveLength(1);
       expect(fields[0]).toMatchObject({ stream: 'vouchers', field: 'value', raw_value: '"lots"' });
       expect(fields[0]!.record_key).toMatch(new RegExp(` ${code}$`));
-      const [bad] = await conn.all<{ value: string | null }>(`SELECT CAST(value AS VARCHAR) AS value FROM vouchers WHERE code = $1`, [code]);
+      const [bad] = await conn.all<{ value: string | null }>(
+        `SELECT CAST(value AS VARCHAR) AS value FROM vouchers WHERE code = $1`,
+        [code],
+      );
       expect(bad!.value).toBeNull();
       expect(await conn.all(`SELECT * FROM _etl_rejects`)).toEqual([]);
     });
@@ -252,7 +320,13 @@ describe.each(testDestinations)('a source whose counts exceed what its listings 
   let inflate = false;
   const inflatedCount: Middleware = async (request, next) => {
     const response = await next(request);
-    if (!inflate || request.path !== '/business-data/accounts' || request.query.get('size') !== '1' || response.status !== 200) return response;
+    if (
+      !inflate ||
+      request.path !== '/business-data/accounts' ||
+      request.query.get('size') !== '1' ||
+      response.status !== 200
+    )
+      return response;
     return rewriteJson(response, (body) => void ((body as { totalCount: number }).totalCount += 1));
   };
   beforeAll(async () => {
@@ -262,14 +336,30 @@ describe.each(testDestinations)('a source whose counts exceed what its listings 
 
   it("verify invents no gap: each window's listing proves itself, and where too many are left to read it says it cannot prove, exit 6", async () => {
     const { config, warehouse } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: RANGE.startDate, destination: config, streams: ['accounts'] });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: RANGE.startDate,
+      destination: config,
+      streams: ['accounts'],
+    });
     await backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-28' });
-    expect((await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], { LOYALTY_WAREHOUSE: warehouse })).code).toBe(0);
+    expect(
+      (
+        await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], {
+          LOYALTY_WAREHOUSE: warehouse,
+        })
+      ).code,
+    ).toBe(0);
     inflate = true;
     try {
-      const verify = await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], { LOYALTY_WAREHOUSE: warehouse });
+      const verify = await runCli(['verify', '--config', file, '--from', RANGE.startDate, '--to', '2024-02-28'], {
+        LOYALTY_WAREHOUSE: warehouse,
+      });
       // every window's count says one more; the windows' own listings hold what the warehouse holds
-      expect(verify.stdout).toMatch(/verified 28 window\(s\) × 1 stream\(s\) \(accounts\) of job nightly, 2024-02-01\.\.2024-02-28: no gaps/);
+      expect(verify.stdout).toMatch(
+        /verified 28 window\(s\) × 1 stream\(s\) \(accounts\) of job nightly, 2024-02-01\.\.2024-02-28: no gaps/,
+      );
       // the directory's count too, over more windows than it reads whole: what it cannot settle, it says
       expect(verify.code, verify.stderr).toBe(6);
       expect(verify.stderr).toMatch(

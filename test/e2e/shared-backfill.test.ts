@@ -5,7 +5,13 @@ import { emulatorJobs, startCli } from '../helpers/cli.js';
 import { postgresTestDestination } from '../helpers/destinations.js';
 import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { RequestLog } from '../helpers/request-log.js';
-import { readAccounts, readPostings, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  readAccounts,
+  readPostings,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-01-01';
@@ -77,13 +83,23 @@ describe('three workers on one PostgreSQL share a backfill', () => {
       // the work was shared: each worker loaded windows
       expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set(runs.map((r) => r.run_id)));
       // postings spans ask each customer once; a span loaded twice would leave requests not recorded in the ledger
-      const postingsRequests = rows.filter((r) => r.stream === 'loyalty_postings').reduce((n, r) => n + Number(r.requests), 0);
+      const postingsRequests = rows
+        .filter((r) => r.stream === 'loyalty_postings')
+        .reduce((n, r) => n + Number(r.requests), 0);
       expect(postingsRequests).toBe(log.count('/accounts/loyalty/postings'));
 
-      expect(await readAccounts(conn)).toEqual(new Map([...emulator.truth.accounts(FROM, TO)].map((a) => [a.customer_id, { ...a }])));
-      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(sortedByJson([...emulator.truth.surveyResponses(FROM, TO)].map((r) => ({ ...r }))));
-      expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...emulator.truth.postings(FROM, TO)].map((p) => ({ ...p }))));
-      const marks = await conn.all<{ stream: string; d: string }>(`SELECT stream, CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks ORDER BY stream`);
+      expect(await readAccounts(conn)).toEqual(
+        new Map([...emulator.truth.accounts(FROM, TO)].map((a) => [a.customer_id, { ...a }])),
+      );
+      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(
+        sortedByJson([...emulator.truth.surveyResponses(FROM, TO)].map((r) => ({ ...r }))),
+      );
+      expect(sortedByJson(await readPostings(conn))).toEqual(
+        sortedByJson([...emulator.truth.postings(FROM, TO)].map((p) => ({ ...p }))),
+      );
+      const marks = await conn.all<{ stream: string; d: string }>(
+        `SELECT stream, CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks ORDER BY stream`,
+      );
       expect(marks).toEqual(['accounts', 'loyalty_postings', 'surveys'].map((stream) => ({ stream, d: TO })));
       expect(await conn.all(`SELECT status FROM _etl_backfills`)).toEqual([{ status: 'done' }]);
     });

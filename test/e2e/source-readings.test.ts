@@ -39,7 +39,17 @@ describe.each(testDestinations)('services reading the spec their own way, into $
   const emulators: Emulator[] = [];
   beforeAll(async () => {
     for (const service of SERVICES)
-      emulators.push(await startEmulator({ seed: 34, accounts: 30, ...RANGE, timezone: TZ, port: 0, clock: () => CLOCK, readings: service.readings }));
+      emulators.push(
+        await startEmulator({
+          seed: 34,
+          accounts: 30,
+          ...RANGE,
+          timezone: TZ,
+          port: 0,
+          clock: () => CLOCK,
+          readings: service.readings,
+        }),
+      );
   });
   afterAll(() => Promise.all(emulators.map((e) => e.close())));
 
@@ -47,8 +57,12 @@ describe.each(testDestinations)('services reading the spec their own way, into $
   async function held(config: DestinationSettings) {
     const contents = await warehouseContents(config);
     const state = await withWarehouse(config, readLoyaltyState);
-    const profiles = await withWarehouse(config, (conn) => rows(conn, 'SELECT profile_id, main, used FROM profiles ORDER BY profile_id'));
-    const fields = await withWarehouse(config, (conn) => rows(conn, 'SELECT count(*) AS n FROM profile_fields WHERE required IS NOT NULL'));
+    const profiles = await withWarehouse(config, (conn) =>
+      rows(conn, 'SELECT profile_id, main, used FROM profiles ORDER BY profile_id'),
+    );
+    const fields = await withWarehouse(config, (conn) =>
+      rows(conn, 'SELECT count(*) AS n FROM profile_fields WHERE required IS NOT NULL'),
+    );
     return { contents, state, profiles, fields: Number(fields[0]!.n) };
   }
 
@@ -81,8 +95,18 @@ describe.each(testDestinations)('services reading the spec their own way, into $
       const state = truthState(emulator.truth);
       expect(loaded.state.status).toHaveLength(30);
       expect(loaded.state).toEqual(state);
-      const listed = (await (await fetch(`${emulator.url}/accounts/profiles/`)).json()) as Array<{ id: unknown; main: unknown; used: unknown }>;
-      expect(loaded.profiles).toEqual(listed.map((p) => ({ profile_id: Number(p.id), main: String(p.main) === 'true', used: String(p.used) === 'true' })));
+      const listed = (await (await fetch(`${emulator.url}/accounts/profiles/`)).json()) as Array<{
+        id: unknown;
+        main: unknown;
+        used: unknown;
+      }>;
+      expect(loaded.profiles).toEqual(
+        listed.map((p) => ({
+          profile_id: Number(p.id),
+          main: String(p.main) === 'true',
+          used: String(p.used) === 'true',
+        })),
+      );
       expect(loaded.fields).toBeGreaterThan(0);
 
       const again = await runCli(['backfill', '--config', file, '--from', RANGE.startDate, '--to', RANGE.endDate]);

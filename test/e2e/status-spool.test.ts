@@ -12,12 +12,20 @@ describe('status with a webhook spool', () => {
   it('counts the events the receiver spooled that no run has ingested yet', async () => {
     const { config } = await duckdb.fresh();
     // the source is never asked by status
-    const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: 'UTC', firstDay: '2024-03-01', destination: config });
+    const file = emulatorJobs({
+      url: 'http://127.0.0.1:9',
+      timezone: 'UTC',
+      firstDay: '2024-03-01',
+      destination: config,
+    });
     await (await openDestination(config)).close();
     const spool = new EventSpool(eventSpoolOf(config)!);
     await spool.prepare();
     for (const accountId of ['c-1', 'c-2']) {
-      const event = parseLoyaltyEvent({ origin: { trigger: 'LOYALTY_POINT_UPDATED' }, customer: { accountId }, entity: {} }, 'UTC');
+      const event = parseLoyaltyEvent(
+        { origin: { trigger: 'LOYALTY_POINT_UPDATED' }, customer: { accountId }, entity: {} },
+        'UTC',
+      );
       await spool.append({ receivedAt: new Date().toISOString(), receiverId: 'receiver-1', event });
     }
     const json = await runCli(['status', '--config', file, '--json']);

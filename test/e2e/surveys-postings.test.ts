@@ -5,7 +5,13 @@ import { PROFILES, STAFF_ONLY_FIELD } from '../../src/emulator/model/profiles.js
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { readPostings, readSurveyResponses, sortedByJson, surveyPivotMismatches, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  readPostings,
+  readSurveyResponses,
+  sortedByJson,
+  surveyPivotMismatches,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -71,7 +77,9 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
     // the dataset has the quirks that make this hard
     const json = (x: unknown) => JSON.stringify(x);
     expect(truthPostings.length - new Set(truthPostings.map(json)).size).toBeGreaterThan(0); // exact duplicates, kept
-    const emailOnly = new Set([...newest.truth.customers(END)].filter((c) => c.phone === null).map((c) => c.customer_id));
+    const emailOnly = new Set(
+      [...newest.truth.customers(END)].filter((c) => c.phone === null).map((c) => c.customer_id),
+    );
     expect(truthPostings.some((p) => emailOnly.has(p.customer_id as string))).toBe(true);
     expect(truthResponses.some((r) => Object.values(r.answers as object).includes(null))).toBe(true);
     expect(new Set(truthResponses.map((r) => json(r.questions))).size).toBeGreaterThan(1);
@@ -93,7 +101,9 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
       );
       expect(unmapped).toEqual([]);
       // reference data holding NUL characters is stored without them (PostgreSQL's text cannot hold U+0000)
-      const profiles = await conn.all<{ profile_id: number | string; label: string }>('SELECT profile_id, label FROM profiles ORDER BY profile_id');
+      const profiles = await conn.all<{ profile_id: number | string; label: string }>(
+        'SELECT profile_id, label FROM profiles ORDER BY profile_id',
+      );
       expect(profiles.map((p) => [Number(p.profile_id), p.label])).toEqual(PROFILES.map((p) => [p.id, p.label]));
       const staffOnly = await conn.all<{ name: string; label: string; options: unknown; definition: unknown }>(
         `SELECT name, label, CAST(options AS VARCHAR) AS options, CAST(definition AS VARCHAR) AS definition FROM profile_fields WHERE profile_id = 2 AND name LIKE 'badge%'`,
@@ -102,11 +112,18 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
       expect(staffOnly[0]!.name).toBe(STAFF_ONLY_FIELD.name.replaceAll('\u0000', ''));
       expect(staffOnly[0]!.label).toBe(STAFF_ONLY_FIELD.label.replaceAll('\u0000', ''));
       expect(JSON.parse(staffOnly[0]!.options as string)).toEqual([{ key: 'desk', value: 'Frontdesk' }]);
-      expect(JSON.parse(staffOnly[0]!.definition as string)).toMatchObject({ name: 'badgenumber', label: 'Badge number' });
+      expect(JSON.parse(staffOnly[0]!.definition as string)).toMatchObject({
+        name: 'badgenumber',
+        label: 'Badge number',
+      });
       // postings requests are reported per window and per run, and match what the source served
-      const [windows] = await conn.all<{ n: string | number }>(`SELECT SUM(requests) AS n FROM _etl_windows WHERE stream = 'loyalty_postings'`);
+      const [windows] = await conn.all<{ n: string | number }>(
+        `SELECT SUM(requests) AS n FROM _etl_windows WHERE stream = 'loyalty_postings'`,
+      );
       expect(Number(windows!.n)).toBe(reference.postingsRequests);
-      const [run] = await conn.all<{ n: string | number }>(`SELECT requests AS n FROM _etl_runs ORDER BY started_at DESC LIMIT 1`);
+      const [run] = await conn.all<{ n: string | number }>(
+        `SELECT requests AS n FROM _etl_runs ORDER BY started_at DESC LIMIT 1`,
+      );
       expect(Number(run!.n)).toBeGreaterThanOrEqual(Number(windows!.n));
     });
 
@@ -119,7 +136,9 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
     const { config } = await backfill(oldest);
     const oldestRequests = oldest.stats.requests('/accounts/loyalty/postings');
     await withWarehouse(config, async (conn) => {
-      expect(sortedByJson(await readPostings(conn))).toEqual(sortedByJson([...oldest.truth.postings(START, END)].map((p) => ({ ...p }))));
+      expect(sortedByJson(await readPostings(conn))).toEqual(
+        sortedByJson([...oldest.truth.postings(START, END)].map((p) => ({ ...p }))),
+      );
     });
     expect(oldestRequests).toBeGreaterThan(newestRequests);
   });
@@ -162,7 +181,15 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
 
     it('loads the exact truth in spans of several daily windows while listings change as they are read, each duplicate kept', async () => {
       const { config } = await target.fresh();
-      const file = emulatorJobs({ url: twice.url, timezone: TZ, firstDay: START, destination: config, streams: ['surveys'], pageSize: 3, windowDays: 1 });
+      const file = emulatorJobs({
+        url: twice.url,
+        timezone: TZ,
+        firstDay: START,
+        destination: config,
+        streams: ['surveys'],
+        pageSize: 3,
+        windowDays: 1,
+      });
       twice.faults.set({ driftRate: 0.5 });
       try {
         await backfillCommand({ config: file, from: START, to: END, concurrency: '2' });

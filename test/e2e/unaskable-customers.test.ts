@@ -18,7 +18,8 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
   beforeAll(async () => {
     let refusedPhone = '';
     const refuse: Middleware = async (request, next) => {
-      if (request.path === '/accounts/loyalty/postings' && !request.query.get('phone') && !request.query.get('email')) anonymous++;
+      if (request.path === '/accounts/loyalty/postings' && !request.query.get('phone') && !request.query.get('email'))
+        anonymous++;
       if (request.path === '/accounts/loyalty/postings' && request.query.get('phone') === refusedPhone) {
         return {
           status: 400,
@@ -48,12 +49,22 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
   it('rejects each of them with the reason, skips them, and loads everyone else: exit 0', async () => {
     expect(contactless.length).toBeGreaterThan(1);
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config, streams: ['accounts', 'loyalty_postings'] });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: config,
+      streams: ['accounts', 'loyalty_postings'],
+    });
     const result = await runCli(['run', '--config', file, '--until', END]);
     expect(result.stderr).not.toMatch(/window\(s\) failed/);
     expect(result.code).toBe(0);
 
-    const truth = sortedByJson([...emulator.truth.postings(START, END)].filter((p) => p.customer_id !== refused.customer_id).map((p) => ({ ...p })));
+    const truth = sortedByJson(
+      [...emulator.truth.postings(START, END)]
+        .filter((p) => p.customer_id !== refused.customer_id)
+        .map((p) => ({ ...p })),
+    );
     await withWarehouse(config, async (conn) => {
       expect(sortedByJson(await readPostings(conn))).toEqual(truth);
       const rejects = await conn.all<{ payload: string; error: string }>(
@@ -62,7 +73,11 @@ describe.each(testDestinations)('customers the service cannot be asked about, in
       const byCustomer = new Map(rejects.map((r) => [(JSON.parse(r.payload) as { customerId: string }).customerId, r]));
       expect(rejects).toHaveLength(contactless.length + 1);
       for (const c of contactless) {
-        expect(JSON.parse(byCustomer.get(c.customer_id)!.payload)).toEqual({ customerId: c.customer_id, phone: null, email: null });
+        expect(JSON.parse(byCustomer.get(c.customer_id)!.payload)).toEqual({
+          customerId: c.customer_id,
+          phone: null,
+          email: null,
+        });
         expect(byCustomer.get(c.customer_id)!.error).toBe(
           `postings of ${c.customer_id}: the customer has neither phone nor e-mail, so the service cannot be asked about it; skipped`,
         );

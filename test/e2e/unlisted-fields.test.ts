@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, UNLISTED_FIELDS, unlistedMembers, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import {
+  startEmulator,
+  UNLISTED_FIELDS,
+  unlistedMembers,
+  type Emulator,
+  type Middleware,
+} from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
@@ -18,13 +24,15 @@ const STREAMS = ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'v
  */
 const addsNestedMembers: Middleware = async (request, next) => {
   const response = await next(request);
-  if (response.status !== 200 || (request.path !== '/business-data/surveys' && request.path !== '/accounts')) return response;
+  if (response.status !== 200 || (request.path !== '/business-data/surveys' && request.path !== '/accounts'))
+    return response;
   let text = '';
   if (typeof response.body === 'string') text = response.body;
   else for await (const chunk of response.body) text += chunk;
   const body = JSON.parse(text) as Record<string, unknown>;
   const each = (list: unknown, add: (item: Record<string, unknown>) => void) => {
-    if (Array.isArray(list)) for (const item of list) if (item && typeof item === 'object') add(item as Record<string, unknown>);
+    if (Array.isArray(list))
+      for (const item of list) if (item && typeof item === 'object') add(item as Record<string, unknown>);
   };
   if (request.path === '/business-data/surveys') each(body.data, (e) => (e.origin = 'kiosk'));
   if (request.path === '/accounts' && body.loyalty && typeof body.loyalty === 'object') {
@@ -54,7 +62,14 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
 
   it('are kept on every row in _unlisted, registered once with their counts, and said once in the summary and by status', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: STREAMS, pageSize: 20 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: STREAMS,
+      pageSize: 20,
+    });
     const first = await runCli(['backfill', '--config', file, '--from', FROM, '--to', TO]);
     expect(first.code, first.stderr).toBe(0);
     const said = first.stdout.split('\n').filter((l) => l.startsWith('new field '));
@@ -72,7 +87,12 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
 
     const held = await withWarehouse(config, async (conn) => {
       const unlisted = async (sql: string) =>
-        new Map((await conn.all<{ k: string; u: string | null }>(sql)).map((r) => [r.k, r.u === null ? null : (JSON.parse(r.u) as unknown)]));
+        new Map(
+          (await conn.all<{ k: string; u: string | null }>(sql)).map((r) => [
+            r.k,
+            r.u === null ? null : (JSON.parse(r.u) as unknown),
+          ]),
+        );
       return {
         registry: await conn.all<{ record_type: string; field_path: string; table_name: string; records: unknown }>(
           `SELECT record_type, field_path, table_name, records FROM _etl_unlisted_fields ORDER BY record_type, field_path`,
@@ -82,7 +102,9 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
         accounts: await unlisted(`SELECT customer_id AS k, CAST(_unlisted AS VARCHAR) AS u FROM accounts`),
         status: await unlisted(`SELECT customer_id AS k, CAST(_unlisted AS VARCHAR) AS u FROM loyalty_status`),
         vouchers: await unlisted(`SELECT code AS k, CAST(_unlisted AS VARCHAR) AS u FROM vouchers`),
-        wallets: await unlisted(`SELECT customer_id || ' ' || country_iso || ' ' || currency AS k, CAST(_unlisted AS VARCHAR) AS u FROM loyalty_wallets`),
+        wallets: await unlisted(
+          `SELECT customer_id || ' ' || country_iso || ' ' || currency AS k, CAST(_unlisted AS VARCHAR) AS u FROM loyalty_wallets`,
+        ),
         postings: await unlisted(`SELECT posting_id AS k, CAST(_unlisted AS VARCHAR) AS u FROM loyalty_postings`),
         // what an analyst writes: a member by its path, in either warehouse
         analyst: (
@@ -99,16 +121,29 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
     expect(held.vouchers.size).toBeGreaterThan(0);
     for (const [code, u] of held.vouchers) expect(u, code).toEqual(unlistedMembers('voucher', code));
     expect(held.status.size).toBeGreaterThan(0);
-    for (const [id, u] of held.status) expect(u, id).toEqual({ ...unlistedMembers('loyalty', id), 'tier.colour': "gold's" });
+    for (const [id, u] of held.status)
+      expect(u, id).toEqual({ ...unlistedMembers('loyalty', id), 'tier.colour': "gold's" });
     for (const u of held.wallets.values()) expect(u).toEqual({ 'wallets[].bucket': 'main' });
     expect(held.postings.size).toBeGreaterThan(0);
     for (const u of held.postings.values()) expect(Object.keys(u as object).sort()).toEqual(['campaign', 'channel']);
-    expect(held.analyst).toEqual({ colour: "gold's", origin: 'kiosk', channel: expect.stringMatching(/^(kiosk|web|sms)$/) });
-    const registered = new Map(held.registry.map((r) => [`${r.record_type} ${r.field_path}`, { table: r.table_name, records: Number(r.records) }]));
+    expect(held.analyst).toEqual({
+      colour: "gold's",
+      origin: 'kiosk',
+      channel: expect.stringMatching(/^(kiosk|web|sms)$/),
+    });
+    const registered = new Map(
+      held.registry.map((r) => [
+        `${r.record_type} ${r.field_path}`,
+        { table: r.table_name, records: Number(r.records) },
+      ]),
+    );
     expect(registered.size).toBe(expected.length);
     expect(registered.get('account segment')).toEqual({ table: 'accounts', records: held.versions });
     expect(registered.get('posting channel')).toEqual({ table: 'loyalty_postings', records: held.postings.size });
-    expect(registered.get('loyalty wallets[].bucket')).toEqual({ table: 'loyalty_wallets', records: held.wallets.size });
+    expect(registered.get('loyalty wallets[].bucket')).toEqual({
+      table: 'loyalty_wallets',
+      records: held.wallets.size,
+    });
     expect(registered.get('voucher campaign')).toEqual({ table: 'vouchers', records: held.vouchers.size });
 
     // loading the same days again: the fields are known, nothing is said as new, their last sighting moves on
@@ -121,7 +156,11 @@ describe.each(testDestinations)('fields the spec does not list, on $name', (targ
     const page = join(testTempDir('report-'), 'status.html');
     const report = await runCli(['report', '--config', file, '--output', page]);
     expect(report.code, report.stderr).toBe(0);
-    expect(readFileSync(page, 'utf8')).toMatch(/<tr><td>tier\.colour<\/td><td>loyalty<\/td><td>loyalty_status\._unlisted<\/td>/);
-    expect(status.stdout).toMatch(/\nsegment\s+account\s+accounts\._unlisted\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d+\n/);
+    expect(readFileSync(page, 'utf8')).toMatch(
+      /<tr><td>tier\.colour<\/td><td>loyalty<\/td><td>loyalty_status\._unlisted<\/td>/,
+    );
+    expect(status.stdout).toMatch(
+      /\nsegment\s+account\s+accounts\._unlisted\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d+\n/,
+    );
   });
 });

@@ -21,7 +21,15 @@ const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 describe.each(testDestinations)('verify, check and status on $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 17, accounts: 80, startDate: FROM, endDate: TO, timezone: TZ, badRecordRate: 0.03, port: 0 });
+    emulator = await startEmulator({
+      seed: 17,
+      accounts: 80,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      badRecordRate: 0.03,
+      port: 0,
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -122,7 +130,14 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
 
   it('check reports the config, one source call and the warehouse; status shows watermarks, lag, runs, backfills and rejects', async () => {
     const { config } = await target.fresh();
-    const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config, streams: ['accounts'], pageSize: 50 });
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: FROM,
+      destination: config,
+      streams: ['accounts'],
+      pageSize: 50,
+    });
     emulator.stats.reset();
     // before the first load there is no warehouse, and check does not make one
     const early = await captureStdout(() => checkCommand({ config: file }));
@@ -139,15 +154,28 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
     const { out } = await captureStdout(() => statusCommand({ config: file, json: true }));
     const status = JSON.parse(out) as JobStatus;
     const accounts = status.streams[0]!;
-    expect(accounts).toMatchObject({ stream: 'accounts', completeThrough: TO, windowsDone: 12, windowsFailed: 0, windowsPending: 0 });
+    expect(accounts).toMatchObject({
+      stream: 'accounts',
+      completeThrough: TO,
+      windowsDone: 12,
+      windowsFailed: 0,
+      windowsPending: 0,
+    });
     expect(accounts.lagDays).toBe(Math.round((Date.parse(status.lastClosedDay) - Date.parse(TO)) / 86_400_000));
     expect(accounts.rejects).toBe([...emulator.truth.rejects('accounts', FROM, TO)].length);
     const perWindow = planWindows(FROM, TO, 1).map((w) => [...emulator.truth.accounts(w.start, w.end)].length);
     expect(accounts.rowsLoaded).toBe(perWindow.reduce((a, b) => a + b, 0));
     expect(status.runLock).toBeNull();
-    expect(status.backfills).toMatchObject([{ from: FROM, to: TO, status: 'done', windowsTotal: 12, windowsDone: 12, windowsFailed: 0, liveWorkers: 0 }]);
+    expect(status.backfills).toMatchObject([
+      { from: FROM, to: TO, status: 'done', windowsTotal: 12, windowsDone: 12, windowsFailed: 0, liveWorkers: 0 },
+    ]);
     expect(status.runs).toHaveLength(1);
-    expect(status.runs[0]).toMatchObject({ status: 'succeeded', windows: 12, rowsRejected: accounts.rejects, command: `backfill --from ${FROM} --to ${TO}` });
+    expect(status.runs[0]).toMatchObject({
+      status: 'succeeded',
+      windows: 12,
+      rowsRejected: accounts.rejects,
+      command: `backfill --from ${FROM} --to ${TO}`,
+    });
     expect(status.runs[0]!.durationSeconds).toBeGreaterThanOrEqual(0);
     const human = await captureStdout(() => statusCommand({ config: file }));
     expect(human.out).toMatch(/accounts\s+2024-05-12\s+\d+\s+12\s+0\s+0/);

@@ -19,9 +19,13 @@ const sale = (phone: string, paid: number, receipt: string) => saleBody({ phone 
 /** Every row of every table of the warehouse, as text. */
 async function everyTable(config: DestinationSettings): Promise<string> {
   return withWarehouse(config, async (conn) => {
-    const tables = await conn.all<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [config.schema]);
+    const tables = await conn.all<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1`,
+      [config.schema],
+    );
     const out: Record<string, unknown[]> = {};
-    for (const { table_name } of tables) out[table_name] = await conn.all(`SELECT * FROM ${conn.schemaSql}."${table_name}"`);
+    for (const { table_name } of tables)
+      out[table_name] = await conn.all(`SELECT * FROM ${conn.schemaSql}."${table_name}"`);
     return JSON.stringify(out, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
   });
 }
@@ -40,13 +44,19 @@ describe('loyalty-etl webhook refuses to start', () => {
   };
 
   it('without a secret, unless told calls are authenticated in front of it; with a weak one; with a bad flag — exit 2, one line', async () => {
-    expect(await refusal([], {})).toMatch(/^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET is not set; .* or pass --authenticated-upstream .*\n$/);
+    expect(await refusal([], {})).toMatch(
+      /^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET is not set; .* or pass --authenticated-upstream .*\n$/,
+    );
     const weak = 'correct-horse-battery';
     const weakLine = await refusal([], { LOYALTY_WEBHOOK_SECRET: weak });
-    expect(weakLine).toBe('loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET is 21 characters long; at least 32 are needed (e.g. openssl rand -hex 32)\n');
+    expect(weakLine).toBe(
+      'loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET is 21 characters long; at least 32 are needed (e.g. openssl rand -hex 32)\n',
+    );
     const spaced = `${SECRET} ${SECRET}`;
     const spacedLine = await refusal([], { LOYALTY_WEBHOOK_SECRET: spaced });
-    expect(spacedLine).toMatch(/^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET may hold only the characters A-Z a-z 0-9 \. _ ~ - .*\n$/);
+    expect(spacedLine).toMatch(
+      /^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET may hold only the characters A-Z a-z 0-9 \. _ ~ - .*\n$/,
+    );
     expect(spacedLine).not.toContain(SECRET);
     expect(await refusal([], { LOYALTY_WEBHOOK_SECRET_PREVIOUS: PREVIOUS })).toMatch(
       /^loyalty-etl: webhook: LOYALTY_WEBHOOK_SECRET_PREVIOUS is set but LOYALTY_WEBHOOK_SECRET is not.*\n$/,
@@ -123,8 +133,16 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
       expect([after.delivered - before.delivered, after.failed - before.failed]).toEqual([2, 2]);
 
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-        fetch(`${receiver.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-      const event = JSON.stringify({ origin: { trigger: 'LOYALTY_POINT_UPDATED' }, customer: { accountId: customers[2]!.customer_id }, entity: {} });
+        fetch(`${receiver.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        });
+      const event = JSON.stringify({
+        origin: { trigger: 'LOYALTY_POINT_UPDATED' },
+        customer: { accountId: customers[2]!.customer_id },
+        entity: {},
+      });
       expect((await post('/hooks', event, { [HEADER]: PREVIOUS })).status).toBe(200);
       expect((await post('/hooks', event, { [HEADER]: guess })).status).toBe(401);
       expect((await post(`/hooks/${SECRET}`, '{"origin":')).status).toBe(400);
@@ -134,7 +152,9 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
     }
     const done = await receiver.done;
     expect(done.code, done.stderr.slice(-800)).toBe(0);
-    expect(done.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+: POST \/hooks\/<secret> or \/hooks with header X-Loyalty-Webhook-Secret;/);
+    expect(done.stdout).toMatch(
+      /listening on http:\/\/127\.0\.0\.1:\d+: POST \/hooks\/<secret> or \/hooks with header X-Loyalty-Webhook-Secret;/,
+    );
     expect(done.stdout).toMatch(
       /webhook receiver stopped: 3 stored, 0 duplicates, 1 invalid, 0 quarantined, 0 not stored \(answered 503\), 5 refused, 0 over the cap/,
     );
@@ -144,7 +164,11 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
     expect(tables).toContain(customers[2]!.customer_id);
     await withWarehouse(config, async (conn) => {
       const events = await conn.all<{ customer_id: string }>(`SELECT customer_id FROM loyalty_events ORDER BY seq`);
-      expect(events.map((e) => e.customer_id)).toEqual([customers[0]!.customer_id, customers[1]!.customer_id, customers[2]!.customer_id]);
+      expect(events.map((e) => e.customer_id)).toEqual([
+        customers[0]!.customer_id,
+        customers[1]!.customer_id,
+        customers[2]!.customer_id,
+      ]);
     });
     const everything = [done.stdout, done.stderr, tables, ingest].join('\n');
     for (const secret of [SECRET, PREVIOUS, guess]) expect(everything).not.toContain(secret);
@@ -170,7 +194,9 @@ describe.each(testDestinations)('loyalty-etl webhook storing into $name', (targe
     expect(done.stdout).toMatch(/POST \/hooks \(no secret\)/);
     await ingestSpool(file, 1);
     await withWarehouse(config, async (conn) => {
-      expect(await conn.all(`SELECT customer_id FROM loyalty_events`)).toEqual([{ customer_id: customers[3]!.customer_id }]);
+      expect(await conn.all(`SELECT customer_id FROM loyalty_events`)).toEqual([
+        { customer_id: customers[3]!.customer_id },
+      ]);
     });
   });
 });

@@ -34,7 +34,9 @@ async function startReceiver(file: string) {
 /** Every stored event's key and how often it is there. */
 async function storedKeys(config: DestinationSettings): Promise<Map<string, number>> {
   return withWarehouse(config, async (conn) => {
-    const rows = await conn.all<{ event_key: string; n: number | string }>(`SELECT event_key, COUNT(*) AS n FROM loyalty_events GROUP BY event_key`);
+    const rows = await conn.all<{ event_key: string; n: number | string }>(
+      `SELECT event_key, COUNT(*) AS n FROM loyalty_events GROUP BY event_key`,
+    );
     return new Map(rows.map((r) => [r.event_key, Number(r.n)]));
   });
 }
@@ -43,7 +45,15 @@ describe.each(testDestinations)('the webhook receiver while a run holds the $nam
   let emulator: Emulator;
   const gate = new RequestGate();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 12, accounts: 40, startDate: FROM, endDate: TO, timezone: TZ, port: 0, hooks: { middleware: [gate.middleware] } });
+    emulator = await startEmulator({
+      seed: 12,
+      accounts: 40,
+      startDate: FROM,
+      endDate: TO,
+      timezone: TZ,
+      port: 0,
+      hooks: { middleware: [gate.middleware] },
+    });
   });
   afterAll(async () => emulator.close());
 
@@ -78,7 +88,16 @@ describe.each(testDestinations)('the webhook receiver while a run holds the $nam
       // 60 events, each delivered twice (a redelivery after a lost answer), all at once
       const calls = [...Array.from({ length: 60 }, (_, n) => n), ...Array.from({ length: 60 }, (_, n) => n)];
       statuses = await Promise.all(
-        calls.map(async (n) => (await fetch(receiver.hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(n) })).status),
+        calls.map(
+          async (n) =>
+            (
+              await fetch(receiver.hook, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: body(n),
+              })
+            ).status,
+        ),
       );
     } finally {
       await run.release();
@@ -89,12 +108,15 @@ describe.each(testDestinations)('the webhook receiver while a run holds the $nam
     expect(stopped.stdout).toMatch(/0 not stored \(answered 503\)/);
 
     const ingested = await nextRun(file);
-    if (target.name === 'duckdb') expect(ingested).toContain('webhook events from the spool: 60 stored, 60 already stored');
+    if (target.name === 'duckdb')
+      expect(ingested).toContain('webhook events from the spool: 60 stored, 60 already stored');
     const keys = await storedKeys(config);
     expect(keys.size).toBe(60);
     expect([...keys.values()].every((n) => n === 1)).toBe(true);
     await withWarehouse(config, async (conn) => {
-      const credits = await conn.all<{ c: string }>(`SELECT CAST(CAST(cumulative_credit AS INTEGER) AS VARCHAR) AS c FROM loyalty_events ORDER BY 1`);
+      const credits = await conn.all<{ c: string }>(
+        `SELECT CAST(CAST(cumulative_credit AS INTEGER) AS VARCHAR) AS c FROM loyalty_events ORDER BY 1`,
+      );
       expect(credits.map((r) => Number(r.c)).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, n) => n));
     });
   });
@@ -111,9 +133,11 @@ describe.each(testDestinations)('the webhook receiver while a run holds the $nam
         Array.from({ length: 400 }, (_, n) =>
           limit(async () => {
             if (receiver.child.exitCode !== null || receiver.child.signalCode !== null) return;
-            const answer = await fetch(receiver.hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(1000 + n) }).catch(
-              () => undefined,
-            );
+            const answer = await fetch(receiver.hook, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: body(1000 + n),
+            }).catch(() => undefined);
             if (answer?.status === 200) acknowledged.add(((await answer.json()) as { eventKey: string }).eventKey);
             // killed with calls in flight: some written and not yet answered, some half-written
             if (acknowledged.size === 120) receiver.child.kill('SIGKILL');

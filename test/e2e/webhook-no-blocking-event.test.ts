@@ -24,7 +24,9 @@ const bodyText = (accountId: string, extra = '') =>
 function headersOnly(url: string, path: string, headers: string, partOfBody = ''): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${headers}\r\n${partOfBody}`));
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${headers}\r\n${partOfBody}`),
+    );
     let answer = '';
     socket.on('data', (d) => {
       answer += String(d);
@@ -34,14 +36,23 @@ function headersOnly(url: string, path: string, headers: string, partOfBody = ''
       }
     });
     socket.on('error', reject);
-    setTimeout(() => (socket.destroy(), reject(new Error(`no answer before the body; got ${JSON.stringify(answer)}`))), 10_000).unref();
+    setTimeout(
+      () => (socket.destroy(), reject(new Error(`no answer before the body; got ${JSON.stringify(answer)}`))),
+      10_000,
+    ).unref();
   });
 }
 
 describe.each(testDestinations)('no webhook call blocks a night, into $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 3, accounts: 10, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
+    emulator = await startEmulator({
+      seed: 3,
+      accounts: 10,
+      startDate: '2024-03-01',
+      endDate: '2024-03-03',
+      timezone: TZ,
+    });
   });
   afterAll(() => emulator.close());
 
@@ -50,7 +61,8 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-02', destination: config });
     const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: SECRET });
     const hook = `${receiver.url}/hooks/${SECRET}`;
-    const post = (body: string) => fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     try {
       const lone = await post(bodyText('C-lone\\ud800', ',"note":"\\udc00 alone"'));
       expect(lone.status, await lone.clone().text()).toBe(200);
@@ -64,9 +76,13 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
       expect((await post(bodyText('C-nested', `,"x":${'['.repeat(depth)}${']'.repeat(depth)}`))).status).toBe(200);
 
       // a length over the cap is answered before the body is sent: the sender never has to send a byte of it
-      expect(await headersOnly(receiver.url, `/hooks/${SECRET}`, 'Content-Type: application/json\r\nContent-Length: 70000\r\n')).toBe(
-        'HTTP/1.1 413 Payload Too Large',
-      );
+      expect(
+        await headersOnly(
+          receiver.url,
+          `/hooks/${SECRET}`,
+          'Content-Type: application/json\r\nContent-Length: 70000\r\n',
+        ),
+      ).toBe('HTTP/1.1 413 Payload Too Large');
       // a body sent without a length is cut off once it passes the cap, without waiting for its end
       const chunk = 'x'.repeat(70_000);
       expect(
@@ -90,7 +106,9 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
       );
       expect(events.map((e) => e.customer_id)).toEqual(['C-lone\ufffd', 'C-nested']);
       expect((JSON.parse(events[0]!.note) as { entity: { note: string } }).entity.note).toBe('\ufffd alone');
-      const [runs] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM _etl_runs WHERE status = 'succeeded'`);
+      const [runs] = await conn.all<{ n: number | string }>(
+        `SELECT COUNT(*) AS n FROM _etl_runs WHERE status = 'succeeded'`,
+      );
       expect(Number(runs!.n)).toBe(1);
     });
   });
@@ -111,7 +129,9 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
       await spool.append({ receivedAt: '2024-03-03T10:00:01.000Z', receiverId: 'old-receiver', event: good });
     } else {
       // a table an operator constrained: PostgreSQL refuses the event's values, whatever the receiver retries
-      await withWarehouse(config, (conn) => conn.run(`ALTER TABLE loyalty_events ADD CONSTRAINT no_bad CHECK (customer_id <> 'C-bad')`));
+      await withWarehouse(config, (conn) =>
+        conn.run(`ALTER TABLE loyalty_events ADD CONSTRAINT no_bad CHECK (customer_id <> 'C-bad')`),
+      );
       const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: SECRET });
       try {
         const hook = `${receiver.url}/hooks/${SECRET}`;
@@ -130,7 +150,9 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
     const run = await runCli(['run', '--config', file, '--until', '2024-03-03', '--report', `${file}.html`]);
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     await withWarehouse(config, async (conn) => {
-      expect((await conn.all<{ customer_id: string }>(`SELECT customer_id FROM loyalty_events`)).map((r) => r.customer_id)).toEqual(['C-good']);
+      expect(
+        (await conn.all<{ customer_id: string }>(`SELECT customer_id FROM loyalty_events`)).map((r) => r.customer_id),
+      ).toEqual(['C-good']);
       const held = await conn.all<{ event_key: string; customer_id: string; reason: string; body: string }>(
         `SELECT event_key, customer_id, reason, body FROM _etl_event_quarantine`,
       );
@@ -142,54 +164,72 @@ describe.each(testDestinations)('no webhook call blocks a night, into $name', (t
     if (config.type === 'duckdb') expect(await new EventSpool(eventSpoolOf(config)!).pending()).toEqual([]);
     const status = await runCli(['status', '--config', file]);
     expect(status.stdout).toMatch(/^webhook quarantine: 1 event received but not storable in loyalty_events, /m);
-    const json = JSON.parse((await runCli(['status', '--config', file, '--json'])).stdout) as { quarantinedEvents: { events: number } };
+    const json = JSON.parse((await runCli(['status', '--config', file, '--json'])).stdout) as {
+      quarantinedEvents: { events: number };
+    };
     expect(json.quarantinedEvents.events).toBe(1);
     expect(readFileSync(`${file}.html`, 'utf8')).toMatch(/1 webhook event held in quarantine/);
   });
 });
 
 describe('a burst of large webhook events (DuckDB)', () => {
-  it('is ingested in batches bounded by bytes, events too large for the warehouse kept in quarantine: the next run loads', { timeout: 600_000 }, async () => {
-    const emulator = await startEmulator({ seed: 3, accounts: 10, startDate: '2024-03-01', endDate: '2024-03-03', timezone: TZ });
-    try {
-      const { config } = await duckdbTestDestination.fresh();
-      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-03', destination: config });
-      const spool = new EventSpool(eventSpoolOf(config)!);
-      await spool.prepare();
-      const at = (n: number) => new Date(Date.UTC(2024, 2, 3, 10, 0, 0, n)).toISOString();
-      // what a receiver that took bodies of up to 1 MiB spooled: all backslashes, each doubling in the spool's
-      // JSON and again in a batch's, so that one batch of them passes V8's longest string
-      const huge = '\\\\'.repeat(520_000);
-      const tooLarge = 270;
-      for (let n = 0; n < tooLarge; n++) {
-        const event = parseLoyaltyEvent(JSON.parse(bodyText(`C-huge-${n}`, `,"filler":"${huge}"`)), TZ);
-        await spool.append({ receivedAt: at(n), receiverId: 'older-receiver', event });
-      }
-      // and as many as the receiver takes now, each just under its cap
-      const large = '\\\\'.repeat((MAX_EVENT_BYTES - 300) / 2);
-      const fitting = 400;
-      for (let n = 0; n < fitting; n++) {
-        const event = parseLoyaltyEvent(JSON.parse(bodyText(`C-large-${n}`, `,"filler":"${large}"`)), TZ);
-        expect(Buffer.byteLength(event.payload)).toBeLessThanOrEqual(MAX_EVENT_BYTES);
-        await spool.append({ receivedAt: at(1000 + n), receiverId: 'receiver', event });
-      }
-      const run = await runCli(['run', '--config', file, '--until', '2024-03-03']);
-      expect(run.code, run.stderr.slice(-2000)).toBe(0);
-      expect(run.stdout).toContain(
-        `webhook events from the spool: ${fitting} stored, 0 already stored, ${tooLarge} not storable (kept in _etl_event_quarantine)`,
-      );
-      await withWarehouse(config, async (conn) => {
-        const [row] = await conn.all<{ n: number | string; seqs: number | string }>(`SELECT COUNT(*) AS n, MAX(seq) AS seqs FROM loyalty_events`);
-        expect([Number(row!.n), Number(row!.seqs)]).toEqual([fitting, fitting]);
-        const held = await conn.all<{ reason: string; body: string | null }>(`SELECT reason, body FROM _etl_event_quarantine`);
-        expect(held).toHaveLength(tooLarge);
-        expect(held[0]!.reason).toMatch(/^payload of \d+ bytes, over the 65536 an event may hold; the spool file keeps it whole$/);
-        expect(held.every((h) => h.body === null)).toBe(true);
+  it(
+    'is ingested in batches bounded by bytes, events too large for the warehouse kept in quarantine: the next run loads',
+    { timeout: 600_000 },
+    async () => {
+      const emulator = await startEmulator({
+        seed: 3,
+        accounts: 10,
+        startDate: '2024-03-01',
+        endDate: '2024-03-03',
+        timezone: TZ,
       });
-      expect(await spool.pending()).toEqual([]);
-      expect(readdirSync(join(spool.dir, 'quarantine'))).toHaveLength(tooLarge);
-    } finally {
-      await emulator.close();
-    }
-  });
+      try {
+        const { config } = await duckdbTestDestination.fresh();
+        const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-03', destination: config });
+        const spool = new EventSpool(eventSpoolOf(config)!);
+        await spool.prepare();
+        const at = (n: number) => new Date(Date.UTC(2024, 2, 3, 10, 0, 0, n)).toISOString();
+        // what a receiver that took bodies of up to 1 MiB spooled: all backslashes, each doubling in the spool's
+        // JSON and again in a batch's, so that one batch of them passes V8's longest string
+        const huge = '\\\\'.repeat(520_000);
+        const tooLarge = 270;
+        for (let n = 0; n < tooLarge; n++) {
+          const event = parseLoyaltyEvent(JSON.parse(bodyText(`C-huge-${n}`, `,"filler":"${huge}"`)), TZ);
+          await spool.append({ receivedAt: at(n), receiverId: 'older-receiver', event });
+        }
+        // and as many as the receiver takes now, each just under its cap
+        const large = '\\\\'.repeat((MAX_EVENT_BYTES - 300) / 2);
+        const fitting = 400;
+        for (let n = 0; n < fitting; n++) {
+          const event = parseLoyaltyEvent(JSON.parse(bodyText(`C-large-${n}`, `,"filler":"${large}"`)), TZ);
+          expect(Buffer.byteLength(event.payload)).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+          await spool.append({ receivedAt: at(1000 + n), receiverId: 'receiver', event });
+        }
+        const run = await runCli(['run', '--config', file, '--until', '2024-03-03']);
+        expect(run.code, run.stderr.slice(-2000)).toBe(0);
+        expect(run.stdout).toContain(
+          `webhook events from the spool: ${fitting} stored, 0 already stored, ${tooLarge} not storable (kept in _etl_event_quarantine)`,
+        );
+        await withWarehouse(config, async (conn) => {
+          const [row] = await conn.all<{ n: number | string; seqs: number | string }>(
+            `SELECT COUNT(*) AS n, MAX(seq) AS seqs FROM loyalty_events`,
+          );
+          expect([Number(row!.n), Number(row!.seqs)]).toEqual([fitting, fitting]);
+          const held = await conn.all<{ reason: string; body: string | null }>(
+            `SELECT reason, body FROM _etl_event_quarantine`,
+          );
+          expect(held).toHaveLength(tooLarge);
+          expect(held[0]!.reason).toMatch(
+            /^payload of \d+ bytes, over the 65536 an event may hold; the spool file keeps it whole$/,
+          );
+          expect(held.every((h) => h.body === null)).toBe(true);
+        });
+        expect(await spool.pending()).toEqual([]);
+        expect(readdirSync(join(spool.dir, 'quarantine'))).toHaveLength(tooLarge);
+      } finally {
+        await emulator.close();
+      }
+    },
+  );
 });

@@ -61,7 +61,11 @@ describe('accounts export', () => {
     // Versions differ beyond profileSet somewhere: a city, a language or the custom fields.
     const changed = again.filter((first) => {
       const second = late.find((l) => l.customerId === first.customerId);
-      return first.city !== second.city || first.language !== second.language || JSON.stringify(first.customFieldMap) !== JSON.stringify(second.customFieldMap);
+      return (
+        first.city !== second.city ||
+        first.language !== second.language ||
+        JSON.stringify(first.customFieldMap) !== JSON.stringify(second.customFieldMap)
+      );
     });
     expect(changed.length).toBeGreaterThan(again.length / 3);
   });
@@ -90,7 +94,9 @@ describe('accounts export', () => {
   });
 
   it('writes timestamps zone-less and with a UTC label', () => {
-    const stamps = everything.flatMap((r) => [r.profileSet, r.customerSince, r.memberSince]).filter((s) => typeof s === 'string' && s.length > 4);
+    const stamps = everything
+      .flatMap((r) => [r.profileSet, r.customerSince, r.memberSince])
+      .filter((s) => typeof s === 'string' && s.length > 4);
     expect(stamps.some((s) => s.endsWith(' UTC'))).toBe(true);
     expect(stamps.some((s) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(s))).toBe(true);
   });
@@ -101,7 +107,9 @@ describe('accounts export', () => {
         if (typeof stamp !== 'string' || !/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(stamp)) continue;
         const local = DateTime.fromFormat(stamp, 'yyyy-MM-dd HH:mm:ss', { zone: ZONE });
         // The same wall time one hour apart in UTC would be the other reading of a repeated hour.
-        const offsets = [local.minus({ hours: 1 }), local.plus({ hours: 1 })].map((t) => t.setZone(ZONE).toFormat('yyyy-MM-dd HH:mm:ss'));
+        const offsets = [local.minus({ hours: 1 }), local.plus({ hours: 1 })].map((t) =>
+          t.setZone(ZONE).toFormat('yyyy-MM-dd HH:mm:ss'),
+        );
         expect(offsets).not.toContain(stamp);
       }
     }
@@ -132,7 +140,9 @@ describe('accounts export', () => {
   it('uses every hostile custom field name of the pool', () => {
     const keys = new Set(everything.flatMap((r) => Object.keys(r.customFieldMap)));
     expect([...keys].sort()).toEqual([...CUSTOM_FIELD_NAMES].sort());
-    expect(CUSTOM_FIELD_NAMES).toEqual(expect.arrayContaining(['Favourite Store', 'favourite-store', 'favourite_store', 'select', '  padded name  ']));
+    expect(CUSTOM_FIELD_NAMES).toEqual(
+      expect.arrayContaining(['Favourite Store', 'favourite-store', 'favourite_store', 'select', '  padded name  ']),
+    );
     expect(CUSTOM_FIELD_NAMES.some((name) => name.length === 300)).toBe(true);
   });
 
@@ -140,7 +150,10 @@ describe('accounts export', () => {
     const early = (await allPages(emulator, 'accounts', FIRST_DAY, '2024-10-01', 1000)).records;
     const late = new Map(everything.map((r) => [r.customerId, r]));
     const keySets = early
-      .map((r) => [Object.keys(r.customFieldMap).sort().join('|'), Object.keys(late.get(r.customerId).customFieldMap).sort().join('|')])
+      .map((r) => [
+        Object.keys(r.customFieldMap).sort().join('|'),
+        Object.keys(late.get(r.customerId).customFieldMap).sort().join('|'),
+      ])
       .filter(([a, b]) => a !== b);
     expect(keySets.length).toBeGreaterThan(5);
   });

@@ -3,7 +3,17 @@ import { DateTime } from 'luxon';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOYALTY_TIERS, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
-import { LAST_DAY, ZONE, allPages, allPostings, call, canonical, readPostingTime, readTimestamp, start } from './emulator-fixture.js';
+import {
+  LAST_DAY,
+  ZONE,
+  allPages,
+  allPostings,
+  call,
+  canonical,
+  readPostingTime,
+  readTimestamp,
+  start,
+} from './emulator-fixture.js';
 import { loyaltyAsWarehouse } from './loyalty-oracle.js';
 
 /** The day after the seeded data, when the scripted activity happens (10:00 in Athens). */
@@ -29,7 +39,12 @@ async function subscriber(): Promise<{ url: string; bodies: any[]; calls: () => 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, bodies, calls: () => calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    bodies,
+    calls: () => calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Days the points earned in each tier stay valid (README, "Loyalty over time"). */
@@ -46,7 +61,13 @@ function expiresOf(day: string, order: number): string {
 
 let serial = 0;
 /** A consistent sale of one item at `paid` (no tax, discount or extras), part of it `redeemed` in points. */
-function sale(identityKey: 'account' | 'customer', identity: Record<string, unknown>, paid: number, redeemed = 0, receipt = `S-${++serial}`) {
+function sale(
+  identityKey: 'account' | 'customer',
+  identity: Record<string, unknown>,
+  paid: number,
+  redeemed = 0,
+  receipt = `S-${++serial}`,
+) {
   const billed = Math.round((paid + redeemed) * 100) / 100;
   return {
     [identityKey]: identity,
@@ -74,7 +95,10 @@ describe('written activity: effects on the source, the ground truth and the loya
   const dead = 'http://127.0.0.1:1/unreachable';
   beforeAll(async () => {
     hook = await subscriber();
-    emulator = await start({ clock: () => NOW, webhooks: { subscribers: [hook.url], maxAttempts: 3, retryDelayMs: 5 } });
+    emulator = await start({
+      clock: () => NOW,
+      webhooks: { subscribers: [hook.url], maxAttempts: 3, retryDelayMs: 5 },
+    });
     emulator.activity.subscribe(dead);
     customers = [...emulator.truth.customers(LAST_DAY)].filter((c) => c.phone && c.email);
   });
@@ -85,7 +109,8 @@ describe('written activity: effects on the source, the ground truth and the loya
 
   const post = (path: string, body: unknown, method = 'POST') =>
     call(emulator, path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const loyaltyOf = async (c: TruthCustomer) => (await call(emulator, `/accounts?phone=${c.phone}&includeLoyalty=true`)).body.loyalty;
+  const loyaltyOf = async (c: TruthCustomer) =>
+    (await call(emulator, `/accounts?phone=${c.phone}&includeLoyalty=true`)).body.loyalty;
   const newestPostings = async (c: TruthCustomer, n: number) =>
     (await call(emulator, `/accounts/loyalty/postings?phone=${c.phone}&pageSize=${n}&pageNumber=1`)).body;
   const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -93,8 +118,12 @@ describe('written activity: effects on the source, the ground truth and the loya
   it('a transaction credits paid × the tier multiplier as a posting dated now, seen by postings, loyalty, vouchers and the webhook', async () => {
     const customer = customers[2]!;
     const before = await loyaltyOf(customer);
-    const countBefore = (await call(emulator, `/accounts/loyalty/postings?phone=${customer.phone}&pageSize=1&pageNumber=1`)).body.totalCount ?? 0;
-    expect((await post('/accounts/transactions/submit', sale('account', { phone: customer.phone }, 40.5, 0, 'T-1'))).body).toEqual({ status: 'success' });
+    const countBefore =
+      (await call(emulator, `/accounts/loyalty/postings?phone=${customer.phone}&pageSize=1&pageNumber=1`)).body
+        .totalCount ?? 0;
+    expect(
+      (await post('/accounts/transactions/submit', sale('account', { phone: customer.phone }, 40.5, 0, 'T-1'))).body,
+    ).toEqual({ status: 'success' });
 
     const multiplier = 1 + (before.tier.order - 1) * 0.25;
     const credit = round2(40.5 * multiplier);
@@ -118,7 +147,8 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect(after.wallets[0].point).toBeCloseTo(before.wallets[0].point + credit, 2);
     // The credit is in the bucket of its expiry: the end of the month in which its tier's validity ends.
     const expires = expiresOf(DAY, before.tier.order);
-    const gainedIn = (loyalty: any) => loyalty.balanceDetails.find((d: any) => d.expires === expires)?.loyaltyPointsGained ?? 0;
+    const gainedIn = (loyalty: any) =>
+      loyalty.balanceDetails.find((d: any) => d.expires === expires)?.loyaltyPointsGained ?? 0;
     expect(gainedIn(after)).toBeCloseTo(gainedIn(before) + credit, 2);
     expect(after.expiry.date).not.toBeNull();
 
@@ -132,7 +162,11 @@ describe('written activity: effects on the source, the ground truth and the loya
 
     await emulator.activity.settled();
     const event = hook.bodies.find((b) => b.customer.accountId === customer.customer_id);
-    expect(event.origin).toEqual({ trigger: 'LOYALTY_POINT_UPDATED', source: 'POS', country: { iso: after.wallets[0].countryIso } });
+    expect(event.origin).toEqual({
+      trigger: 'LOYALTY_POINT_UPDATED',
+      source: 'POS',
+      country: { iso: after.wallets[0].countryIso },
+    });
     expect(event.customer.phone).toBe(customer.phone);
     expect(event.entity.wallets[0].point).toBe(after.wallets[0].point);
     expect(event.entity.cumulativeCredit).toBe(after.cumulativeCredit);
@@ -168,7 +202,9 @@ describe('written activity: effects on the source, the ground truth and the loya
       credit: paid,
     });
 
-    expect((await post('/accounts/transactions/submit', sale('account', { phone: customer!.phone }, 10, 1))).status).toBe(200);
+    expect(
+      (await post('/accounts/transactions/submit', sale('account', { phone: customer!.phone }, 10, 1))).status,
+    ).toBe(200);
     const [credit, debit] = (await newestPostings(customer!, 2)).data;
     expect(debit).toMatchObject({ debit: 20, debitValue: 1, credit: 0, type: 2, postingType: 2, awardOn: null });
     expect(credit).toMatchObject({ credit: 12.5, awardOn: 10, tierName: silver.name, tierOrder: 2 });
@@ -183,20 +219,29 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect((await post('/accounts/transactions/submit', body)).status).toBe(200);
     const booked = (await newestPostings(customer, redeem ? 2 : 1)).data;
     const { account, ...rest } = body;
-    expect((await post('/accounts/transactions/rollback', { ...rest, customer: account, closeTime: `${DAY} 11:00:00` })).body).toEqual({ status: 'success' });
+    expect(
+      (await post('/accounts/transactions/rollback', { ...rest, customer: account, closeTime: `${DAY} 11:00:00` }))
+        .body,
+    ).toEqual({ status: 'success' });
     const newest = (await newestPostings(customer, booked.length * 2)).data;
     expect(newest.slice(booked.length)).toEqual(booked);
     const reversal = newest.slice(0, booked.length);
-    expect(reversal.map((p: any) => [p.credit, p.debit, p.type, p.receipt])).toEqual(booked.map((p: any) => [p.debit, p.credit, 4, 'T-ROLL']).reverse());
+    expect(reversal.map((p: any) => [p.credit, p.debit, p.type, p.receipt])).toEqual(
+      booked.map((p: any) => [p.debit, p.credit, 4, 'T-ROLL']).reverse(),
+    );
     expect((await loyaltyOf(customer)).wallets[0].point).toBeCloseTo(before.wallets[0].point, 2);
     await emulator.activity.settled();
-    expect(hook.bodies.filter((b) => b.customer.accountId === customer.customer_id).map((b) => b.origin.source)).toEqual(['POS', 'ROLLBACK']);
+    expect(
+      hook.bodies.filter((b) => b.customer.accountId === customer.customer_id).map((b) => b.origin.source),
+    ).toEqual(['POS', 'ROLLBACK']);
   });
 
   it('a sale without a known customer is accepted and earns nothing; appointments and page views change no points', async () => {
     await emulator.activity.settled();
     const events = emulator.activity.webhookStats();
-    expect((await post('/accounts/transactions/submit', sale('account', { phone: '306999999999' }, 12))).body).toEqual({ status: 'success' });
+    expect((await post('/accounts/transactions/submit', sale('account', { phone: '306999999999' }, 12))).body).toEqual({
+      status: 'success',
+    });
     const appointment = {
       account: { phone: customers[0]!.phone },
       referenceNumber: 'AP-1',
@@ -206,14 +251,26 @@ describe('written activity: effects on the source, the ground truth and the loya
       items: [{ sku: 'CUT', name: 'Cut', price: 20, duration: 60 }],
     };
     expect((await post('/accounts/appointments/submit', appointment)).status).toBe(200);
-    expect((await post('/ecommactivity/pageview', { items: [{ type: 'Product', sku: 'A', qty: '1', name: 'A' }], ecommerce: { time: '1' } })).status).toBe(200);
+    expect(
+      (
+        await post('/ecommactivity/pageview', {
+          items: [{ type: 'Product', sku: 'A', qty: '1', name: 'A' }],
+          ecommerce: { time: '1' },
+        })
+      ).status,
+    ).toBe(200);
     await emulator.activity.settled();
     expect(emulator.activity.webhookStats().delivered).toBe(events.delivered);
   });
 
   it('a modify puts the account in the accounts export of that day, as of the change, and in the ground truth', async () => {
     const customer = customers[20]!;
-    const identity = { phone: customer.phone, city: 'Ναύπλιο', language: null, businessFields: { pet: 'cat', 'Bob\'s "tier"': 'x' } };
+    const identity = {
+      phone: customer.phone,
+      city: 'Ναύπλιο',
+      language: null,
+      businessFields: { pet: 'cat', 'Bob\'s "tier"': 'x' },
+    };
     expect((await post('/accounts/update', identity, 'PUT')).body).toEqual({ status: 'success' });
     const { records, totalCount } = await allPages(emulator, 'accounts', DAY, DAY);
     expect(totalCount).toBe(1);
@@ -225,9 +282,17 @@ describe('written activity: effects on the source, the ground truth and the loya
     expect(readTimestamp(record.profileSet)).toBe(new Date(NOW).toISOString());
 
     const [truth] = [...emulator.truth.accounts(DAY, DAY)];
-    expect(truth).toMatchObject({ customer_id: customer.customer_id, city: 'Ναύπλιο', language: null, profile_set_at: new Date(NOW).toISOString() });
+    expect(truth).toMatchObject({
+      customer_id: customer.customer_id,
+      city: 'Ναύπλιο',
+      language: null,
+      profile_set_at: new Date(NOW).toISOString(),
+    });
     expect(truth!.custom_fields.pet).toBe('cat');
-    expect((await call(emulator, `/accounts?email=${encodeURIComponent(customer.email!)}&includeLoyalty=false`)).body.profile.city).toBe('Ναύπλιο');
+    expect(
+      (await call(emulator, `/accounts?email=${encodeURIComponent(customer.email!)}&includeLoyalty=false`)).body.profile
+        .city,
+    ).toBe('Ναύπλιο');
 
     // A window over seeded days and the day of the change serves the customer once, as changed.
     const week = await allPages(emulator, 'accounts', '2024-11-01', DAY);
@@ -248,7 +313,9 @@ describe('written activity: effects on the source, the ground truth and the loya
           .reverse(),
       );
     }
-    expect([...emulator.truth.postings('2024-11-01', LAST_DAY)].some((p) => p.posted_at >= new Date(NOW).toISOString())).toBe(false);
+    expect(
+      [...emulator.truth.postings('2024-11-01', LAST_DAY)].some((p) => p.posted_at >= new Date(NOW).toISOString()),
+    ).toBe(false);
   });
 
   it('the loyalty and voucher ground truth holds what the writes changed, as the lookups serve it', async () => {
@@ -261,9 +328,9 @@ describe('written activity: effects on the source, the ground truth and the loya
       expect(loyaltyAsWarehouse(customerId, await loyaltyOf(c))).toEqual(status.get(customerId));
       const served = (await call(emulator, `/accounts/vouchers/get?phone=${c.phone}`)).body;
       expect(served.at(-1).code).toBe(`P${customerId.slice(1)}`);
-      expect(vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled])).toEqual(
-        served.map((v: any) => [v.code, v.value, v.expires, v.enabled]),
-      );
+      expect(
+        vouchers.filter((v) => v.customer_id === customerId).map((v) => [v.code, v.value, v.expires_on, v.enabled]),
+      ).toEqual(served.map((v: any) => [v.code, v.value, v.expires, v.enabled]));
     }
   });
 

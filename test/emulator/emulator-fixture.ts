@@ -14,7 +14,11 @@ export function start(options: StartEmulatorOptions = {}): Promise<Emulator> {
 }
 
 /** A GET (or other method) returning status and parsed JSON body. */
-export async function call(emulator: Emulator, path: string, init?: RequestInit): Promise<{ status: number; body: any }> {
+export async function call(
+  emulator: Emulator,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${emulator.url}${path}`, init);
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
@@ -36,7 +40,10 @@ export async function allPages(
   const records: any[] = [];
   let totalCount = -1;
   for (let page = 1; ; page++) {
-    const { status, body } = await call(emulator, `/business-data/${stream}?start=${start}&end=${end}&page=${page}&size=${size}`);
+    const { status, body } = await call(
+      emulator,
+      `/business-data/${stream}?start=${start}&end=${end}&page=${page}&size=${size}`,
+    );
     if (status !== 200) throw new Error(`page ${page}: HTTP ${status} ${JSON.stringify(body)}`);
     if (body.pageNumber !== page || body.pageSize !== size) throw new Error('page envelope does not echo the request');
     if (totalCount >= 0 && body.totalCount !== totalCount) throw new Error('totalCount changed between pages');
@@ -51,7 +58,10 @@ export async function allPages(
 export async function allPostings(emulator: Emulator, identity: string, pageSize = 100): Promise<any[]> {
   const postings: any[] = [];
   for (let page = 1; ; page++) {
-    const { status, body } = await call(emulator, `/accounts/loyalty/postings?${identity}&pageSize=${pageSize}&pageNumber=${page}`);
+    const { status, body } = await call(
+      emulator,
+      `/accounts/loyalty/postings?${identity}&pageSize=${pageSize}&pageNumber=${page}`,
+    );
     if (status !== 200) throw new Error(`HTTP ${status} ${JSON.stringify(body)}`);
     postings.push(...body.data);
     if (postings.length >= body.totalCount) return postings;
@@ -90,7 +100,8 @@ export function dayOf(iso: string, zone = ZONE): string {
 /** The days from `start` to `end`, inclusive. */
 export function daysBetween(start: string, end: string): string[] {
   const days: string[] = [];
-  for (let day = DateTime.fromISO(start); day.toISODate()! <= end; day = day.plus({ days: 1 })) days.push(day.toISODate()!);
+  for (let day = DateTime.fromISO(start); day.toISODate()! <= end; day = day.plus({ days: 1 }))
+    days.push(day.toISODate()!);
   return days;
 }
 

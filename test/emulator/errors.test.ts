@@ -43,7 +43,10 @@ describe('errors', () => {
   });
 
   it('404 with code 404 for an unknown path, 405 for a known path with another method', async () => {
-    expect(await call(emulator, '/business-data/orders')).toEqual({ status: 404, body: { code: 404, message: 'Not Found' } });
+    expect(await call(emulator, '/business-data/orders')).toEqual({
+      status: 404,
+      body: { code: 404, message: 'Not Found' },
+    });
     expect((await call(emulator, '/business-data/accounts', { method: 'POST' })).status).toBe(405);
   });
 
@@ -84,7 +87,9 @@ describe('errors', () => {
     });
 
     it('serves a request with the right header (any case of its name)', async () => {
-      const ok = await call(secured, '/business-data/accounts?start=2024-09-01&end=2024-09-01&page=1&size=10', { headers: { 'x-api-key': 's3cret' } });
+      const ok = await call(secured, '/business-data/accounts?start=2024-09-01&end=2024-09-01&page=1&size=10', {
+        headers: { 'x-api-key': 's3cret' },
+      });
       expect(ok.status).toBe(200);
       expect(ok.body.totalCount).toBeGreaterThan(0);
     });

@@ -28,7 +28,13 @@ async function outcomes(emulator: Emulator, paths: string[]): Promise<Array<numb
   return seen;
 }
 
-const MIX = { serverErrorRate: 0.1, tooManyRequestsRate: 0.05, cutBodyRate: 0.05, errorBodyRate: 0.05, retryAfterSeconds: 0 };
+const MIX = {
+  serverErrorRate: 0.1,
+  tooManyRequestsRate: 0.05,
+  cutBodyRate: 0.05,
+  errorBodyRate: 0.05,
+  retryAfterSeconds: 0,
+};
 const PATHS = Array.from({ length: 600 }, (_, i) => page(1 + (i % 40)));
 
 describe('fault knobs', () => {
@@ -72,7 +78,10 @@ describe('fault knobs', () => {
     expect(limited.headers.get('retry-after')).toBe('7');
 
     emulator.faults.set({ errorBodyRate: 1, errorBodyCode: 1010 });
-    expect(await call(emulator, page(1))).toEqual({ status: 200, body: { code: 1010, message: expect.stringContaining('At least one') } });
+    expect(await call(emulator, page(1))).toEqual({
+      status: 200,
+      body: { code: 1010, message: expect.stringContaining('At least one') },
+    });
 
     emulator.faults.set({ serverErrorRate: 1 });
     const statuses = new Set<number>();
@@ -132,7 +141,9 @@ describe('drift', () => {
     const ids = (body: { data: Array<{ customerId: string }> }) => body.data.map((r) => r.customerId);
     // one record in front of the page appeared, vanished or moved: the page is shifted by one either way
     const shiftedBack = ids(settled.body).slice(0, 19).join() === ids(again.body).slice(1).join();
-    const shiftedForward = ids(settled.body)[0] === ids(first.body)[19] && ids(settled.body).slice(1).join() === ids(again.body).slice(0, 19).join();
+    const shiftedForward =
+      ids(settled.body)[0] === ids(first.body)[19] &&
+      ids(settled.body).slice(1).join() === ids(again.body).slice(0, 19).join();
     expect(shiftedBack || shiftedForward).toBe(true);
     const truth = [...emulator.truth.accounts('2024-09-01', '2024-09-20')].map((a) => a.customer_id);
     expect(truth.slice(0, 40)).toEqual([...ids(first.body), ...ids(again.body)]);

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { LAST_DAY, allPages, allPostings, call, canonical, dayOf, parseNdjson, readPostingTime, readTimestamp, start, text } from './emulator-fixture.js';
+import {
+  LAST_DAY,
+  allPages,
+  allPostings,
+  call,
+  canonical,
+  dayOf,
+  parseNdjson,
+  readPostingTime,
+  readTimestamp,
+  start,
+  text,
+} from './emulator-fixture.js';
 
 /** What a warehouse would hold for a served account record, read without the emulator's code. */
 function accountAsWarehouse(r: any) {
@@ -56,14 +68,18 @@ describe('ground truth', () => {
       ['2024-10-26', '2024-10-28'],
       ['2024-09-03', '2024-09-03'],
     ] as const) {
-      const served = (await allPages(emulator, 'accounts', s, e, 64)).records.filter((r) => typeof r.customerId === 'string' && r.customerId.startsWith('C'));
+      const served = (await allPages(emulator, 'accounts', s, e, 64)).records.filter(
+        (r) => typeof r.customerId === 'string' && r.customerId.startsWith('C'),
+      );
       expect(served.map(accountAsWarehouse)).toEqual([...emulator.truth.accounts(s, e)]);
     }
   });
 
   it('survey responses: equal what the export serves, read independently', async () => {
     const served = (await allPages(emulator, 'surveys', '2024-10-20', '2024-11-02', 64)).records;
-    const rejects = [...emulator.truth.rejects('surveys', '2024-10-20', '2024-11-02')].map((r) => JSON.stringify(r.payload));
+    const rejects = [...emulator.truth.rejects('surveys', '2024-10-20', '2024-11-02')].map((r) =>
+      JSON.stringify(r.payload),
+    );
     const valid = served.filter((e) => !rejects.includes(JSON.stringify(e)));
     expect(valid.length).toBe(served.length - rejects.length);
     expect(valid.flatMap(answersAsWarehouse)).toEqual([...emulator.truth.surveyResponses('2024-10-20', '2024-11-02')]);
@@ -79,7 +95,13 @@ describe('ground truth', () => {
       for (const p of (await allPostings(emulator, query, 1000)).reverse()) {
         const postedAt = readPostingTime(p.postingDate);
         if (dayOf(postedAt) < s || dayOf(postedAt) > e) continue;
-        expected.push({ customer_id: customer.customer_id, posted_at: postedAt, receipt: p.receipt, credit: p.credit, debit: p.debit });
+        expected.push({
+          customer_id: customer.customer_id,
+          posted_at: postedAt,
+          receipt: p.receipt,
+          credit: p.credit,
+          debit: p.debit,
+        });
       }
     }
     const truth = [...emulator.truth.postings(s, e)].map((p) => ({

@@ -12,7 +12,10 @@ describe('seams for a fault layer', () => {
       if (request.sequence === 2) return { status: 503, headers: { 'retry-after': '1' }, body: '{"code":503}' };
       return next(request);
     };
-    const emulator = await start({ auth: { header: 'authorization', value: 'Bearer t' }, hooks: { middleware: [unavailableOnce] } });
+    const emulator = await start({
+      auth: { header: 'authorization', value: 'Bearer t' },
+      hooks: { middleware: [unavailableOnce] },
+    });
     try {
       const headers = { authorization: 'Bearer t' };
       expect((await call(emulator, WINDOW)).status).toBe(401); // request 1 stops at auth
@@ -35,7 +38,11 @@ describe('seams for a fault layer', () => {
         yield whole.slice(0, whole.length / 2);
         throw new Error('cut');
       }
-      return { ...response, headers: { ...response.headers, 'content-length': String(Buffer.byteLength(whole)) }, body: half() };
+      return {
+        ...response,
+        headers: { ...response.headers, 'content-length': String(Buffer.byteLength(whole)) },
+        body: half(),
+      };
     };
     const emulator = await start({ hooks: { middleware: [cut] } });
     try {
@@ -52,7 +59,10 @@ describe('seams for a fault layer', () => {
           if (request.query.get('page') === '1') return view;
           // From page 2 on, one record was "added" in front: everything shifts by one.
           const extra = { customerId: 'C999999' };
-          return { totalCount: view.totalCount + 1, records: (from, to) => [extra, ...view.records(0, view.totalCount)].slice(from, to) };
+          return {
+            totalCount: view.totalCount + 1,
+            records: (from, to) => [extra, ...view.records(0, view.totalCount)].slice(from, to),
+          };
         },
       },
     });

@@ -23,7 +23,11 @@ async function subscriber(): Promise<{ url: string; bodies: any[]; close: () => 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const identity = (c: TruthCustomer) => (c.phone ? `phone=${c.phone}` : `email=${encodeURIComponent(c.email!)}`);
@@ -44,7 +48,8 @@ describe('points that expire without a request', () => {
     await hook.close();
   });
 
-  const lookup = async (c: TruthCustomer) => (await call(emulator, `/accounts?${identity(c)}&includeLoyalty=true`)).body.loyalty;
+  const lookup = async (c: TruthCustomer) =>
+    (await call(emulator, `/accounts?${identity(c)}&includeLoyalty=true`)).body.loyalty;
   const byId = (rows: Iterable<TruthLoyalty>) => new Map([...rows].map((t) => [t.customer_id, t]));
 
   it('passing the end of a month expires what was left of its points: the lookup and the truth change, and each customer gets one EXPIRY event', async () => {
@@ -56,13 +61,17 @@ describe('points that expire without a request', () => {
 
     now = local('2024-12-01T00:00:00') - 1;
     expect(await emulator.activity.checkExpiries()).toBe(0);
-    expect((await lookup(customers.find((c) => c.customer_id === due[0]!.customer_id)!)).expiry.date).toBe('2024-11-30');
+    expect((await lookup(customers.find((c) => c.customer_id === due[0]!.customer_id)!)).expiry.date).toBe(
+      '2024-11-30',
+    );
 
     now = local('2024-12-01T00:00:00');
     expect(await emulator.activity.checkExpiries()).toBe(due.length);
     await emulator.activity.settled();
     expect(hook.bodies.map((b) => b.customer.accountId).sort()).toEqual(due.map((t) => t.customer_id).sort());
-    expect(new Set(hook.bodies.map((b) => `${b.origin.trigger} ${b.origin.source}`))).toEqual(new Set(['LOYALTY_POINT_UPDATED EXPIRY']));
+    expect(new Set(hook.bodies.map((b) => `${b.origin.trigger} ${b.origin.source}`))).toEqual(
+      new Set(['LOYALTY_POINT_UPDATED EXPIRY']),
+    );
 
     const after = byId(emulator.truth.loyaltyStatus());
     for (const was of due) {
@@ -70,13 +79,18 @@ describe('points that expire without a request', () => {
       const served = await lookup(customer);
       const expired = served.balanceDetails.find((d: any) => readTimestamp(d.expires) === new Date(now).toISOString());
       expect(expired.loyaltyPointsExpired).toBeCloseTo(was.points_expiring, 2);
-      expect(served.wallets.reduce((sum: number, w: any) => sum + w.point, 0)).toBeCloseTo(pointsOf(was) - was.points_expiring, 2);
+      expect(served.wallets.reduce((sum: number, w: any) => sum + w.point, 0)).toBeCloseTo(
+        pointsOf(was) - was.points_expiring,
+        2,
+      );
       expect(served.expiry.date === null || served.expiry.date > '2024-11-30').toBe(true);
       expect(loyaltyAsWarehouse(customer.customer_id, served)).toEqual(after.get(customer.customer_id));
       const event = hook.bodies.find((b) => b.customer.accountId === customer.customer_id);
       expect(event.entity.wallets.map((w: any) => w.point)).toEqual(served.wallets.map((w: any) => w.point));
       expect(event.entity.pointExpiry === null ? null : readTimestamp(event.entity.pointExpiry)).toBe(
-        served.expiry.date === null ? null : DateTime.fromISO(served.expiry.date, { zone: ZONE }).plus({ days: 1 }).toUTC().toISO(),
+        served.expiry.date === null
+          ? null
+          : DateTime.fromISO(served.expiry.date, { zone: ZONE }).plus({ days: 1 }).toUTC().toISO(),
       );
     }
     // Nobody else changed.
@@ -104,7 +118,11 @@ describe('points that expire without a request', () => {
       const truth = asOf.get(at)!.get(customer)!;
       const points = truth.wallets.map((w) => w.points);
       expect(
-        hook.bodies.some((b) => b.customer.accountId === customer && JSON.stringify(b.entity.wallets.map((w: any) => w.point)) === JSON.stringify(points)),
+        hook.bodies.some(
+          (b) =>
+            b.customer.accountId === customer &&
+            JSON.stringify(b.entity.wallets.map((w: any) => w.point)) === JSON.stringify(points),
+        ),
       ).toBe(true);
     }
     expect((await call(emulator, '/_emulator/expiries', { method: 'POST' })).body).toEqual({ events: 0 });
@@ -113,11 +131,16 @@ describe('points that expire without a request', () => {
   it('with expiryCheckMs the emulator checks by itself', async () => {
     const own = await subscriber();
     let clock = NOW;
-    const timed = await start({ clock: () => clock, expiryCheckMs: 10, webhooks: { subscribers: [own.url], retryDelayMs: 5 } });
+    const timed = await start({
+      clock: () => clock,
+      expiryCheckMs: 10,
+      webhooks: { subscribers: [own.url], retryDelayMs: 5 },
+    });
     try {
       const due = [...timed.truth.loyaltyStatus()].filter((t) => t.points_expiring_on === '2024-11-30').length;
       clock = local('2024-12-01T00:00:05');
-      for (let waited = 0; own.bodies.length < due && waited < 200; waited++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; own.bodies.length < due && waited < 200; waited++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await timed.activity.settled();
       expect(own.bodies).toHaveLength(due);
     } finally {

@@ -8,7 +8,12 @@ export const BONUS_VALID_DAYS = 30;
 
 /** The instant (ms) the points of a credit posted at `postedAt` expire: the end of the month its validity ends in. */
 export function creditExpiry(postedAt: string, validDays: number, zone = ZONE): number {
-  return DateTime.fromISO(postedAt, { zone }).startOf('day').plus({ days: validDays }).startOf('month').plus({ months: 1 }).toMillis();
+  return DateTime.fromISO(postedAt, { zone })
+    .startOf('day')
+    .plus({ days: validDays })
+    .startOf('month')
+    .plus({ months: 1 })
+    .toMillis();
 }
 
 interface Bucket {
@@ -41,7 +46,8 @@ export function replay(postings: readonly any[], asOfMs: number): Expected {
   let overdrawn = 0;
   const expireThrough = (ms: number) => {
     for (const buckets of wallets.values()) {
-      for (const b of buckets) if (b.expires <= ms && b.remaining > 0) [b.expired, b.remaining] = [b.expired + b.remaining, 0];
+      for (const b of buckets)
+        if (b.expires <= ms && b.remaining > 0) [b.expired, b.remaining] = [b.expired + b.remaining, 0];
     }
   };
   for (const p of postings) {
@@ -55,7 +61,10 @@ export function replay(postings: readonly any[], asOfMs: number): Expected {
     let debit = Math.round(p.debit * 100);
     if (credit > 0) {
       gained += credit;
-      const expires = creditExpiry(readPostingTime(p.postingDate), p.type === 3 ? BONUS_VALID_DAYS : VALID_DAYS[p.tierOrder - 1]!);
+      const expires = creditExpiry(
+        readPostingTime(p.postingDate),
+        p.type === 3 ? BONUS_VALID_DAYS : VALID_DAYS[p.tierOrder - 1]!,
+      );
       let bucket = buckets.find((b) => b.expires === expires);
       if (!bucket) buckets.push((bucket = { expires, gained: 0, redeemed: 0, expired: 0, remaining: 0 }));
       bucket.gained += credit;
@@ -78,7 +87,9 @@ export function replay(postings: readonly any[], asOfMs: number): Expected {
       remaining: d.remaining + b.remaining,
     });
   }
-  const points = new Map([...wallets].map(([key, buckets]) => [key, buckets.reduce((sum, b) => sum + b.remaining, 0) / 100]));
+  const points = new Map(
+    [...wallets].map(([key, buckets]) => [key, buckets.reduce((sum, b) => sum + b.remaining, 0) / 100]),
+  );
   const cents = (d: Bucket | { gained: number; redeemed: number; expired: number; remaining: number }) => ({
     gained: d.gained / 100,
     redeemed: d.redeemed / 100,

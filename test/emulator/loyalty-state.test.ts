@@ -37,7 +37,9 @@ describe('loyalty state as of the clock', () => {
       expect(loyalty.cumulativeCredit).toBeCloseTo(expected.cumulativeCredit, 2);
       if (expected.wallets.size > 0) {
         expect(loyalty.wallets.map((w: any) => `${w.countryIso}/${w.currency}`)).toEqual([...expected.wallets.keys()]);
-        expect(loyalty.wallets.map((w: any) => w.point)).toEqual([...expected.wallets.values()].map((p) => expect.closeTo(p, 2)));
+        expect(loyalty.wallets.map((w: any) => w.point)).toEqual(
+          [...expected.wallets.values()].map((p) => expect.closeTo(p, 2)),
+        );
       }
       const details = [...expected.details].map(([ms, d]) => ({
         expires: new Date(ms).toISOString(),
@@ -52,15 +54,34 @@ describe('loyalty state as of the clock', () => {
         expired: d.loyaltyPointsExpired,
       }));
       expect(served, customer.customer_id).toEqual(
-        details.map((d) => ({ ...d, gained: expect.closeTo(d.gained, 2), redeemed: expect.closeTo(d.redeemed, 2), expired: expect.closeTo(d.expired, 2) })),
+        details.map((d) => ({
+          ...d,
+          gained: expect.closeTo(d.gained, 2),
+          redeemed: expect.closeTo(d.redeemed, 2),
+          expired: expect.closeTo(d.expired, 2),
+        })),
       );
       // expiry.point/date: the soonest points still to expire, and their last valid day.
       const next = [...expected.details].find(([, d]) => d.remaining > 0);
       expect(loyalty.expiry.point).toBeCloseTo(next ? next[1].remaining : 0, 2);
-      expect(loyalty.expiry.date).toBe(next ? DateTime.fromMillis(next[0], { zone: ZONE }).minus({ days: 1 }).toISODate() : null);
-      expect(loyalty.tier.order).toBe(loyalty.cumulativeCredit >= 5000 ? 4 : loyalty.cumulativeCredit >= 1500 ? 3 : loyalty.cumulativeCredit >= 300 ? 2 : 1);
+      expect(loyalty.expiry.date).toBe(
+        next ? DateTime.fromMillis(next[0], { zone: ZONE }).minus({ days: 1 }).toISODate() : null,
+      );
+      expect(loyalty.tier.order).toBe(
+        loyalty.cumulativeCredit >= 5000
+          ? 4
+          : loyalty.cumulativeCredit >= 1500
+            ? 3
+            : loyalty.cumulativeCredit >= 300
+              ? 2
+              : 1,
+      );
       expect(Date.parse(readTimestamp(loyalty.tier.expiry)!)).toBeGreaterThan(now);
-      if (loyalty.tier.order < 4) expect(loyalty.toNextTier).toBeCloseTo([300, 1500, 5000][loyalty.tier.order - 1]! - loyalty.cumulativeCredit, 2);
+      if (loyalty.tier.order < 4)
+        expect(loyalty.toNextTier).toBeCloseTo(
+          [300, 1500, 5000][loyalty.tier.order - 1]! - loyalty.cumulativeCredit,
+          2,
+        );
 
       if ([...expected.details].some(([ms, d]) => d.expired > 0 && ms <= RANGE_END)) seen.expiredInRange++;
       if ([...expected.details].some(([ms, d]) => d.remaining > 0 && ms > RANGE_END)) seen.expiringLater++;
@@ -83,8 +104,12 @@ describe('loyalty state as of the clock', () => {
     const asOf = new Date(now).toISOString();
     const statusRows = parseNdjson(await text(emulator, `/_emulator/truth/loyalty-status?asOf=${asOf}`));
     expect(statusRows).toEqual(truth.map(({ wallets: _, balance_details: __, ...status }) => status));
-    expect(parseNdjson(await text(emulator, `/_emulator/truth/loyalty-wallets?asOf=${now}`))).toEqual(truth.flatMap((t) => t.wallets));
-    expect(parseNdjson(await text(emulator, '/_emulator/truth/loyalty-balance-details'))).toEqual(truth.flatMap((t) => t.balance_details));
+    expect(parseNdjson(await text(emulator, `/_emulator/truth/loyalty-wallets?asOf=${now}`))).toEqual(
+      truth.flatMap((t) => t.wallets),
+    );
+    expect(parseNdjson(await text(emulator, '/_emulator/truth/loyalty-balance-details'))).toEqual(
+      truth.flatMap((t) => t.balance_details),
+    );
     expect([...emulator.truth.loyaltyWallets()]).toEqual(truth.flatMap((t) => t.wallets));
     expect((await call(emulator, '/_emulator/truth/loyalty-status?asOf=yesterday')).status).toBe(400);
   });
@@ -113,7 +138,10 @@ describe('loyalty state as of the clock', () => {
   });
 
   it('1005 for an unknown customer, and for one not created yet at the clock; postings after the clock do not count yet', async () => {
-    for (const path of ['/accounts?phone=306999999999&includeLoyalty=true', '/accounts?email=nobody.1%40example.com&includeLoyalty=true']) {
+    for (const path of [
+      '/accounts?phone=306999999999&includeLoyalty=true',
+      '/accounts?email=nobody.1%40example.com&includeLoyalty=true',
+    ]) {
       expect(await call(emulator, path)).toEqual({ status: 404, body: { code: 1005, message: 'Data Not Found' } });
     }
     now = Date.parse('2024-10-01T09:00:00Z');

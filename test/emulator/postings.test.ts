@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator, TruthCustomer } from '../../src/emulator/index.js';
-import { FIRST_DAY, LAST_DAY, allPostings, call, dayOf, daysBetween, readPostingTime, start } from './emulator-fixture.js';
+import {
+  FIRST_DAY,
+  LAST_DAY,
+  allPostings,
+  call,
+  dayOf,
+  daysBetween,
+  readPostingTime,
+  start,
+} from './emulator-fixture.js';
 
 const POSTING_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
 
@@ -16,7 +25,8 @@ describe('loyalty postings', () => {
     emulator = await start();
     customers = [...emulator.truth.customers(LAST_DAY)];
     counts = new Map();
-    for (const p of emulator.truth.postings('2000-01-01', LAST_DAY)) counts.set(p.customer_id, (counts.get(p.customer_id) ?? 0) + 1);
+    for (const p of emulator.truth.postings('2000-01-01', LAST_DAY))
+      counts.set(p.customer_id, (counts.get(p.customer_id) ?? 0) + 1);
   });
   afterAll(() => emulator.close());
 
@@ -79,11 +89,17 @@ describe('loyalty postings', () => {
   it('finds a customer by phone or by e-mail alike, and a phone-less one by e-mail', async () => {
     const both = customers.find((c) => c.phone && c.email && counts.has(c.customer_id))!;
     const byPhone = await call(emulator, `/accounts/loyalty/postings?phone=${both.phone}&pageSize=5&pageNumber=1`);
-    const byEmail = await call(emulator, `/accounts/loyalty/postings?email=${encodeURIComponent(both.email!)}&pageSize=5&pageNumber=1`);
+    const byEmail = await call(
+      emulator,
+      `/accounts/loyalty/postings?email=${encodeURIComponent(both.email!)}&pageSize=5&pageNumber=1`,
+    );
     expect(byPhone.status).toBe(200);
     expect(byEmail.body).toEqual(byPhone.body);
     const emailOnly = customers.find((c) => !c.phone && counts.has(c.customer_id))!;
-    const found = await call(emulator, `/accounts/loyalty/postings?email=${encodeURIComponent(emailOnly.email!)}&pageSize=5&pageNumber=1`);
+    const found = await call(
+      emulator,
+      `/accounts/loyalty/postings?email=${encodeURIComponent(emailOnly.email!)}&pageSize=5&pageNumber=1`,
+    );
     expect(found.body.totalCount).toBe(counts.get(emailOnly.customer_id));
   });
 
@@ -94,7 +110,9 @@ describe('loyalty postings', () => {
       expect(p.postingDate).toMatch(POSTING_TIME);
       expect(p.txnDate).toMatch(POSTING_TIME);
       expect(p.txnDate <= p.postingDate).toBe(true);
-      expect(p.postingType === 2 ? p.debit > 0 && p.credit === 0 && p.awardOn === null : p.credit > 0 && p.debit === 0).toBe(true);
+      expect(
+        p.postingType === 2 ? p.debit > 0 && p.credit === 0 && p.awardOn === null : p.credit > 0 && p.debit === 0,
+      ).toBe(true);
     }
     const all = [...emulator.truth.postings('2000-01-01', LAST_DAY)];
     expect(all.some((p) => p.posting_type === 2)).toBe(true);
@@ -104,7 +122,10 @@ describe('loyalty postings', () => {
 
   it('answers a page past the end with no data and the true totalCount', async () => {
     const customer = customers.find((c) => counts.has(c.customer_id))!;
-    const { status, body } = await call(emulator, `/accounts/loyalty/postings?${identity(customer)}&pageSize=10&pageNumber=999`);
+    const { status, body } = await call(
+      emulator,
+      `/accounts/loyalty/postings?${identity(customer)}&pageSize=10&pageNumber=999`,
+    );
     expect(status).toBe(200);
     expect(body).toEqual({ pageNumber: 999, pageSize: 10, totalCount: counts.get(customer.customer_id), data: [] });
   });
@@ -126,7 +147,8 @@ describe('loyalty postings', () => {
   it('dates postings after the customer was created and within the data range', () => {
     const createdOn = new Map<string, string>();
     for (const day of daysBetween(FIRST_DAY, LAST_DAY)) {
-      for (const c of emulator.truth.customers(day)) if (!createdOn.has(c.customer_id)) createdOn.set(c.customer_id, day);
+      for (const c of emulator.truth.customers(day))
+        if (!createdOn.has(c.customer_id)) createdOn.set(c.customer_id, day);
     }
     expect(createdOn.size).toBe(300);
     for (const p of emulator.truth.postings('2000-01-01', LAST_DAY)) {
@@ -153,7 +175,9 @@ describe('loyalty postings', () => {
       // the postings endpoint cannot be asked about them, so the truth holds none of their postings
       const listed = [...contactless.truth.postings('2000-01-01', LAST_DAY)];
       expect(listed.filter((p) => ids.has(p.customer_id))).toEqual([]);
-      expect(listed.length).toBe([...emulator.truth.postings('2000-01-01', LAST_DAY)].filter((p) => !ids.has(p.customer_id)).length);
+      expect(listed.length).toBe(
+        [...emulator.truth.postings('2000-01-01', LAST_DAY)].filter((p) => !ids.has(p.customer_id)).length,
+      );
       expect((await call(contactless, '/accounts/loyalty/postings?pageSize=10&pageNumber=1')).status).toBe(400);
     } finally {
       await contactless.close();

@@ -20,7 +20,17 @@ describe('read endpoints', () => {
     expect(status).toBe(200);
     expect(body.integrationToken).toBe('tok-123');
     expect(body.created).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2}:\d{2} [AP]M$/);
-    expect(Object.keys(body.onlineAPIClientDTO)).toEqual(['id', 'progId', 'title', 'siteId', 'source', 'apiToken', 'retired', 'created', 'createdBy']);
+    expect(Object.keys(body.onlineAPIClientDTO)).toEqual([
+      'id',
+      'progId',
+      'title',
+      'siteId',
+      'source',
+      'apiToken',
+      'retired',
+      'created',
+      'createdBy',
+    ]);
   });
 
   it('gets a customer with loyalty computed from its postings', async () => {
@@ -29,18 +39,26 @@ describe('read endpoints', () => {
     expect(status).toBe(200);
     expect(body.profile.accountId).toBe(customer.customer_id);
     expect(body.profile.phone).toBe(Number(customer.phone)); // a number, as in the source's sample
-    const latest = [...emulator.truth.accounts('2000-01-01', LAST_DAY)].find((a) => a.customer_id === customer.customer_id)!;
+    const latest = [...emulator.truth.accounts('2000-01-01', LAST_DAY)].find(
+      (a) => a.customer_id === customer.customer_id,
+    )!;
     expect(body.profile.businessFields).toEqual(latest.custom_fields);
     const probe = await call(emulator, `/accounts/loyalty/postings?phone=${customer.phone}&pageSize=1&pageNumber=1`);
     const postings = probe.status === 200 ? await allPostings(emulator, `phone=${customer.phone}`) : [];
     const credit = postings.reduce((sum, p) => sum + p.credit, 0);
     expect(body.loyalty.cumulativeCredit).toBeCloseTo(credit, 2);
-    const withoutLoyalty = await call(emulator, `/accounts?email=${encodeURIComponent(customer.email!)}&includeLoyalty=false`);
+    const withoutLoyalty = await call(
+      emulator,
+      `/accounts?email=${encodeURIComponent(customer.email!)}&includeLoyalty=false`,
+    );
     expect(withoutLoyalty.body).toEqual({ profile: body.profile });
   });
 
   it('searches by partial names, paged', async () => {
-    const { body } = await call(emulator, '/accounts/search?first=ari&businessFieldsRequired=loyaltyTier,select&page=1&size=5');
+    const { body } = await call(
+      emulator,
+      '/accounts/search?first=ari&businessFieldsRequired=loyaltyTier,select&page=1&size=5',
+    );
     expect(body.totalCount).toBeGreaterThan(5);
     expect(body.data).toHaveLength(5);
     for (const r of body.data) {

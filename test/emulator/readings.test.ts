@@ -24,23 +24,37 @@ const open = async (readings: EmulatorReadings, extra: Parameters<typeof start>[
 afterAll(() => Promise.all(started.map((e) => e.close())));
 
 /** Every record of a window, paged with page numbers from `first`. */
-async function pages(emulator: Emulator, stream: 'accounts' | 'surveys', startDay: string, end: string, size = 40, first = 1): Promise<any[]> {
+async function pages(
+  emulator: Emulator,
+  stream: 'accounts' | 'surveys',
+  startDay: string,
+  end: string,
+  size = 40,
+  first = 1,
+): Promise<any[]> {
   const records: any[] = [];
   for (let page = first; ; page++) {
-    const { status, body } = await call(emulator, `/business-data/${stream}?start=${startDay}&end=${end}&page=${page}&size=${size}`);
+    const { status, body } = await call(
+      emulator,
+      `/business-data/${stream}?start=${startDay}&end=${end}&page=${page}&size=${size}`,
+    );
     expect(status).toBe(200);
     if (body.data.length === 0) return records;
     records.push(...body.data);
   }
 }
 
-const phoneOf = (emulator: Emulator, n = 0) => [...emulator.truth.customers(LAST_DAY)].filter((c) => c.phone)[n]!.phone!;
+const phoneOf = (emulator: Emulator, n = 0) =>
+  [...emulator.truth.customers(LAST_DAY)].filter((c) => c.phone)[n]!.phone!;
 
 /** A customer with at least `min` postings. */
 function busyPhone(emulator: Emulator, min: number): string {
   const counts = new Map<string, number>();
-  for (const p of emulator.truth.postings(FIRST_DAY, LAST_DAY)) counts.set(p.customer_id, (counts.get(p.customer_id) ?? 0) + 1);
-  const customer = [...emulator.truth.customers(LAST_DAY)].find((c) => c.phone && (counts.get(c.customer_id) ?? 0) >= min)!;
+  for (const p of emulator.truth.postings(FIRST_DAY, LAST_DAY))
+    counts.set(p.customer_id, (counts.get(p.customer_id) ?? 0) + 1);
+  const customer = [...emulator.truth.customers(LAST_DAY)].find(
+    (c) => c.phone && (counts.get(c.customer_id) ?? 0) >= min,
+  )!;
   return customer.phone!;
 }
 
@@ -55,7 +69,9 @@ describe('readings of the open conventions', () => {
     expect(plain.options.readings).toEqual(DEFAULT_READINGS);
     expect(() => resolveReadings({ errorStatus: 302 as never })).toThrow(/errorStatus must be one of/);
     expect(() => resolveReadings({ pageSizeCap: 0 })).toThrow(/pageSizeCap/);
-    expect(parseReadings(['errorStatus=200', 'errorBody=nested', 'pageSizeCap=25', 'unlistedFields=true', 'firstPage=0'])).toEqual({
+    expect(
+      parseReadings(['errorStatus=200', 'errorBody=nested', 'pageSizeCap=25', 'unlistedFields=true', 'firstPage=0']),
+    ).toEqual({
       errorStatus: 200,
       errorBody: 'nested',
       pageSizeCap: 25,
@@ -88,7 +104,8 @@ describe('readings of the open conventions', () => {
     expect([...every.truth.loyaltyStatus()]).toEqual([...plain.truth.loyaltyStatus()]);
     expect([...every.truth.vouchers()]).toEqual([...plain.truth.vouchers()]);
     // and the truth served over HTTP too
-    const truthText = (e: Emulator) => fetch(`${e.url}/_emulator/truth/accounts?start=${from}&end=${to}`).then((r) => r.text());
+    const truthText = (e: Emulator) =>
+      fetch(`${e.url}/_emulator/truth/accounts?start=${from}&end=${to}`).then((r) => r.text());
     expect(await truthText(every)).toBe(await truthText(plain));
   });
 
@@ -96,8 +113,18 @@ describe('readings of the open conventions', () => {
     const unknown = '/accounts/loyalty/postings?phone=300000000000&pageSize=10&pageNumber=1';
     it.each([
       [{}, 404, 'application/json', { code: 1005, message: 'Data Not Found' }],
-      [{ errorStatus: 200, errorBody: 'nested' }, 200, 'application/json', { error: { code: 1005, message: 'Data Not Found' } }],
-      [{ errorStatus: 500, errorBody: 'status-fields' }, 500, 'application/json', { status: 'error', errorCode: '1005', errorMessage: 'Data Not Found' }],
+      [
+        { errorStatus: 200, errorBody: 'nested' },
+        200,
+        'application/json',
+        { error: { code: 1005, message: 'Data Not Found' } },
+      ],
+      [
+        { errorStatus: 500, errorBody: 'status-fields' },
+        500,
+        'application/json',
+        { status: 'error', errorCode: '1005', errorMessage: 'Data Not Found' },
+      ],
       [{ errorStatus: 400, errorBody: 'text' }, 400, 'text/plain', '1005 Data Not Found'],
     ] as const)('%o: 1005 answered %i', async (readings, status, type, body) => {
       const emulator = await open(readings as EmulatorReadings);
@@ -116,7 +143,11 @@ describe('readings of the open conventions', () => {
       });
       expect(await call(emulator, '/accounts/vouchers/get')).toEqual({
         status: 200,
-        body: { status: 'error', errorCode: '1010', errorMessage: 'At least one of the following fields is required: phone, email' },
+        body: {
+          status: 'error',
+          errorCode: '1010',
+          errorMessage: 'At least one of the following fields is required: phone, email',
+        },
       });
     });
   });
@@ -124,7 +155,9 @@ describe('readings of the open conventions', () => {
   it('exportEnd exclusive: the end day is left out, and start = end is empty', async () => {
     const emulator = await open({ exportEnd: 'exclusive' });
     for (const stream of ['accounts', 'surveys'] as const) {
-      expect(await pages(emulator, stream, '2024-10-20', '2024-10-23')).toEqual(await pages(plain, stream, '2024-10-20', '2024-10-22'));
+      expect(await pages(emulator, stream, '2024-10-20', '2024-10-23')).toEqual(
+        await pages(plain, stream, '2024-10-20', '2024-10-22'),
+      );
       const { body } = await call(emulator, `/business-data/${stream}?start=2024-10-20&end=2024-10-20&page=1&size=10`);
       expect(body).toEqual({ pageNumber: 1, pageSize: 10, totalCount: 0, data: [] });
     }
@@ -170,25 +203,38 @@ describe('readings of the open conventions', () => {
 
   it('firstPage 0: every listing numbers its pages from 0, and -1 is a bad request', async () => {
     const emulator = await open({ firstPage: 0 });
-    expect(await pages(emulator, 'accounts', ...WINDOW, 30, 0)).toEqual(await pages(plain, 'accounts', ...WINDOW, 30, 1));
+    expect(await pages(emulator, 'accounts', ...WINDOW, 30, 0)).toEqual(
+      await pages(plain, 'accounts', ...WINDOW, 30, 1),
+    );
     const phone = busyPhone(plain, 12);
     const zero = await call(emulator, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=0`);
     const one = await call(plain, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=1`);
     expect(zero.body).toEqual({ ...one.body, pageNumber: 0 });
     const second = await call(emulator, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=1`);
-    expect(second.body.data).toEqual((await call(plain, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=2`)).body.data);
+    expect(second.body.data).toEqual(
+      (await call(plain, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=2`)).body.data,
+    );
     expect((await call(emulator, '/accounts/search?businessFieldsRequired=&page=0&size=3')).body.data).toEqual(
       (await call(plain, '/accounts/search?businessFieldsRequired=&page=1&size=3')).body.data,
     );
-    expect((await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=-1&size=10`)).status).toBe(400);
+    expect(
+      (await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=-1&size=10`)).status,
+    ).toBe(400);
   });
 
   it('pageSizeCap: a larger size is served the cap, and pageSize says so', async () => {
     const emulator = await open({ pageSizeCap: 7 }, { maxPageSize: 50 });
-    const { body } = await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=2&size=5000`);
+    const { body } = await call(
+      emulator,
+      `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=2&size=5000`,
+    );
     expect(body.pageSize).toBe(7);
-    expect(body.data).toEqual((await call(plain, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=2&size=7`)).body.data);
-    expect((await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=5`)).body.data).toHaveLength(5);
+    expect(body.data).toEqual(
+      (await call(plain, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=2&size=7`)).body.data,
+    );
+    expect(
+      (await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=5`)).body.data,
+    ).toHaveLength(5);
   });
 
   it('scalars strings: every number and boolean of a record is a string of the same value', async () => {
@@ -240,7 +286,9 @@ describe('readings of the open conventions', () => {
       if (abbreviated) {
         const offset = abbreviations.get(abbreviated[2]!);
         if (offset === undefined) throw new Error(`unknown abbreviation in ${text}`);
-        return DateTime.fromFormat(abbreviated[1]!, 'yyyy-MM-dd HH:mm:ss', { zone: 'UTC' }).minus({ minutes: offset }).toISO()!;
+        return DateTime.fromFormat(abbreviated[1]!, 'yyyy-MM-dd HH:mm:ss', { zone: 'UTC' })
+          .minus({ minutes: offset })
+          .toISO()!;
       }
       const offsetForm = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}:?\d{2})$/.exec(text);
       if (!offsetForm) throw new Error(`not a labelled timestamp: ${text}`);
@@ -252,12 +300,23 @@ describe('readings of the open conventions', () => {
     ];
 
     it.each([
-      ['abbreviations', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (EET|EEST|CET|CEST|GMT|BST|WET|WEST)$/, ['EET', 'EEST', 'CET', 'GMT', 'BST']],
-      ['offsets', /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2}|[+-]\d{4})$/, ['Z', '+02:00', '+0200', '+03:00']],
+      [
+        'abbreviations',
+        /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (EET|EEST|CET|CEST|GMT|BST|WET|WEST)$/,
+        ['EET', 'EEST', 'CET', 'GMT', 'BST'],
+      ],
+      [
+        'offsets',
+        /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2}|[+-]\d{4})$/,
+        ['Z', '+02:00', '+0200', '+03:00'],
+      ],
     ] as const)('%s: the same instants, every one labelled', async (zoneLabels, shape, seen) => {
       const emulator = await open({ zoneLabels });
       const plainStamps = stampsOf(await pages(plain, 'accounts', ...WINDOW), await pages(plain, 'surveys', ...WINDOW));
-      const stamps = stampsOf(await pages(emulator, 'accounts', ...WINDOW), await pages(emulator, 'surveys', ...WINDOW));
+      const stamps = stampsOf(
+        await pages(emulator, 'accounts', ...WINDOW),
+        await pages(emulator, 'surveys', ...WINDOW),
+      );
       expect(stamps).toHaveLength(plainStamps.length);
       const all = stamps.join('\n');
       for (const label of seen) expect(all).toContain(label);
@@ -271,7 +330,9 @@ describe('readings of the open conventions', () => {
       const loyalty = (await call(emulator, `/accounts?phone=${phone}&includeLoyalty=true`)).body.loyalty;
       const plainLoyalty = (await call(plain, `/accounts?phone=${phone}&includeLoyalty=true`)).body.loyalty;
       expect(instantOf(loyalty.tier.expiry)).toBe(readTimestamp(plainLoyalty.tier.expiry));
-      loyalty.balanceDetails.forEach((d: any, n: number) => expect(instantOf(d.expires)).toBe(readTimestamp(plainLoyalty.balanceDetails[n].expires)));
+      loyalty.balanceDetails.forEach((d: any, n: number) =>
+        expect(instantOf(d.expires)).toBe(readTimestamp(plainLoyalty.balanceDetails[n].expires)),
+      );
     });
   });
 
@@ -279,17 +340,21 @@ describe('readings of the open conventions', () => {
     const emulator = await open({ unlistedFields: true });
     const accounts = await pages(emulator, 'accounts', ...WINDOW);
     const plainAccounts = await pages(plain, 'accounts', ...WINDOW);
-    accounts.forEach((record, n) => expect(record).toEqual({ ...plainAccounts[n], ...unlistedMembers('account', record.customerId) }));
+    accounts.forEach((record, n) =>
+      expect(record).toEqual({ ...plainAccounts[n], ...unlistedMembers('account', record.customerId) }),
+    );
     expect(Object.keys(accounts[0]).slice(-UNLISTED_FIELDS.account.length)).toEqual(UNLISTED_FIELDS.account);
     const answer = (await pages(emulator, 'surveys', ...WINDOW))[0].answers[0];
     expect(answer).toMatchObject(unlistedMembers('surveyAnswer', `${answer.customerId} ${answer.date}`));
     const phone = busyPhone(plain, 3);
-    const posting = (await call(emulator, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=1`)).body.data[0];
+    const posting = (await call(emulator, `/accounts/loyalty/postings?phone=${phone}&pageSize=5&pageNumber=1`)).body
+      .data[0];
     expect(posting).toMatchObject(unlistedMembers('posting', `${posting.receipt} ${posting.postingDate}`));
     const lookup = (await call(emulator, `/accounts?phone=${phone}&includeLoyalty=true`)).body;
     expect(lookup.loyalty).toMatchObject(unlistedMembers('loyalty', lookup.profile.accountId));
     const vouchers = (await call(emulator, `/accounts/vouchers/get?phone=${phone}`)).body;
-    for (const voucher of vouchers) expect(Object.keys(voucher)).toEqual(expect.arrayContaining([...UNLISTED_FIELDS.voucher]));
+    for (const voucher of vouchers)
+      expect(Object.keys(voucher)).toEqual(expect.arrayContaining([...UNLISTED_FIELDS.voucher]));
   });
 
   it('listingOrder unstable: two requests of a page differ, and offset paging meets records twice and misses others', async () => {
@@ -303,7 +368,8 @@ describe('readings of the open conventions', () => {
     expect(paged).toHaveLength(truth.length);
     expect(new Set(paged.map((r) => r.customerId)).size).toBeLessThan(truth.length);
     // a single page holding the whole listing is complete, in some order
-    const whole = (await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=1000`)).body.data;
+    const whole = (await call(emulator, `/business-data/accounts?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=1000`))
+      .body.data;
     expect(new Set(whole.map((r: any) => JSON.stringify(r)))).toEqual(new Set(truth.map((r) => JSON.stringify(r))));
     // deterministic: a second emulator asked the same things answers the same
     const again = await open({ listingOrder: 'unstable' });
@@ -317,7 +383,9 @@ describe('readings of the open conventions', () => {
     accounts.forEach((record, n) => {
       const { customerId, ...rest } = plainAccounts[n];
       expect(record).toEqual({ ...rest, accountId: customerId });
-      expect(Object.keys(record)).toEqual(Object.keys(plainAccounts[n]).map((k) => (k === 'customerId' ? 'accountId' : k)));
+      expect(Object.keys(record)).toEqual(
+        Object.keys(plainAccounts[n]).map((k) => (k === 'customerId' ? 'accountId' : k)),
+      );
     });
     const [element] = await pages(emulator, 'surveys', ...WINDOW);
     const [plainElement] = await pages(plain, 'surveys', ...WINDOW);
@@ -326,9 +394,16 @@ describe('readings of the open conventions', () => {
   });
 
   it('serves malformed records as they are under every reading, so the truth’s rejects stay exact', async () => {
-    const readings: EmulatorReadings = { scalars: 'strings', fieldNames: 'sample', zoneLabels: 'offsets', unlistedFields: true };
+    const readings: EmulatorReadings = {
+      scalars: 'strings',
+      fieldNames: 'sample',
+      zoneLabels: 'offsets',
+      unlistedFields: true,
+    };
     const emulator = await open(readings, { badRecordRate: 0.2 });
-    const served = new Set((await allPages(emulator, 'accounts', ...WINDOW, 1000)).records.map((r) => JSON.stringify(r)));
+    const served = new Set(
+      (await allPages(emulator, 'accounts', ...WINDOW, 1000)).records.map((r) => JSON.stringify(r)),
+    );
     const rejects = [...emulator.truth.rejects('accounts', ...WINDOW)];
     expect(rejects.length).toBeGreaterThan(0);
     for (const reject of rejects) expect(served.has(JSON.stringify(reject.payload))).toBe(true);
@@ -337,7 +412,10 @@ describe('readings of the open conventions', () => {
   it('the default readings given explicitly answer as no readings do', async () => {
     const phone = phoneOf(plain);
     const again = await open({ ...DEFAULT_READINGS });
-    for (const path of [`/business-data/surveys?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=50`, `/accounts?phone=${phone}&includeLoyalty=true`]) {
+    for (const path of [
+      `/business-data/surveys?start=${WINDOW[0]}&end=${WINDOW[1]}&page=1&size=50`,
+      `/accounts?phone=${phone}&includeLoyalty=true`,
+    ]) {
       expect(await call(again, path)).toEqual(await call(plain, path));
     }
   });

@@ -17,7 +17,10 @@ describe('scale', () => {
       expect(surveys.body.data).toHaveLength(1000);
       const last = [...emulator.truth.customers('2024-06-30')].at(-1)!;
       expect(last.customer_id).toBe('C1000000');
-      const found = await call(emulator, `/accounts?${last.phone ? `phone=${last.phone}` : `email=${encodeURIComponent(last.email!)}`}`);
+      const found = await call(
+        emulator,
+        `/accounts?${last.phone ? `phone=${last.phone}` : `email=${encodeURIComponent(last.email!)}`}`,
+      );
       expect(found.body.profile.accountId).toBe('C1000000');
     } finally {
       await emulator.close();

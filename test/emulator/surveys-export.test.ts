@@ -63,14 +63,25 @@ describe('surveys export', () => {
 
   it('has every quirk: missing forms, omitted codes, both timestamp shapes, grouped elements', () => {
     const answers = everything.flatMap((e) => e.answers);
-    const values = answers.flatMap((a) => [a.first, a.last, a.phone, a.email, a.staff, a.operator, a.receipt, a.tierName]);
+    const values = answers.flatMap((a) => [
+      a.first,
+      a.last,
+      a.phone,
+      a.email,
+      a.staff,
+      a.operator,
+      a.receipt,
+      a.tierName,
+    ]);
     expect(values).toContain(null);
     expect(values).toContain('NULL');
     expect(values).toContain('');
     const answerValues = answers.flatMap((a) => Object.values(a.questAnsMap));
     expect(answerValues).toContain('');
     expect(answerValues).toContain('NULL');
-    const partial = everything.some((e) => e.answers.some((a: any) => Object.keys(a.questAnsMap).length < Object.keys(e.questions).length));
+    const partial = everything.some((e) =>
+      e.answers.some((a: any) => Object.keys(a.questAnsMap).length < Object.keys(e.questions).length),
+    );
     expect(partial).toBe(true);
     expect(answers.some((a) => a.date.endsWith(' UTC'))).toBe(true);
     expect(answers.some((a) => !a.date.endsWith(' UTC'))).toBe(true);
@@ -103,7 +114,10 @@ describe('surveys export', () => {
         (e) =>
           !Array.isArray(e.answers) ||
           typeof e.questions !== 'object' ||
-          e.answers.some((a: any) => typeof a.customerId !== 'string' || typeof a.questAnsMap !== 'object' || !/^\d{4}-/.test(a.date)),
+          e.answers.some(
+            (a: any) =>
+              typeof a.customerId !== 'string' || typeof a.questAnsMap !== 'object' || !/^\d{4}-/.test(a.date),
+          ),
       );
       expect(malformed).toEqual(rejects.map((r) => r.payload));
       expect(records.length - rejects.length).toBe(everything.length);
@@ -121,7 +135,9 @@ describe('surveys export', () => {
       for (const [i, element] of records.entries()) {
         expect(element.questions).toEqual(everything[i].questions);
         // the answers of the element without its repeats are the answers served without duplicates
-        const once = element.answers.filter((a: unknown, n: number) => n === 0 || JSON.stringify(a) !== JSON.stringify(element.answers[n - 1]));
+        const once = element.answers.filter(
+          (a: unknown, n: number) => n === 0 || JSON.stringify(a) !== JSON.stringify(element.answers[n - 1]),
+        );
         expect(once).toEqual(everything[i].answers);
         copies += element.answers.length - once.length;
       }

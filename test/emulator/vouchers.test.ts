@@ -37,13 +37,15 @@ describe('vouchers over time', () => {
   });
   afterAll(() => emulator.close());
 
-  const vouchersOf = async (c: TruthCustomer) => (await call(emulator, `/accounts/vouchers/get?${identity(c)}`)).body as any[];
+  const vouchersOf = async (c: TruthCustomer) =>
+    (await call(emulator, `/accounts/vouchers/get?${identity(c)}`)).body as any[];
 
   it('every customer’s list equals the ground truth, at several instants', async () => {
     for (const at of [NOW, NOW + 20 * DAY_MS, NOW + 75 * DAY_MS, Date.parse('2026-02-01T12:00:00Z')]) {
       now = at;
       const served: unknown[] = [];
-      for (const customer of customers) served.push(...(await vouchersOf(customer)).map((v) => voucherAsWarehouse(customer.customer_id, v)));
+      for (const customer of customers)
+        served.push(...(await vouchersOf(customer)).map((v) => voucherAsWarehouse(customer.customer_id, v)));
       const truth = [...emulator.truth.vouchers()];
       expect(served).toEqual(truth);
       expect(parseNdjson(await text(emulator, `/_emulator/truth/vouchers?asOf=${at}`))).toEqual(truth);
@@ -66,7 +68,8 @@ describe('vouchers over time', () => {
           if (!history.has(key)) history.set(key, n === 0 ? [] : [{ at: steps[n - 1]!, v: null }]);
         }
         for (const [key, seen] of history)
-          if (key.startsWith(`${customer.customer_id} `)) seen.push({ at, v: listed.get(key.slice(key.indexOf(' ') + 1)) ?? null });
+          if (key.startsWith(`${customer.customer_id} `))
+            seen.push({ at, v: listed.get(key.slice(key.indexOf(' ') + 1)) ?? null });
       }
     }
     now = NOW;
@@ -110,7 +113,9 @@ describe('vouchers over time', () => {
         const last = seen[gone - 1]!.v;
         expect(last.status, `${key} vanished while active`).not.toBe('active');
         const endedAt =
-          last.status === 'redeemed' ? Date.parse(readTimestamp(last.redeemed)!) : DateTime.fromISO(last.expires, { zone: ZONE }).plus({ days: 1 }).toMillis();
+          last.status === 'redeemed'
+            ? Date.parse(readTimestamp(last.redeemed)!)
+            : DateTime.fromISO(last.expires, { zone: ZONE }).plus({ days: 1 }).toMillis();
         expect(seen[gone]!.at - endedAt).toBeGreaterThanOrEqual(30 * DAY_MS);
         expect(seen[gone - 1]!.at - endedAt).toBeLessThan(30 * DAY_MS);
       }

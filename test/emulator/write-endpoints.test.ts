@@ -41,10 +41,19 @@ function transaction(identityKey: 'account' | 'customer', identity: Json, receip
     itemTaxTotal: 0.72,
     customProperties: [{ key: 'table', value: '12' }],
     items: [
-      { sku: 'ESP', name: 'Espresso', qty: 2, unitPrice: 3.5, tax: 0.24, discount: { name: 'happy hour', amount: 0.25 } },
+      {
+        sku: 'ESP',
+        name: 'Espresso',
+        qty: 2,
+        unitPrice: 3.5,
+        tax: 0.24,
+        discount: { name: 'happy hour', amount: 0.25 },
+      },
       { sku: 'CRO', name: 'Croissant', qty: 1, unitPrice: 2, tax: 0.24 },
     ],
-    payments: [{ name: 'EUR', typeName: 'card', amount: 10.22, date: '2024-11-16 10:05:00', redemption: false, voucher: false }],
+    payments: [
+      { name: 'EUR', typeName: 'card', amount: 10.22, date: '2024-11-16 10:05:00', redemption: false, voucher: false },
+    ],
     extras: [{ name: 'delivery', amount: 1 }],
   };
 }
@@ -100,18 +109,30 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     const kinds = [
       { name: 'transaction', path: '/accounts/transactions/submit', body: () => transaction('account', account) },
       { name: 'rollback', path: '/accounts/transactions/rollback', body: () => transaction('customer', account) },
-      { name: 'purchase', path: '/ecommactivity/purchase', body: () => ({ ...transaction('customer', account), ecommerce: { time: '1731747600000' } }) },
+      {
+        name: 'purchase',
+        path: '/ecommactivity/purchase',
+        body: () => ({ ...transaction('customer', account), ecommerce: { time: '1731747600000' } }),
+      },
     ];
     /** A rollback names an accepted sale: submit one for every rollback body first. */
     async function prepared(kind: (typeof kinds)[number], body: Json): Promise<Json> {
       if (kind.name === 'rollback' && typeof body.receipt === 'string' && body.receipt !== '') {
-        expect((await send('/accounts/transactions/submit', transaction('account', account, body.receipt))).status).toBe(200);
+        expect(
+          (await send('/accounts/transactions/submit', transaction('account', account, body.receipt))).status,
+        ).toBe(200);
       }
       return body;
     }
     const cases: Array<[string, (b: Json) => Json, (b: Json) => Json, number, string]> = [
       ['required members (1002)', (b) => b, (b) => without(without(b, 'receipt'), 'billTax'), 1002, 'receipt, billTax'],
-      ['empty counts as missing (1002)', (b) => b, (b) => withValue(withValue(b, 'openTime', ''), 'paid', null), 1002, 'openTime, paid'],
+      [
+        'empty counts as missing (1002)',
+        (b) => b,
+        (b) => withValue(withValue(b, 'openTime', ''), 'paid', null),
+        1002,
+        'openTime, paid',
+      ],
       ['items required and not empty (1002)', (b) => b, (b) => withValue(b, 'items', []), 1002, 'items'],
       [
         'payments and extras required, may be empty (1002)',
@@ -142,9 +163,27 @@ describe('write endpoints: every validation rule, with a passing and a failing b
         'openTime, closeTime',
       ],
       ['totals are Decimals (1006)', (b) => b, (b) => withValue(b, 'billTax', '0'), 1006, 'billTax'],
-      ['strings are Strings (1006)', (b) => b, (b) => withValue(withValue(b, 'receipt', 42), 'operatorId', 7), 1006, 'receipt, operatorId'],
-      ['item members are typed (1006)', (b) => b, (b) => withValue(withValue(b, 'items.0.qty', '2'), 'items.1.tax', true), 1006, 'items[0].qty, items[1].tax'],
-      ['payment flags are Booleans (1006)', (b) => b, (b) => withValue(b, 'payments.0.redemption', 'no'), 1006, 'payments[0].redemption'],
+      [
+        'strings are Strings (1006)',
+        (b) => b,
+        (b) => withValue(withValue(b, 'receipt', 42), 'operatorId', 7),
+        1006,
+        'receipt, operatorId',
+      ],
+      [
+        'item members are typed (1006)',
+        (b) => b,
+        (b) => withValue(withValue(b, 'items.0.qty', '2'), 'items.1.tax', true),
+        1006,
+        'items[0].qty, items[1].tax',
+      ],
+      [
+        'payment flags are Booleans (1006)',
+        (b) => b,
+        (b) => withValue(b, 'payments.0.redemption', 'no'),
+        1006,
+        'payments[0].redemption',
+      ],
       [
         'the identity block is Strings (1006)',
         (b) => b,
@@ -200,15 +239,30 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     }
 
     it('purchase: the ecommerce block with its time is required, and Strings (1002, 1006)', async () => {
-      const purchase = () => ({ ...transaction('customer', account), ecommerce: { time: '1731747600000', custom: { fbp: 'fb.1' } } });
+      const purchase = () => ({
+        ...transaction('customer', account),
+        ecommerce: { time: '1731747600000', custom: { fbp: 'fb.1' } },
+      });
       await rule('/ecommactivity/purchase', purchase(), without(purchase(), 'ecommerce'), 1002, 'ecommerce');
       await rule('/ecommactivity/purchase', purchase(), without(purchase(), 'ecommerce.time'), 1002, 'ecommerce.time');
-      await rule('/ecommactivity/purchase', purchase(), withValue(purchase(), 'ecommerce.time', 1731747600000), 1006, 'ecommerce.time');
+      await rule(
+        '/ecommactivity/purchase',
+        purchase(),
+        withValue(purchase(), 'ecommerce.time', 1731747600000),
+        1006,
+        'ecommerce.time',
+      );
     });
 
     it('a receipt is accepted once across transactions and purchases (1004)', async () => {
       const receipt = fresh('R');
-      await rule('/accounts/transactions/submit', transaction('account', account, receipt), transaction('account', account, receipt), 1004, 'receipt');
+      await rule(
+        '/accounts/transactions/submit',
+        transaction('account', account, receipt),
+        transaction('account', account, receipt),
+        1004,
+        'receipt',
+      );
       await rule(
         '/ecommactivity/purchase',
         { ...transaction('customer', account), ecommerce: { time: '1' } },
@@ -245,17 +299,38 @@ describe('write endpoints: every validation rule, with a passing and a failing b
       });
       const allOfIt = Math.floor(balance * 5) / 100; // the balance's worth in money, to the cent below
       // After the passing body (20 points debited, fewer credited) the failing one asks 20 points more than there were.
-      await rule('/accounts/transactions/submit', redeem(1), redeem(Math.round((allOfIt + 1) * 100) / 100), 1006, 'redeemed');
+      await rule(
+        '/accounts/transactions/submit',
+        redeem(1),
+        redeem(Math.round((allOfIt + 1) * 100) / 100),
+        1006,
+        'redeemed',
+      );
       const anonymous = { ...redeem(0.5), account: { phone: '306999999999' } };
-      expect((await send('/accounts/transactions/submit', anonymous)).body).toEqual({ code: 1006, message: 'The following fields are invalid: redeemed' });
+      expect((await send('/accounts/transactions/submit', anonymous)).body).toEqual({
+        code: 1006,
+        message: 'The following fields are invalid: redeemed',
+      });
     });
   });
 
   describe('8 appointment', () => {
     const path = '/accounts/appointments/submit';
     it('requires account, referenceNumber, start, end, status, items and each item’s sku, name, price, duration (1002)', async () => {
-      await rule(path, appointment(account), without(without(without(appointment(account), 'account'), 'status'), 'items'), 1002, 'account, status, items');
-      await rule(path, appointment(account), withValue(withValue(appointment(account), 'referenceNumber', ''), 'end', null), 1002, 'referenceNumber, end');
+      await rule(
+        path,
+        appointment(account),
+        without(without(without(appointment(account), 'account'), 'status'), 'items'),
+        1002,
+        'account, status, items',
+      );
+      await rule(
+        path,
+        appointment(account),
+        withValue(withValue(appointment(account), 'referenceNumber', ''), 'end', null),
+        1002,
+        'referenceNumber, end',
+      );
       await rule(
         path,
         appointment(account),
@@ -265,7 +340,13 @@ describe('write endpoints: every validation rule, with a passing and a failing b
       );
     });
     it('types its members (1006)', async () => {
-      await rule(path, appointment(account), withValue(withValue(appointment(account), 'start', '2024-11-18T10:00:00'), 'status', '1'), 1006, 'start, status');
+      await rule(
+        path,
+        appointment(account),
+        withValue(withValue(appointment(account), 'start', '2024-11-18T10:00:00'), 'status', '1'),
+        1006,
+        'start, status',
+      );
       await rule(
         path,
         appointment(account),
@@ -276,7 +357,13 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     });
     it('updates by reference number; a reference number of another customer is not unique (1004)', async () => {
       const reference = fresh('A');
-      await rule(path, appointment(account, reference), appointment({ phone: other.phone }, reference), 1004, 'referenceNumber');
+      await rule(
+        path,
+        appointment(account, reference),
+        appointment({ phone: other.phone }, reference),
+        1004,
+        'referenceNumber',
+      );
       const update = withValue(appointment(account, reference), 'status', 2);
       expect((await send(path, update)).body).toEqual({ status: 'success' });
       const counts = await call(emulator, '/_emulator/activity');
@@ -295,11 +382,29 @@ describe('write endpoints: every validation rule, with a passing and a failing b
         1002,
         'items[0].qty, items[0].name, ecommerce.time',
       );
-      await rule(path, pageView(), withValue(pageView(), 'items.0', { currency: 'EUR' }), 1002, 'items[0].type, items[0].sku, items[0].qty, items[0].name');
+      await rule(
+        path,
+        pageView(),
+        withValue(pageView(), 'items.0', { currency: 'EUR' }),
+        1002,
+        'items[0].type, items[0].sku, items[0].qty, items[0].name',
+      );
     });
     it('has only String members (1006) and a type of Product or Service (1006)', async () => {
-      await rule(path, pageView(), withValue(withValue(pageView(), 'items.0.qty', 1), 'customer.email', false), 1006, 'customer.email, items[0].qty');
-      await rule(path, withValue(pageView(), 'items.0.type', 'Service'), withValue(pageView(), 'items.0.type', 'Gadget'), 1006, 'items[0].type');
+      await rule(
+        path,
+        pageView(),
+        withValue(withValue(pageView(), 'items.0.qty', 1), 'customer.email', false),
+        1006,
+        'customer.email, items[0].qty',
+      );
+      await rule(
+        path,
+        withValue(pageView(), 'items.0.type', 'Service'),
+        withValue(pageView(), 'items.0.type', 'Gadget'),
+        1006,
+        'items[0].type',
+      );
     });
   });
 
@@ -307,7 +412,9 @@ describe('write endpoints: every validation rule, with a passing and a failing b
     const path = '/accounts/update';
     it('needs a phone or an e-mail, in the query or the body (1010)', async () => {
       await rule(path, { email: customer.email, city: 'Patra' }, { first: 'Maria' }, 1010, 'phone, email', 'PUT');
-      expect((await call(emulator, `${path}?phone=${customer.phone}`, { method: 'PUT', body: '{"first":"Maria"}' })).body).toEqual({ status: 'success' });
+      expect(
+        (await call(emulator, `${path}?phone=${customer.phone}`, { method: 'PUT', body: '{"first":"Maria"}' })).body,
+      ).toEqual({ status: 'success' });
     });
     it('types its members (1006)', async () => {
       await rule(
@@ -336,7 +443,14 @@ describe('write endpoints: every validation rule, with a passing and a failing b
         'accountId',
         'PUT',
       );
-      await rule(path, { phone: customer.phone, email: customer.email }, { phone: customer.phone, email: other.email }, 1004, 'email', 'PUT');
+      await rule(
+        path,
+        { phone: customer.phone, email: customer.email },
+        { phone: customer.phone, email: other.email },
+        1004,
+        'email',
+        'PUT',
+      );
       await rule(path, { phone: customer.phone }, { phone: '306999999999' }, 1005, '', 'PUT');
     });
   });

@@ -12,7 +12,9 @@ const TZ = 'Europe/Athens';
 const DAYS = Array.from({ length: 20 }, (_, d) => `2024-09-${String(d + 1).padStart(2, '0')}`);
 
 /** What a loader ends up with: pages appended, everything dropped on `restart`. */
-async function collect(pages: AsyncIterable<ExtractedPage>): Promise<{ records: unknown[]; restarts: number; reasons: string[] }> {
+async function collect(
+  pages: AsyncIterable<ExtractedPage>,
+): Promise<{ records: unknown[]; restarts: number; reasons: string[] }> {
   let records: unknown[] = [];
   let restarts = 0;
   const reasons: string[] = [];
@@ -56,7 +58,14 @@ describe('reading a listing that changes while it is paged', () => {
       },
     });
     api = new LoyaltyApi(
-      new HttpClient({ baseUrl: emulator.url, timeoutMs: 2000, retries: 0, requestsPerSecond: 10_000, concurrency: 4, logger: silentLogger }),
+      new HttpClient({
+        baseUrl: emulator.url,
+        timeoutMs: 2000,
+        retries: 0,
+        requestsPerSecond: 10_000,
+        concurrency: 4,
+        logger: silentLogger,
+      }),
     );
   });
   afterAll(async () => emulator.close());
@@ -68,10 +77,18 @@ describe('reading a listing that changes while it is paged', () => {
     for (const day of DAYS) {
       const window = { start: day, end: day };
       const read = await collect(
-        readAllPages({ label: `accounts ${day}`, pageSize: 2, fetchPage: (n) => api.accountsPage(window, n, 2), keyOf: customerIdOf, concurrency: 3 }),
+        readAllPages({
+          label: `accounts ${day}`,
+          pageSize: 2,
+          fetchPage: (n) => api.accountsPage(window, n, 2),
+          keyOf: customerIdOf,
+          concurrency: 3,
+        }),
       );
       restarts += read.restarts;
-      expect(read.records.map(customerIdOf), day).toEqual([...emulator.truth.accounts(day, day)].map((a) => a.customer_id));
+      expect(read.records.map(customerIdOf), day).toEqual(
+        [...emulator.truth.accounts(day, day)].map((a) => a.customer_id),
+      );
     }
     expect(emulator.faults.counts().driftedReads).toBeGreaterThan(DAYS.length / 2); // every window with a second page
     expect(restarts).toBe(emulator.faults.counts().driftedReads);
@@ -82,7 +99,14 @@ describe('reading a listing that changes while it is paged', () => {
     emulator.faults.set({ driftRate: 1 });
     for (const day of DAYS.slice(1)) {
       const window = { start: day, end: day };
-      const read = await collect(readAllPages({ label: `surveys ${day}`, pageSize: 2, fetchPage: (n) => api.surveysPage(window, n, 2), concurrency: 2 }));
+      const read = await collect(
+        readAllPages({
+          label: `surveys ${day}`,
+          pageSize: 2,
+          fetchPage: (n) => api.surveysPage(window, n, 2),
+          concurrency: 2,
+        }),
+      );
       const answers = read.records
         .flatMap(splitSurveyElement)
         .map((r) => (r as { answers: Array<{ customerId: string; date: string }> }).answers[0]!.customerId);
@@ -96,10 +120,19 @@ describe('reading a listing that changes while it is paged', () => {
     const customers = [...emulator.truth.customers('2024-11-15')];
     const long = customers[93]!; // (index + seed % 100) % 100 === 0: hundreds of postings
     const span = new SpanDays([{ start: '2024-08-18', end: '2024-11-15' }], TZ);
-    const read = await readCustomerPostings(api, { customerId: long.customer_id, phone: long.phone, email: long.email }, span, 50);
-    const truth = [...emulator.truth.postings('2024-08-18', '2024-11-15')].filter((p) => p.customer_id === long.customer_id);
+    const read = await readCustomerPostings(
+      api,
+      { customerId: long.customer_id, phone: long.phone, email: long.email },
+      span,
+      50,
+    );
+    const truth = [...emulator.truth.postings('2024-08-18', '2024-11-15')].filter(
+      (p) => p.customer_id === long.customer_id,
+    );
     expect(read.kept.length).toBe(truth.length);
-    expect(read.kept.map((k) => (k.record.posting as { receipt: string }).receipt).sort()).toEqual(truth.map((p) => p.receipt).sort());
+    expect(read.kept.map((k) => (k.record.posting as { receipt: string }).receipt).sort()).toEqual(
+      truth.map((p) => p.receipt).sort(),
+    );
     expect(emulator.faults.counts().driftedReads).toBe(1);
   });
 
@@ -107,7 +140,12 @@ describe('reading a listing that changes while it is paged', () => {
     emulator.faults.set({ driftRate: 1, driftReads: 1000 });
     const window = { start: '2024-09-03', end: '2024-09-03' };
     const failure = await collect(
-      readAllPages({ label: 'accounts 2024-09-03..2024-09-03', pageSize: 3, fetchPage: (n) => api.accountsPage(window, n, 3), keyOf: customerIdOf }),
+      readAllPages({
+        label: 'accounts 2024-09-03..2024-09-03',
+        pageSize: 3,
+        fetchPage: (n) => api.accountsPage(window, n, 3),
+        keyOf: customerIdOf,
+      }),
     ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(IncompleteListingError);
     expect((failure as Error).message).toMatch(
@@ -116,8 +154,12 @@ describe('reading a listing that changes while it is paged', () => {
 
     const long = [...emulator.truth.customers('2024-11-15')][93]!;
     const span = new SpanDays([{ start: '2024-08-18', end: '2024-11-15' }], TZ);
-    await expect(readCustomerPostings(api, { customerId: long.customer_id, phone: long.phone, email: long.email }, span, 50)).rejects.toThrow(
-      new RegExp(`^postings of ${long.customer_id}: the listing kept changing while it was read, 3 times in a row \\(read 1: totalCount went from`),
+    await expect(
+      readCustomerPostings(api, { customerId: long.customer_id, phone: long.phone, email: long.email }, span, 50),
+    ).rejects.toThrow(
+      new RegExp(
+        `^postings of ${long.customer_id}: the listing kept changing while it was read, 3 times in a row \\(read 1: totalCount went from`,
+      ),
     );
   });
 });
@@ -173,7 +215,10 @@ describe('what proves a read complete', () => {
       const order = orderOf(requests++);
       return { pageNumber: n, pageSize: size, totalCount: order.length, data: order.slice((n - 1) * size, n * size) };
     };
-    return { listing: { label: 'surveys 2024-09-03..2024-09-03', pageSize: size, fetchPage } satisfies PagedListing, requests: () => requests };
+    return {
+      listing: { label: 'surveys 2024-09-03..2024-09-03', pageSize: size, fetchPage } satisfies PagedListing,
+      requests: () => requests,
+    };
   }
 
   it('keeps exact duplicates of a stable keyless listing, at the price of one confirming read', async () => {
@@ -205,7 +250,9 @@ describe('what proves a read complete', () => {
     const { listing, requests } = served(rows, 3, (request) => (request === 0 ? rows : moved));
     const read = await collect(readAllPages(listing));
     expect(read.restarts).toBe(1);
-    expect([...read.records].sort((x, y) => (x as { answer: number }).answer - (y as { answer: number }).answer)).toEqual(rows);
+    expect(
+      [...read.records].sort((x, y) => (x as { answer: number }).answer - (y as { answer: number }).answer),
+    ).toEqual(rows);
     expect(requests()).toBe(6); // read 1, its confirming read, read 2 (agreeing with that confirming read)
   });
 

@@ -28,27 +28,51 @@ export interface Version {
 }
 
 /** Loads consecutive windows as one span of the accounts stream, with every table the stream writes. */
-export async function loadAccountWindows(destination: Destination, windows: ServedWindow[], runId = `run-${windows[0]!.day}`): Promise<void> {
+export async function loadAccountWindows(
+  destination: Destination,
+  windows: ServedWindow[],
+  runId = `run-${windows[0]!.day}`,
+): Promise<void> {
   const span = windows.map((w) => ({ start: w.day, end: w.day }));
-  const load = await destination.openSpan({ job: 'j', stream: 'accounts', runId, windows: span, tables: accountsStream.tables });
+  const load = await destination.openSpan({
+    job: 'j',
+    stream: 'accounts',
+    runId,
+    windows: span,
+    tables: accountsStream.tables,
+  });
   let seq = 0;
   for (const w of windows) {
     for (const a of w.accounts) {
       seq++;
-      await load.append('accounts', [{ seq, windowStart: w.day, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) }]);
+      await load.append('accounts', [
+        { seq, windowStart: w.day, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) },
+      ]);
     }
   }
-  await commitWindows(load, { job: 'j', stream: 'accounts', runId, firstDay: '2024-01-01' }, span, new Map(windows.map((w) => [w.day, w.accounts.length])), 1);
+  await commitWindows(
+    load,
+    { job: 'j', stream: 'accounts', runId, firstDay: '2024-01-01' },
+    span,
+    new Map(windows.map((w) => [w.day, w.accounts.length])),
+    1,
+  );
 }
 
 /** `accounts_history`, in customer and time order. */
 export async function readHistory(conn: SqlConnection): Promise<Version[]> {
-  const rows = await conn.all<Omit<Version, 'custom_fields' | 'is_current'> & { custom_fields: string; is_current: boolean | string }>(
+  const rows = await conn.all<
+    Omit<Version, 'custom_fields' | 'is_current'> & { custom_fields: string; is_current: boolean | string }
+  >(
     `SELECT customer_id, city, email, CAST(custom_fields AS VARCHAR) AS custom_fields, CAST(valid_from AS VARCHAR) AS valid_from,
             CAST(valid_to AS VARCHAR) AS valid_to, is_current
        FROM accounts_history ORDER BY customer_id, valid_from`,
   );
-  return rows.map((r) => ({ ...r, custom_fields: JSON.parse(r.custom_fields), is_current: r.is_current === true || r.is_current === 'true' }));
+  return rows.map((r) => ({
+    ...r,
+    custom_fields: JSON.parse(r.custom_fields),
+    is_current: r.is_current === true || r.is_current === 'true',
+  }));
 }
 
 /**

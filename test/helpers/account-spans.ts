@@ -42,7 +42,9 @@ export async function loadAccounts(
   let seq = 0;
   for (const a of accounts) {
     seq++;
-    await span.append('accounts', [{ seq, windowStart, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) }]);
+    await span.append('accounts', [
+      { seq, windowStart, row: withCustomFields(a.row, new Map(Object.entries(a.fields))) },
+    ]);
   }
   return commitWindows(
     span,

@@ -34,12 +34,17 @@ export interface WatchedPage {
 }
 
 /** Opens `url` in a new page of `browser`, recording its console errors, page errors and outside requests. */
-export async function openWatched(browser: Browser, url: string, viewport = { width: 1200, height: 900 }): Promise<WatchedPage> {
+export async function openWatched(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1200, height: 900 },
+): Promise<WatchedPage> {
   const page = await browser.newPage({ viewport });
   const problems: string[] = [];
   const requests: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warning')
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => {

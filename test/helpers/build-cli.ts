@@ -16,7 +16,17 @@ export async function buildCliForTests(): Promise<string> {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   await promisify(execFile)(
     process.execPath,
-    [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--declaration', 'false', '--sourceMap', 'false'],
+    [
+      tsc,
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      outDir,
+      '--declaration',
+      'false',
+      '--sourceMap',
+      'false',
+    ],
     { cwd: ROOT },
   );
   return join(outDir, 'cli/bin.js');

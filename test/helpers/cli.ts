@@ -29,7 +29,9 @@ export function startCli(
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const done = new Promise<CliResult>((resolveDone) => child.on('close', (code, signal) => resolveDone({ code, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolveDone) =>
+    child.on('close', (code, signal) => resolveDone({ code, signal, stdout, stderr })),
+  );
   return { child, done, output: () => stdout + stderr };
 }
 
@@ -67,7 +69,11 @@ export function emulatorJobs(options: {
 }): string {
   const d = options.destination;
   const historyStart =
-    options.historyStart === undefined ? { history_start: options.firstDay } : options.historyStart === null ? {} : { history_start: options.historyStart };
+    options.historyStart === undefined
+      ? { history_start: options.firstDay }
+      : options.historyStart === null
+        ? {}
+        : { history_start: options.historyStart };
   const sourceKeys = {
     page_size: options.pageSize ?? 50,
     concurrency: 4,
@@ -80,7 +86,12 @@ export function emulatorJobs(options: {
   const analysts = d?.analysts
     ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}`
     : '';
-  const archive = d?.archive === false ? '  archive: false\n' : d?.archive?.path ? `  archive:\n    path: ${JSON.stringify(d.archive.path)}\n` : '';
+  const archive =
+    d?.archive === false
+      ? '  archive: false\n'
+      : d?.archive?.path
+        ? `  archive:\n    path: ${JSON.stringify(d.archive.path)}\n`
+        : '';
   const destination = !d
     ? ''
     : (d.type === 'duckdb'

@@ -30,7 +30,8 @@ export const duckdbTestDestination: TestDestination = {
     if (original.type !== 'duckdb') throw new Error(`not a DuckDB warehouse: ${original.type}`);
     const { warehouse } = await this.fresh();
     // a file closed by its last process has its write-ahead log checkpointed into it; one left by a kill has not
-    for (const suffix of ['', '.wal']) if (existsSync(original.path + suffix)) copyFileSync(original.path + suffix, warehouse + suffix);
+    for (const suffix of ['', '.wal'])
+      if (existsSync(original.path + suffix)) copyFileSync(original.path + suffix, warehouse + suffix);
     return { config: { ...original, path: warehouse }, warehouse };
   },
 };

@@ -14,7 +14,11 @@ export async function warehouseContents(config: DestinationSettings) {
 /** What the warehouse must hold after loading [start, end] of every stream. */
 export function truthContents(emulator: Emulator, start: string, end: string) {
   return {
-    accounts: new Map([...emulator.truth.accounts(start, end)].map((a) => [a.customer_id, { ...a }] as const).sort(([a], [b]) => (a < b ? -1 : 1))),
+    accounts: new Map(
+      [...emulator.truth.accounts(start, end)]
+        .map((a) => [a.customer_id, { ...a }] as const)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
     surveys: sortedByJson([...emulator.truth.surveyResponses(start, end)].map((r) => ({ ...r }))),
     postings: sortedByJson([...emulator.truth.postings(start, end)].map((p) => ({ ...p }))),
   };

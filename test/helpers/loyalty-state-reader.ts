@@ -64,12 +64,21 @@ export async function readLoyaltyState(conn: SqlConnection): Promise<HeldLoyalty
         points_expired: num(r.points_expired),
       })),
     ),
-    vouchers: sortedByJson(vouchers.map((r) => ({ ...r, value: num(r.value), enabled: bool(r.enabled), redeemed_at: isoOf(r.redeemed_at as number) }))),
+    vouchers: sortedByJson(
+      vouchers.map((r) => ({
+        ...r,
+        value: num(r.value),
+        enabled: bool(r.enabled),
+        redeemed_at: isoOf(r.redeemed_at as number),
+      })),
+    ),
   };
 }
 
 /** Every voucher row, listed or gone, with when it was seen (epoch ms), by `customer_id/code`. */
-export async function readVoucherRows(conn: SqlConnection): Promise<Map<string, { status: string; first: number; last: number; gone: number | null }>> {
+export async function readVoucherRows(
+  conn: SqlConnection,
+): Promise<Map<string, { status: string; first: number; last: number; gone: number | null }>> {
   const rows = await conn.all<Raw>(
     `SELECT customer_id, code, status, ${epochMs('first_seen_at')} AS first_seen_at, ${epochMs('last_seen_at')} AS last_seen_at, ${epochMs('gone_at')} AS gone_at FROM vouchers`,
   );
@@ -82,8 +91,14 @@ export async function readVoucherRows(conn: SqlConnection): Promise<Map<string, 
 }
 
 /** When each customer was last observed by `stream` (epoch ms), by customer. */
-export async function readObservations(conn: SqlConnection, stream: string): Promise<Map<string, { at: number; outcome: string }>> {
-  const rows = await conn.all<Raw>(`SELECT customer_id, ${epochMs('observed_at')} AS at, outcome FROM _etl_customer_observations WHERE stream = $1`, [stream]);
+export async function readObservations(
+  conn: SqlConnection,
+  stream: string,
+): Promise<Map<string, { at: number; outcome: string }>> {
+  const rows = await conn.all<Raw>(
+    `SELECT customer_id, ${epochMs('observed_at')} AS at, outcome FROM _etl_customer_observations WHERE stream = $1`,
+    [stream],
+  );
   return new Map(rows.map((r) => [String(r.customer_id), { at: Number(r.at), outcome: String(r.outcome) }]));
 }
 

@@ -47,7 +47,18 @@ export async function startThrowawayServer(): Promise<PostgresServer> {
   const log = join(dir, 'server.log');
   const asServerUser = serverUserRunner(dir);
   try {
-    await asServerUser(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '-N']);
+    await asServerUser(join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '-N',
+    ]);
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
       const port = await freePort();
@@ -70,7 +81,9 @@ export async function startThrowawayServer(): Promise<PostgresServer> {
   } catch (error) {
     const serverLog = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`could not start a throwaway PostgreSQL server from ${bin}: ${(error as Error).message}${serverLog ? `\nserver log:\n${serverLog}` : ''}`);
+    throw new Error(
+      `could not start a throwaway PostgreSQL server from ${bin}: ${(error as Error).message}${serverLog ? `\nserver log:\n${serverLog}` : ''}`,
+    );
   }
 }
 
@@ -80,14 +93,17 @@ function serverUserRunner(dir: string): (file: string, args: string[]) => Promis
   const uid = Number(readId('-u'));
   const gid = Number(readId('-g'));
   chownSync(dir, uid, gid);
-  return async (file, args) => void (await run('runuser', ['-u', 'postgres', '--', file, ...args], { timeout: 120_000, cwd: dir }));
+  return async (file, args) =>
+    void (await run('runuser', ['-u', 'postgres', '--', file, ...args], { timeout: 120_000, cwd: dir }));
 }
 
 function readId(flag: '-u' | '-g'): string {
   try {
     return execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('running as root, but there is no "postgres" user to run the server as (the postgresql-15 package creates it)');
+    throw new Error(
+      'running as root, but there is no "postgres" user to run the server as (the postgresql-15 package creates it)',
+    );
   }
 }
 
@@ -118,7 +134,9 @@ export async function createTestDatabase(serverUrl: string, prefix: string, temp
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE "${name}"${template === undefined ? '' : ` TEMPLATE "${template.replaceAll('"', '""')}"`}`);
+    await client.query(
+      `CREATE DATABASE "${name}"${template === undefined ? '' : ` TEMPLATE "${template.replaceAll('"', '""')}"`}`,
+    );
   } finally {
     await client.end();
   }
@@ -130,8 +148,12 @@ export async function dropTestDatabases(serverUrl: string, prefix: string): Prom
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [prefix]);
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname.replaceAll('"', '""')}" WITH (FORCE)`);
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
+      [prefix],
+    );
+    for (const { datname } of rows)
+      await client.query(`DROP DATABASE IF EXISTS "${datname.replaceAll('"', '""')}" WITH (FORCE)`);
   } finally {
     await client.end();
   }

@@ -12,7 +12,10 @@ let held = '';
 const hold = (chunk: unknown): void => {
   held += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString();
 };
-const original = { stdout: process.stdout.write.bind(process.stdout), stderr: process.stderr.write.bind(process.stderr) };
+const original = {
+  stdout: process.stdout.write.bind(process.stdout),
+  stderr: process.stderr.write.bind(process.stderr),
+};
 
 useLogFormat(
   'json',
@@ -34,6 +37,7 @@ process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
 process.stderr.write = process.stdout.write;
 
 afterEach((context) => {
-  if (context.task.result?.state === 'fail' && held) original.stderr(`--- output of the code under test (${context.task.name}) ---\n${held}\n`);
+  if (context.task.result?.state === 'fail' && held)
+    original.stderr(`--- output of the code under test (${context.task.name}) ---\n${held}\n`);
   held = '';
 });

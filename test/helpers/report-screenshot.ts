@@ -21,7 +21,10 @@ try {
   });
   const browser = await launchChromium();
   try {
-    const { page, problems } = await openWatched(browser, `file://${join(dir, 'demo-report.html')}`, { width: 1180, height: 1000 });
+    const { page, problems } = await openWatched(browser, `file://${join(dir, 'demo-report.html')}`, {
+      width: 1180,
+      height: 1000,
+    });
     const cell = page.locator('svg.cal[data-stream="surveys"] g.cells rect').nth(9);
     await cell.hover();
     await page.screenshot({ path: OUT, type: 'png', clip: { x: 0, y: 0, width: 1180, height: 1000 } });

@@ -14,7 +14,8 @@ export class RequestLog {
   /** Requests per window start to paths beginning with `pathPrefix`. */
   perWindow(pathPrefix: string): Map<string, number> {
     const out = new Map<string, number>();
-    for (const e of this.entries) if (e.path.startsWith(pathPrefix) && e.start !== null) out.set(e.start, (out.get(e.start) ?? 0) + 1);
+    for (const e of this.entries)
+      if (e.path.startsWith(pathPrefix) && e.start !== null) out.set(e.start, (out.get(e.start) ?? 0) + 1);
     return out;
   }
 

@@ -36,8 +36,12 @@ export async function dumpTables(conn: SqlConnection, schema: string): Promise<M
   }
   const dump = new Map<string, string[]>();
   for (const [table, cols] of byTable) {
-    const select = cols.map((c) => `CAST("${c.replaceAll('"', '""')}" AS VARCHAR) AS "${c.replaceAll('"', '""')}"`).join(', ');
-    const rows = await conn.all<Record<string, string | null>>(`SELECT ${select} FROM ${conn.schemaSql}."${table.replaceAll('"', '""')}"`);
+    const select = cols
+      .map((c) => `CAST("${c.replaceAll('"', '""')}" AS VARCHAR) AS "${c.replaceAll('"', '""')}"`)
+      .join(', ');
+    const rows = await conn.all<Record<string, string | null>>(
+      `SELECT ${select} FROM ${conn.schemaSql}."${table.replaceAll('"', '""')}"`,
+    );
     dump.set(table, rows.map((r) => JSON.stringify(cols.map((c) => r[c]))).sort());
   }
   return dump;

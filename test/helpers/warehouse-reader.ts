@@ -4,7 +4,10 @@ import { openDestination } from '../../src/load/open-destination.js';
 import type { SqlConnection } from '../../src/load/sql-connection.js';
 
 /** Opens the warehouse of `config` for the length of `fn`. */
-export async function withWarehouse<T>(config: DestinationSettings, fn: (conn: SqlConnection, destination: Destination) => Promise<T>): Promise<T> {
+export async function withWarehouse<T>(
+  config: DestinationSettings,
+  fn: (conn: SqlConnection, destination: Destination) => Promise<T>,
+): Promise<T> {
   const destination = await openDestination(config);
   try {
     return await destination.withConnection((conn) => fn(conn, destination));
@@ -19,7 +22,11 @@ export function isoOf(epochMs: number | string | null | undefined): string | nul
 }
 
 /** A query's rows with every value as JSON-friendly text or number. */
-export function rows<T = Record<string, unknown>>(conn: SqlConnection, sql: string, params: unknown[] = []): Promise<T[]> {
+export function rows<T = Record<string, unknown>>(
+  conn: SqlConnection,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   return conn.all<T>(sql, params);
 }
 
@@ -61,7 +68,9 @@ export async function readAccounts(conn: SqlConnection): Promise<Map<string, Rec
 
 /** Checks that every `cf_` column holds what `account_custom_fields` holds under the key `_etl_columns` maps it to. */
 export async function pivotMismatches(conn: SqlConnection): Promise<string[]> {
-  const map = await conn.all<{ column_name: string; source_key: string }>(`SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'accounts'`);
+  const map = await conn.all<{ column_name: string; source_key: string }>(
+    `SELECT column_name, source_key FROM _etl_columns WHERE table_name = 'accounts'`,
+  );
   const wide = await conn.all<Record<string, string | null>>('SELECT * FROM accounts');
   const long = await readAccounts(conn);
   const problems: string[] = [];
@@ -69,7 +78,8 @@ export async function pivotMismatches(conn: SqlConnection): Promise<string[]> {
     const fields = long.get(row.customer_id!)!.custom_fields as Record<string, string | null>;
     for (const { column_name, source_key } of map) {
       const expected = Object.hasOwn(fields, source_key) ? fields[source_key] : null;
-      if ((row[column_name] ?? null) !== expected) problems.push(`${row.customer_id} ${column_name}: ${row[column_name]} vs ${expected}`);
+      if ((row[column_name] ?? null) !== expected)
+        problems.push(`${row.customer_id} ${column_name}: ${row[column_name]} vs ${expected}`);
     }
   }
   return problems;
@@ -120,9 +130,11 @@ export async function readSurveyResponses(conn: SqlConnection): Promise<Array<Re
     'SELECT survey_id, question_code, question_text FROM survey_questions',
   );
   const answersOf = new Map<string, Record<string, string | null>>();
-  for (const a of answers) answersOf.set(a.response_id, { ...answersOf.get(a.response_id), [a.question_code]: a.answer });
+  for (const a of answers)
+    answersOf.set(a.response_id, { ...answersOf.get(a.response_id), [a.question_code]: a.answer });
   const questionsOf = new Map<string, Record<string, string>>();
-  for (const q of questions) questionsOf.set(q.survey_id, { ...questionsOf.get(q.survey_id), [q.question_text]: q.question_code });
+  for (const q of questions)
+    questionsOf.set(q.survey_id, { ...questionsOf.get(q.survey_id), [q.question_text]: q.question_code });
   return responses.map(({ response_id, survey_id, ...r }) => ({
     ...r,
     answered_at: isoOf(r.answered_at),
@@ -146,7 +158,11 @@ export function readAnswerAs(type: string, answer: string | null): string | null
     case 'decimal':
       return /^[+-]?\d{1,15}(\.\d{1,15})?$/.test(t) ? String(Number(t)) : null;
     case 'boolean':
-      return ['true', 'yes', 'y'].includes(t.toLowerCase()) ? 'true' : ['false', 'no', 'n'].includes(t.toLowerCase()) ? 'false' : null;
+      return ['true', 'yes', 'y'].includes(t.toLowerCase())
+        ? 'true'
+        : ['false', 'no', 'n'].includes(t.toLowerCase())
+          ? 'false'
+          : null;
     case 'date': {
       const m = /^([1-9]\d{3})-(\d{2})-(\d{2})$/.exec(t);
       if (!m) return null;
@@ -173,7 +189,8 @@ export async function surveyPivotMismatches(conn: SqlConnection): Promise<string
     'SELECT response_id, question_code, answer FROM survey_answers',
   );
   const byResponse = new Map<string, Map<string, string | null>>();
-  for (const a of answers) byResponse.set(a.response_id, (byResponse.get(a.response_id) ?? new Map()).set(a.question_code, a.answer));
+  for (const a of answers)
+    byResponse.set(a.response_id, (byResponse.get(a.response_id) ?? new Map()).set(a.question_code, a.answer));
   const columns = await conn.all<{
     survey_id: string;
     view_name: string;
@@ -181,12 +198,20 @@ export async function surveyPivotMismatches(conn: SqlConnection): Promise<string
     column_name: string;
     answer_type: string;
     answers_unparsed: number;
-  }>('SELECT survey_id, view_name, question_code, column_name, answer_type, answers_unparsed FROM survey_question_columns');
+  }>(
+    'SELECT survey_id, view_name, question_code, column_name, answer_type, answers_unparsed FROM survey_question_columns',
+  );
   const views = new Set(columns.map((c) => c.view_name));
   for (const view of views) {
     const mine = columns.filter((c) => c.view_name === view);
-    const select = mine.map((c) => `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`).join(', ');
-    const rows = await conn.all<Record<string, string | null>>(`SELECT response_id${select ? `, ${select}` : ''} FROM "${view}"`);
+    const select = mine
+      .map(
+        (c) => `CAST("${c.column_name.replaceAll('"', '""')}" AS VARCHAR) AS "${c.column_name.replaceAll('"', '""')}"`,
+      )
+      .join(', ');
+    const rows = await conn.all<Record<string, string | null>>(
+      `SELECT response_id${select ? `, ${select}` : ''} FROM "${view}"`,
+    );
     const unparsed = new Map(mine.map((c) => [c.column_name, 0]));
     for (const row of rows) {
       const given = byResponse.get(row.response_id!) ?? new Map<string, string | null>();
@@ -195,13 +220,18 @@ export async function surveyPivotMismatches(conn: SqlConnection): Promise<string
         const expected = readAnswerAs(c.answer_type, answer);
         if (answer !== null && expected === null) unparsed.set(c.column_name, unparsed.get(c.column_name)! + 1);
         const held = row[c.column_name] ?? null;
-        const same = c.answer_type === 'decimal' && held !== null && expected !== null ? Number(held) === Number(expected) : held === expected;
+        const same =
+          c.answer_type === 'decimal' && held !== null && expected !== null
+            ? Number(held) === Number(expected)
+            : held === expected;
         if (!same) problems.push(`${view} ${row.response_id} ${c.column_name}: ${held} for ${answer}`);
       }
     }
     for (const c of mine)
       if (Number(c.answers_unparsed) !== unparsed.get(c.column_name))
-        problems.push(`${view} ${c.column_name}: ${c.answers_unparsed} unparsed counted, ${unparsed.get(c.column_name)} seen`);
+        problems.push(
+          `${view} ${c.column_name}: ${c.answers_unparsed} unparsed counted, ${unparsed.get(c.column_name)} seen`,
+        );
   }
   return problems;
 }

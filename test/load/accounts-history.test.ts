@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { inOrderHistory, loadAccountWindows, readHistory, type Served, type ServedWindow } from '../helpers/account-history.js';
+import {
+  inOrderHistory,
+  loadAccountWindows,
+  readHistory,
+  type Served,
+  type ServedWindow,
+} from '../helpers/account-history.js';
 import { normalizeAccount } from '../../src/streams/accounts.js';
 import { account } from '../helpers/account-spans.js';
 import { testDestinations, type TestDestination } from '../helpers/destinations.js';
@@ -21,9 +27,27 @@ const NIGHTS: ServedWindow[] = [
 ];
 
 const C1_VERSIONS = [
-  { city: 'Athens', custom_fields: { tier: 'Silver' }, valid_from: '2024-03-01', valid_to: '2024-03-03', is_current: false },
-  { city: 'Larissa', custom_fields: { tier: 'Silver' }, valid_from: '2024-03-03', valid_to: '2024-03-05', is_current: false },
-  { city: 'Larissa', custom_fields: { tier: 'Gold', "it's": 'x' }, valid_from: '2024-03-05', valid_to: null, is_current: true },
+  {
+    city: 'Athens',
+    custom_fields: { tier: 'Silver' },
+    valid_from: '2024-03-01',
+    valid_to: '2024-03-03',
+    is_current: false,
+  },
+  {
+    city: 'Larissa',
+    custom_fields: { tier: 'Silver' },
+    valid_from: '2024-03-03',
+    valid_to: '2024-03-05',
+    is_current: false,
+  },
+  {
+    city: 'Larissa',
+    custom_fields: { tier: 'Gold', "it's": 'x' },
+    valid_from: '2024-03-05',
+    valid_to: null,
+    is_current: true,
+  },
 ];
 
 async function historyOf(destination: Destination) {
@@ -40,7 +64,9 @@ describe.each(testDestinations)('accounts history into $name', (target) => {
   it('a customer changed on three nights has three versions, half-open, the last one current', async () => {
     for (const night of NIGHTS) await loadAccountWindows(destination, [night]);
     const history = await historyOf(destination);
-    expect(history.filter((v) => v.customer_id === 'C1').map(({ customer_id: _, email: __, ...v }) => v)).toEqual(C1_VERSIONS);
+    expect(history.filter((v) => v.customer_id === 'C1').map(({ customer_id: _, email: __, ...v }) => v)).toEqual(
+      C1_VERSIONS,
+    );
     expect(history).toEqual(inOrderHistory(NIGHTS));
   });
 
@@ -65,14 +91,21 @@ describe.each(testDestinations)('accounts history into $name', (target) => {
     await loadAccountWindows(destination, [corrected]);
     const truth = inOrderHistory(NIGHTS.map((n) => (n.day === corrected.day ? corrected : n)));
     expect(await historyOf(destination)).toEqual(truth);
-    expect(truth.filter((v) => v.customer_id === 'C1').map((v) => v.valid_from)).toEqual(['2024-03-01', '2024-03-04', '2024-03-05']);
+    expect(truth.filter((v) => v.customer_id === 'C1').map((v) => v.valid_from)).toEqual([
+      '2024-03-01',
+      '2024-03-04',
+      '2024-03-05',
+    ]);
   });
 
   it('the as-of function gives each customer its version on a day, none before its first', async () => {
     for (const night of NIGHTS) await loadAccountWindows(destination, [night]);
     const asOf = (day: string) =>
       destination.withConnection((conn) =>
-        conn.all<{ customer_id: string; city: string }>(`SELECT customer_id, city FROM accounts_as_of(CAST($1 AS DATE)) ORDER BY customer_id`, [day]),
+        conn.all<{ customer_id: string; city: string }>(
+          `SELECT customer_id, city FROM accounts_as_of(CAST($1 AS DATE)) ORDER BY customer_id`,
+          [day],
+        ),
       );
     expect(await asOf('2024-02-29')).toEqual([]);
     expect(await asOf('2024-03-01')).toEqual([{ customer_id: 'C1', city: 'Athens' }]);
@@ -85,7 +118,9 @@ describe.each(testDestinations)('accounts history into $name', (target) => {
       { customer_id: 'C2', city: 'Patras' },
     ]);
     const tier = await destination.withConnection((conn) =>
-      conn.all<{ tier: string }>(`SELECT custom_fields->>'tier' AS tier FROM accounts_as_of(CAST('2099-01-01' AS DATE)) WHERE customer_id = 'C1'`),
+      conn.all<{ tier: string }>(
+        `SELECT custom_fields->>'tier' AS tier FROM accounts_as_of(CAST('2099-01-01' AS DATE)) WHERE customer_id = 'C1'`,
+      ),
     );
     expect(tier).toEqual([{ tier: 'Gold' }]);
   });
@@ -110,7 +145,10 @@ const windowsArb: fc.Arbitrary<ServedWindow[]> = fc.tuple(
         fc.tuple(
           ...ids.map((id) =>
             fc
-              .record({ city: fc.constantFrom('Athens', 'Patras', null), tier: fc.constantFrom('Silver', 'Gold', undefined) })
+              .record({
+                city: fc.constantFrom('Athens', 'Patras', null),
+                tier: fc.constantFrom('Silver', 'Gold', undefined),
+              })
               .map(({ city, tier }) => served(id, city, tier === undefined ? {} : { tier })),
           ),
         ),
@@ -141,7 +179,8 @@ async function checkOrderIndependence(target: TestDestination): Promise<void> {
       const second = target.name === 'postgres' ? await openDestination(config) : first;
       try {
         const lanes = [first, second].map(async (destination, lane) => {
-          for (let i = lane; i < loads.length; i += 2) await loadAccountWindows(destination, loads[i]!, `run-${lane}-${i}`);
+          for (let i = lane; i < loads.length; i += 2)
+            await loadAccountWindows(destination, loads[i]!, `run-${lane}-${i}`);
         });
         await Promise.all(lanes);
         expect(await historyOf(first)).toEqual(inOrderHistory(windows));
@@ -170,7 +209,9 @@ describe.each(testDestinations)('a warehouse that held accounts before the histo
       await before.withConnection(async (conn) => {
         const migration = '008_accounts_history';
         await conn.run('DELETE FROM _etl_migrations WHERE version = $1', ['010_accounts_set_on']);
-        await conn.run(target.name === 'duckdb' ? 'DROP MACRO TABLE accounts_as_of' : 'DROP FUNCTION accounts_as_of(date)');
+        await conn.run(
+          target.name === 'duckdb' ? 'DROP MACRO TABLE accounts_as_of' : 'DROP FUNCTION accounts_as_of(date)',
+        );
         await conn.run('DROP TABLE accounts_history');
         await conn.run('DROP TABLE _etl_accounts_observations');
         await conn.run('DELETE FROM _etl_migrations WHERE version = $1', [migration]);
@@ -180,7 +221,9 @@ describe.each(testDestinations)('a warehouse that held accounts before the histo
     }
     const upgraded = await openDestination(config);
     try {
-      const current = (id: string, from: string) => ({ ...inOrderHistory(NIGHTS).find((v) => v.customer_id === id && v.valid_from === from)! });
+      const current = (id: string, from: string) => ({
+        ...inOrderHistory(NIGHTS).find((v) => v.customer_id === id && v.valid_from === from)!,
+      });
       expect(await historyOf(upgraded)).toEqual([current('C1', '2024-03-05'), current('C2', '2024-03-02')]);
       // the same content served again the next night is no change: the migration's hash is the loader's
       const again = { day: '2024-03-06', accounts: NIGHTS[4]!.accounts };
@@ -204,7 +247,9 @@ describe.each(testDestinations)('an export that serves the current profile for a
   it('never starts a version before the day its profileSet names; of the versions set on one day the last loaded holds', async () => {
     const destination = await openDestination((await target.fresh()).config);
     try {
-      await loadAccountWindows(destination, [{ day: '2024-03-01', accounts: [current('C1', 'Athens', '2024-03-01 10:00:00')] }]);
+      await loadAccountWindows(destination, [
+        { day: '2024-03-01', accounts: [current('C1', 'Athens', '2024-03-01 10:00:00')] },
+      ]);
       // a backfill of the 2nd, made on the 6th: the export serves C1 as it is now, set on the 5th
       await loadAccountWindows(destination, [
         { day: '2024-03-02', accounts: [current('C1', 'Patras', '2024-03-05 12:00:00')] },
@@ -216,7 +261,9 @@ describe.each(testDestinations)('an export that serves the current profile for a
         ['Patras', '2024-03-05', null],
       ]);
       // the 5th itself, loaded later with another content set that day: one version starts on the 5th, the last loaded
-      await loadAccountWindows(destination, [{ day: '2024-03-05', accounts: [current('C1', 'Volos', '2024-03-05 18:00:00')] }]);
+      await loadAccountWindows(destination, [
+        { day: '2024-03-05', accounts: [current('C1', 'Volos', '2024-03-05 18:00:00')] },
+      ]);
       expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([
         ['Athens', '2024-03-01', '2024-03-05'],
         ['Volos', '2024-03-05', null],
@@ -231,12 +278,17 @@ describe.each(testDestinations)('an export that serves the current profile for a
     try {
       // the evening's change listed before the morning's, as a listing whose order is not stable may serve them
       await loadAccountWindows(destination, [
-        { day: '2024-03-02', accounts: [current('C1', 'Volos', '2024-03-02 19:00:00'), current('C1', 'Patras', '2024-03-02 08:00:00')] },
+        {
+          day: '2024-03-02',
+          accounts: [current('C1', 'Volos', '2024-03-02 19:00:00'), current('C1', 'Patras', '2024-03-02 08:00:00')],
+        },
       ]);
       await destination.withConnection(async (conn) => {
         expect(await conn.all(`SELECT city FROM accounts`)).toEqual([{ city: 'Volos' }]);
       });
-      expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([['Volos', '2024-03-02', null]]);
+      expect((await historyOf(destination)).map((v) => [v.city, v.valid_from, v.valid_to])).toEqual([
+        ['Volos', '2024-03-02', null],
+      ]);
     } finally {
       await destination.close();
     }

@@ -115,7 +115,12 @@ const posting = {
   postingType: 1,
 };
 
-const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>; key: (rows: Record<string, unknown>) => string; examples?: unknown[][] }> = [
+const cases: Array<{
+  stream: StreamDefinition;
+  records: fc.Arbitrary<unknown[]>;
+  key: (rows: Record<string, unknown>) => string;
+  examples?: unknown[][];
+}> = [
   {
     stream: accountsStream,
     // NULs PostgreSQL refused, crashing the run: in a key the reject's message quotes, and in a customer id
@@ -127,7 +132,9 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
     ],
     records: fc.array(
       mutated(account, 'customFieldMap').chain((r) =>
-        fc.constantFrom('C1', 'C2', 'C3', '  C4 ').map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r)),
+        fc
+          .constantFrom('C1', 'C2', 'C3', '  C4 ')
+          .map((id) => ('customerId' in r && typeof r.customerId === 'string' ? { ...r, customerId: id } : r)),
       ),
       { maxLength: 25 },
     ),
@@ -137,7 +144,10 @@ const cases: Array<{ stream: StreamDefinition; records: fc.Arbitrary<unknown[]>;
     stream: surveysStream,
     records: fc.array(
       fc
-        .record({ answer: mutated(answer, 'questAnsMap'), questions: fc.oneof(fc.dictionary(anyKey, fc.string({ maxLength: 8 }), { maxKeys: 3 }), anyValue) })
+        .record({
+          answer: mutated(answer, 'questAnsMap'),
+          questions: fc.oneof(fc.dictionary(anyKey, fc.string({ maxLength: 8 }), { maxKeys: 3 }), anyValue),
+        })
         .map(({ answer, questions }) => ({ answers: [answer], questions })),
       { maxLength: 25 },
     ),
@@ -161,69 +171,98 @@ describe.each(testDestinations)('any record, into $name', (target) => {
   });
   afterAll(async () => destination.close());
 
-  it.each(cases)('$stream.name: never crashes; every record ends in its table or in _etl_rejects, once', async ({ stream, records, key, examples = [] }) => {
-    const api = new LoyaltyApi(
-      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
-    );
-    const jobConfig = {
-      streams: [stream.name],
-      window_days: 1,
-      lookback_days: 0,
-      first_day: WINDOW.start,
-      reject_threshold: 1,
-      sweep_days: 7,
-      postings: { customers: 'all' as const, max_span_days: 1 },
-    };
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(records, async (batch) => {
-        const runId = `${stream.name}-${++run}`;
-        // records served from memory: no source to count an empty window at (countRange), and the window holds only
-        // what this batch loads (a postings window's count includes the rows of customers the load did not ask)
-        const { countRange: _uncounted, ...served } = stream;
-        await destination.withConnection((conn) => conn.run(`DELETE FROM ${conn.schemaSql}."${stream.tables[0]!.name}"`));
-        const inMemory: StreamDefinition = {
-          ...served,
-          extract: async function* () {
-            yield { windowStart: WINDOW.start, records: batch, restart: false };
-          },
-        };
-        const ctx: StreamContext = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'prop', jobConfig, logger: silentLogger };
-        // what the normalizer accepts is what must be in the table; the rest must be rejected
-        const normalize = stream.normalizer(ctx);
-        const accepted = new Set<string>();
-        let rejected = 0;
-        for (const raw of batch) {
-          try {
-            accepted.add(key(Object.values(normalize(raw, WINDOW.start))[0]![0]!));
-          } catch {
-            rejected++;
-          }
-        }
-        const load = () => loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'prop', runId, firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
-        if (batch.length > 0 && rejected === batch.length) {
-          // a window whose every record is rejected fails loudly, naming the first reason, whatever its size
-          await expect(load()).rejects.toThrow(/all \d+ records rejected \(the first: /);
-          return;
-        }
-        const [counts] = await load();
-        expect(counts!.rejected).toBe(rejected);
-        expect(counts!.loaded).toBe(accepted.size);
-        await destination.withConnection(async (conn) => {
-          const table = stream.tables[0]!;
-          const rows = await conn.all<Record<string, unknown>>(
-            `SELECT ${table.key.map((k) => `"${k}"`).join(', ')} FROM ${conn.schemaSql}."${table.name}" WHERE "_run_id" = $1`,
-            [runId],
+  it.each(cases)(
+    '$stream.name: never crashes; every record ends in its table or in _etl_rejects, once',
+    async ({ stream, records, key, examples = [] }) => {
+      const api = new LoyaltyApi(
+        new HttpClient({
+          baseUrl: 'http://127.0.0.1:9',
+          timeoutMs: 100,
+          retries: 0,
+          requestsPerSecond: 1,
+          concurrency: 1,
+          logger: silentLogger,
+        }),
+      );
+      const jobConfig = {
+        streams: [stream.name],
+        window_days: 1,
+        lookback_days: 0,
+        first_day: WINDOW.start,
+        reject_threshold: 1,
+        sweep_days: 7,
+        postings: { customers: 'all' as const, max_span_days: 1 },
+      };
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(records, async (batch) => {
+          const runId = `${stream.name}-${++run}`;
+          // records served from memory: no source to count an empty window at (countRange), and the window holds only
+          // what this batch loads (a postings window's count includes the rows of customers the load did not ask)
+          const { countRange: _uncounted, ...served } = stream;
+          await destination.withConnection((conn) =>
+            conn.run(`DELETE FROM ${conn.schemaSql}."${stream.tables[0]!.name}"`),
           );
-          const stored = await conn.all<{ payload: string }>(`SELECT payload FROM ${conn.schemaSql}._etl_rejects WHERE job = 'prop' AND stream = $1`, [
-            stream.name,
-          ]);
-          expect(stored.length).toBe(rejected);
-          expect(rows.length).toBe(accepted.size);
-          expect(new Set(rows.map(key))).toEqual(accepted);
-        });
-      }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 12), examples: examples.map((batch) => [batch] as [unknown[]]) },
-    );
-  });
+          const inMemory: StreamDefinition = {
+            ...served,
+            extract: async function* () {
+              yield { windowStart: WINDOW.start, records: batch, restart: false };
+            },
+          };
+          const ctx: StreamContext = {
+            api,
+            pageSize: 100,
+            concurrency: 1,
+            timezone: 'Europe/Athens',
+            job: 'prop',
+            jobConfig,
+            logger: silentLogger,
+          };
+          // what the normalizer accepts is what must be in the table; the rest must be rejected
+          const normalize = stream.normalizer(ctx);
+          const accepted = new Set<string>();
+          let rejected = 0;
+          for (const raw of batch) {
+            try {
+              accepted.add(key(Object.values(normalize(raw, WINDOW.start))[0]![0]!));
+            } catch {
+              rejected++;
+            }
+          }
+          const load = () =>
+            loadSpan(
+              inMemory,
+              [WINDOW],
+              ctx,
+              destination,
+              { job: 'prop', runId, firstDay: WINDOW.start, rejectThreshold: 1 },
+              silentLogger,
+            );
+          if (batch.length > 0 && rejected === batch.length) {
+            // a window whose every record is rejected fails loudly, naming the first reason, whatever its size
+            await expect(load()).rejects.toThrow(/all \d+ records rejected \(the first: /);
+            return;
+          }
+          const [counts] = await load();
+          expect(counts!.rejected).toBe(rejected);
+          expect(counts!.loaded).toBe(accepted.size);
+          await destination.withConnection(async (conn) => {
+            const table = stream.tables[0]!;
+            const rows = await conn.all<Record<string, unknown>>(
+              `SELECT ${table.key.map((k) => `"${k}"`).join(', ')} FROM ${conn.schemaSql}."${table.name}" WHERE "_run_id" = $1`,
+              [runId],
+            );
+            const stored = await conn.all<{ payload: string }>(
+              `SELECT payload FROM ${conn.schemaSql}._etl_rejects WHERE job = 'prop' AND stream = $1`,
+              [stream.name],
+            );
+            expect(stored.length).toBe(rejected);
+            expect(rows.length).toBe(accepted.size);
+            expect(new Set(rows.map(key))).toEqual(accepted);
+          });
+        }),
+        { numRuns: Number(process.env.PROPERTY_RUNS ?? 12), examples: examples.map((batch) => [batch] as [unknown[]]) },
+      );
+    },
+  );
 });

@@ -47,7 +47,12 @@ function staged(asks: readonly Ask[]): Map<string, Row[]> {
   for (const ask of asks) {
     out
       .get('_etl_customer_observations')!
-      .push({ stream: 'loyalty_status', customer_id: ask.customer, observed_at: ask.at, outcome: ask.state ? 'answered' : 'not_found' });
+      .push({
+        stream: 'loyalty_status',
+        customer_id: ask.customer,
+        observed_at: ask.at,
+        outcome: ask.state ? 'answered' : 'not_found',
+      });
     if (!ask.state) continue;
     const status: Row = { customer_id: ask.customer, tier_name: ask.state.tier, observed_at: ask.at };
     for (const c of STATUS_NULLS) status[c] = null;
@@ -70,22 +75,45 @@ function staged(asks: readonly Ask[]): Map<string, Row[]> {
 }
 
 /** Loads the asks as one night of the stream (one span of one window, the night of the first ask). */
-async function loadNight(destination: Destination, asks: readonly Ask[], runId = `run-${asks.map((a) => a.at).join()}`): Promise<void> {
+async function loadNight(
+  destination: Destination,
+  asks: readonly Ask[],
+  runId = `run-${asks.map((a) => a.at).join()}`,
+): Promise<void> {
   const day = asks[0]!.at.slice(0, 10);
   const window = { start: day, end: day };
-  const load = await destination.openSpan({ job: 'j', stream: 'loyalty_status', runId, windows: [window], tables: loyaltyStatusStream.tables });
+  const load = await destination.openSpan({
+    job: 'j',
+    stream: 'loyalty_status',
+    runId,
+    windows: [window],
+    tables: loyaltyStatusStream.tables,
+  });
   for (const [table, rows] of staged(asks)) {
     await load.append(
       table,
       rows.map((row, i) => ({ seq: i + 1, windowStart: day, row })),
     );
   }
-  await commitWindows(load, { job: 'j', stream: 'loyalty_status', runId, firstDay: '2024-01-01' }, [window], new Map([[day, asks.length]]), 1);
+  await commitWindows(
+    load,
+    { job: 'j', stream: 'loyalty_status', runId, firstDay: '2024-01-01' },
+    [window],
+    new Map([[day, asks.length]]),
+    1,
+  );
 }
 
 async function walletHistory(destination: Destination): Promise<WalletVersion[]> {
   const rows = await destination.withConnection((conn) =>
-    conn.all<{ customer_id: string; wallet: string; points: string; from_s: number | string; to_s: number | string | null; is_current: boolean }>(
+    conn.all<{
+      customer_id: string;
+      wallet: string;
+      points: string;
+      from_s: number | string;
+      to_s: number | string | null;
+      is_current: boolean;
+    }>(
       `SELECT customer_id, country_iso || '/' || currency AS wallet, CAST(points AS VARCHAR) AS points, EXTRACT(EPOCH FROM valid_from) AS from_s,
               EXTRACT(EPOCH FROM valid_to) AS to_s, is_current FROM loyalty_wallets_history ORDER BY customer_id, wallet, valid_from`,
     ),
@@ -118,7 +146,14 @@ function inOrderWallets(asks: readonly Ask[]): WalletVersion[] {
           open = undefined;
         }
         if (points !== undefined && !open) {
-          open = { customer_id: customer, wallet, points: Number(points), valid_from: ask.at, valid_to: null, is_current: true };
+          open = {
+            customer_id: customer,
+            wallet,
+            points: Number(points),
+            valid_from: ask.at,
+            valid_to: null,
+            is_current: true,
+          };
           out.push(open);
         }
       }
@@ -184,16 +219,25 @@ describe.each(testDestinations)('history of the loyalty state per customer, into
   it('the nights in reverse order give the same versions, and a night loaded again changes nothing', async () => {
     for (const night of nights(ASKS).reverse()) await loadNight(destination, night);
     expect(await walletHistory(destination)).toEqual(inOrderWallets(ASKS));
-    const before = await destination.withConnection((conn) => conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`));
+    const before = await destination.withConnection((conn) =>
+      conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`),
+    );
     await loadNight(destination, nights(ASKS)[2]!, 'run-again');
     expect(await walletHistory(destination)).toEqual(inOrderWallets(ASKS));
-    expect(await destination.withConnection((conn) => conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`))).toEqual(before);
+    expect(
+      await destination.withConnection((conn) =>
+        conn.all(`SELECT COUNT(*) AS n FROM _etl_loyalty_wallets_observations`),
+      ),
+    ).toEqual(before);
   });
 
   it('asks loaded in any order give the versions of loading them in time order', async () => {
     const customer = fc.constantFrom('C1', 'C2');
     const state = fc.option(
-      fc.record({ tier: fc.constantFrom('Silver', 'Gold'), wallets: fc.dictionary(fc.constantFrom('GR/EUR', 'AE/AED', 'CY/EUR'), fc.constantFrom('1', '2')) }),
+      fc.record({
+        tier: fc.constantFrom('Silver', 'Gold'),
+        wallets: fc.dictionary(fc.constantFrom('GR/EUR', 'AE/AED', 'CY/EUR'), fc.constantFrom('1', '2')),
+      }),
       { freq: 4 },
     );
     const asks = fc.uniqueArray(fc.record({ customer, day: fc.integer({ min: 1, max: 9 }), state }), {
@@ -203,11 +247,17 @@ describe.each(testDestinations)('history of the loyalty state per customer, into
     });
     await fc.assert(
       fc.asyncProperty(
-        asks.chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }))),
+        asks.chain((list) =>
+          fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length })),
+        ),
         async ([list, order]) => {
           const fresh = await openDestination((await target.fresh()).config);
           try {
-            const toAsk = (a: (typeof list)[number]): Ask => ({ customer: a.customer, at: at(`0${a.day}`), state: a.state });
+            const toAsk = (a: (typeof list)[number]): Ask => ({
+              customer: a.customer,
+              at: at(`0${a.day}`),
+              state: a.state,
+            });
             for (const a of order) await loadNight(fresh, [toAsk(a)]);
             expect(await walletHistory(fresh)).toEqual(inOrderWallets(list.map(toAsk)));
           } finally {
@@ -228,7 +278,11 @@ describe.each(testDestinations)('a warehouse that held the loyalty state before 
       for (const night of nights(ASKS)) await loadNight(before, night);
       // as a warehouse of the release before the history: its tables, and no record of the history's migration
       await before.withConnection(async (conn) => {
-        await conn.run(target.name === 'duckdb' ? 'DROP MACRO TABLE loyalty_status_as_of' : 'DROP FUNCTION loyalty_status_as_of(timestamptz)');
+        await conn.run(
+          target.name === 'duckdb'
+            ? 'DROP MACRO TABLE loyalty_status_as_of'
+            : 'DROP FUNCTION loyalty_status_as_of(timestamptz)',
+        );
         for (const table of ['loyalty_status', 'loyalty_wallets', 'loyalty_balance_details', 'vouchers']) {
           await conn.run(`DROP TABLE ${table}_history`);
           await conn.run(`DROP TABLE _etl_${table}_observations`);

@@ -38,7 +38,9 @@ async function replaceClass(conn: DuckDbSqlConnection, vacuum: DeferredVacuum, k
   await vacuum.commit(conn, 'main', ['t'], () =>
     conn.transaction(async () => {
       await conn.run(`DELETE FROM t WHERE id < ${ROWS} AND id % 7 = ${k}`);
-      await conn.run(`INSERT INTO t SELECT ${ROWS} * ${k + 1} + range, 'new' FROM range(${ROWS}) WHERE range % 7 = ${k}`);
+      await conn.run(
+        `INSERT INTO t SELECT ${ROWS} * ${k + 1} + range, 'new' FROM range(${ROWS}) WHERE range % 7 = ${k}`,
+      );
     }),
   );
   return (await tableRows(conn, 'main', ['t']))[0]!;

@@ -55,7 +55,9 @@ describe('DuckDB memory limit', () => {
       await expect(loadAccounts(destination, '2024-03-01', many)).rejects.toThrow(
         /(Out of Memory Error|could not allocate|failed to allocate).* — raise destination\.memory_limit in the jobs file$/,
       );
-      const left = await destination.withConnection(async (conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
+      const left = await destination.withConnection(async (conn) =>
+        conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`),
+      );
       expect(Number(left[0]!.n)).toBe(0);
     } finally {
       await destination.close();
@@ -78,7 +80,9 @@ describe.each(testDestinations)('closing a $name warehouse', (target) => {
     await destination.close();
     const again = await openDestination(config);
     try {
-      const [row] = await again.withConnection((conn) => conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`));
+      const [row] = await again.withConnection((conn) =>
+        conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`),
+      );
       expect(Number(row!.n)).toBe(0);
     } finally {
       await again.close();

@@ -30,15 +30,31 @@ const DDL = [
      content_hash VARCHAR NOT NULL, _run_id VARCHAR NOT NULL, _loaded_at TIMESTAMPTZ NOT NULL)`,
 ];
 
-async function observe(destination: Destination, day: string, rows: Array<{ customer_id: string; tier: string; observed_at: string }>): Promise<void> {
+async function observe(
+  destination: Destination,
+  day: string,
+  rows: Array<{ customer_id: string; tier: string; observed_at: string }>,
+): Promise<void> {
   const runId = `run-${day}-${rows.map((r) => r.observed_at).join()}`;
   const window = { start: day, end: day };
-  const load = await destination.openSpan({ job: 'j', stream: 'tier_state', runId, windows: [window], tables: [tierTable] });
+  const load = await destination.openSpan({
+    job: 'j',
+    stream: 'tier_state',
+    runId,
+    windows: [window],
+    tables: [tierTable],
+  });
   await load.append(
     'tier_state',
     rows.map((row, i) => ({ seq: i + 1, windowStart: day, row })),
   );
-  await commitWindows(load, { job: 'j', stream: 'tier_state', runId, firstDay: '2024-01-01' }, [window], new Map([[day, rows.length]]), 1);
+  await commitWindows(
+    load,
+    { job: 'j', stream: 'tier_state', runId, firstDay: '2024-01-01' },
+    [window],
+    new Map([[day, rows.length]]),
+    1,
+  );
 }
 
 describe.each(testDestinations)('a history observed by instant, into $name', (target) => {
@@ -64,7 +80,9 @@ describe.each(testDestinations)('a history observed by instant, into $name', (ta
       ),
     );
     const s = (iso: string) => Date.parse(iso) / 1000;
-    expect(versions.map((v) => [v.tier, Number(v.from_s), v.to_s === null ? null : Number(v.to_s), v.is_current])).toEqual([
+    expect(
+      versions.map((v) => [v.tier, Number(v.from_s), v.to_s === null ? null : Number(v.to_s), v.is_current]),
+    ).toEqual([
       ['Silver', s('2024-05-01T08:00:00.000Z'), s('2024-05-03T08:00:00.000Z'), false],
       ['Gold', s('2024-05-03T08:00:00.000Z'), null, true],
     ]);

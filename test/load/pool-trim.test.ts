@@ -29,7 +29,9 @@ async function tablePages(destination: Destination): Promise<number> {
 /** What a backfill's merges leave in the pool: a table of 150 MB, read whole. */
 async function fillPool(destination: Destination): Promise<void> {
   await destination.withConnection(async (conn) => {
-    await conn.run(`CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) || md5(CAST(range + 1 AS VARCHAR)) AS text FROM range(2500000)`);
+    await conn.run(
+      `CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) || md5(CAST(range + 1 AS VARCHAR)) AS text FROM range(2500000)`,
+    );
     await conn.run('CHECKPOINT');
     await conn.all(`SELECT max(text) AS t, max(id) AS i FROM filler`);
   });
@@ -53,7 +55,9 @@ describe('the DuckDB buffer pool after a span commit', () => {
     await destination.withConnection(async (conn) => {
       const [limit] = await conn.all<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
       expect(limit!.value).toBe('488.2 MiB');
-      expect(await conn.all('SELECT customer_id, cf_tier FROM accounts')).toEqual([{ customer_id: 'C1', cf_tier: 'gold' }]);
+      expect(await conn.all('SELECT customer_id, cf_tier FROM accounts')).toEqual([
+        { customer_id: 'C1', cf_tier: 'gold' },
+      ]);
     });
   });
 
@@ -104,9 +108,14 @@ describe('the DuckDB buffer pool after a span commit', () => {
   });
 
   it('runs no statement of another connection while the pool is small, so none fails for want of memory', async () => {
-    await destination.withConnection((conn) => conn.run(`CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) AS text FROM range(2000000)`));
+    await destination.withConnection((conn) =>
+      conn.run(`CREATE TABLE filler AS SELECT range AS id, md5(CAST(range AS VARCHAR)) AS text FROM range(2000000)`),
+    );
     // a query whose hash table needs far more than the pool keeps between commits: run during a trim, it fails
-    const heavy = () => destination.withConnection((conn) => conn.all<{ n: number | string }>(`SELECT count(DISTINCT text) AS n FROM filler`));
+    const heavy = () =>
+      destination.withConnection((conn) =>
+        conn.all<{ n: number | string }>(`SELECT count(DISTINCT text) AS n FROM filler`),
+      );
     let committing = true;
     const commits = async () => {
       for (let day = 1; day <= 20; day++)

@@ -16,11 +16,24 @@ import { pivotMismatches, surveyPivotMismatches } from '../helpers/warehouse-rea
 const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 
 /** Names that are members of every plain JavaScript object, and the empty one. */
-const OBJECT_INTERNALS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '', 'valueOf', '__defineGetter__', 'isPrototypeOf', 'prototype'];
+const OBJECT_INTERNALS = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+  'prototype',
+];
 const anyName = fc.oneof(fc.constantFrom(...OBJECT_INTERNALS), fc.string({ maxLength: 12 }));
 type Entries = Array<[string, string | null]>;
 /** Named values with distinct names, as a source map holds them. */
-const namedValues = fc.uniqueArray(fc.tuple(anyName, fc.option(fc.string({ maxLength: 8 }), { nil: null })), { selector: ([name]) => name, maxLength: 6 });
+const namedValues = fc.uniqueArray(fc.tuple(anyName, fc.option(fc.string({ maxLength: 8 }), { nil: null })), {
+  selector: ([name]) => name,
+  maxLength: 6,
+});
 
 /** A JSON object text with these members, built without a plain object (which would drop `__proto__`). */
 function objectText(entries: Array<[string, unknown]>): string {
@@ -38,7 +51,14 @@ describe.each(testDestinations)('source keys named like object internals, into $
   beforeAll(async () => {
     destination = await openDestination((await target.fresh()).config);
     const api = new LoyaltyApi(
-      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+      new HttpClient({
+        baseUrl: 'http://127.0.0.1:9',
+        timeoutMs: 100,
+        retries: 0,
+        requestsPerSecond: 1,
+        concurrency: 1,
+        logger: silentLogger,
+      }),
     );
     const jobConfig = {
       streams: [],
@@ -49,7 +69,15 @@ describe.each(testDestinations)('source keys named like object internals, into $
       sweep_days: 7,
       postings: { customers: 'all' as const, max_span_days: 1 },
     };
-    ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'keys', jobConfig, logger: silentLogger };
+    ctx = {
+      api,
+      pageSize: 100,
+      concurrency: 1,
+      timezone: 'Europe/Athens',
+      job: 'keys',
+      jobConfig,
+      logger: silentLogger,
+    };
   });
   afterAll(async () => destination.close());
 
@@ -61,7 +89,14 @@ describe.each(testDestinations)('source keys named like object internals, into $
         yield { windowStart: WINDOW.start, records, restart: false };
       },
     };
-    const [counts] = await loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'keys', runId, firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
+    const [counts] = await loadSpan(
+      inMemory,
+      [WINDOW],
+      ctx,
+      destination,
+      { job: 'keys', runId, firstDay: WINDOW.start, rejectThreshold: 1 },
+      silentLogger,
+    );
     expect(counts!.rejected).toBe(0);
     return runId;
   }
@@ -71,7 +106,9 @@ describe.each(testDestinations)('source keys named like object internals, into $
       fc.asyncProperty(fc.array(namedValues, { minLength: 1, maxLength: 5 }), async (maps) => {
         const prefix = `R${run + 1}-`;
         // parsed from JSON text, as the source client hands records on: every name is an own member
-        const records = maps.map((fields, i) => JSON.parse(`{"customerId":${JSON.stringify(`${prefix}${i}`)},"customFieldMap":${objectText(fields)}}`));
+        const records = maps.map((fields, i) =>
+          JSON.parse(`{"customerId":${JSON.stringify(`${prefix}${i}`)},"customFieldMap":${objectText(fields)}}`),
+        );
         await load(accountsStream, records);
         await destination.withConnection(async (conn) => {
           const stored = await conn.all<{ customer_id: string; field_name: string; value: string | null }>(
@@ -79,7 +116,11 @@ describe.each(testDestinations)('source keys named like object internals, into $
             [`${prefix}%`],
           );
           const expected = maps.flatMap((fields, i) =>
-            fields.map(([name, value]) => ({ customer_id: `${prefix}${i}`, field_name: name, value: cleanText(value) })),
+            fields.map(([name, value]) => ({
+              customer_id: `${prefix}${i}`,
+              field_name: name,
+              value: cleanText(value),
+            })),
           );
           expect(sorted(stored)).toEqual(sorted(expected));
           expect(await pivotMismatches(conn)).toEqual([]);
@@ -94,35 +135,45 @@ describe.each(testDestinations)('source keys named like object internals, into $
       .uniqueArray(fc.tuple(anyName, anyName), { selector: ([text]) => text, maxLength: 5 })
       .map((qs) => qs.filter(([, code], i) => qs.findIndex(([, c]) => c === code) === i));
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(questionSet, namedValues), { minLength: 1, maxLength: 4 }), async (elements) => {
-        const prefix = `S${run + 1}-`;
-        const records = elements.map(([questions, answers], i) =>
-          JSON.parse(
-            `{"questions":${objectText(questions)},"answers":[{"date":"2024-03-01 10:00:00","customerId":${JSON.stringify(`${prefix}${i}`)},"questAnsMap":${objectText(answers)}}]}`,
-          ),
-        );
-        await load(surveysStream, records);
-        await destination.withConnection(async (conn) => {
-          for (const [i, [questions, answers]] of elements.entries()) {
-            const [response] = await conn.all<{ response_id: string; survey_id: string }>(
-              `SELECT response_id, survey_id FROM survey_responses WHERE customer_id = $1`,
-              [`${prefix}${i}`],
-            );
-            const storedAnswers = await conn.all<{ question_code: string; answer: string | null }>(
-              `SELECT question_code, answer FROM survey_answers WHERE response_id = $1`,
-              [response!.response_id],
-            );
-            expect(sorted(storedAnswers)).toEqual(sorted(answers.map(([code, answer]) => ({ question_code: code, answer: cleanText(answer) }))));
-            const storedQuestions = await conn.all<{ question_code: string; question_text: string }>(
-              `SELECT question_code, question_text FROM survey_questions WHERE survey_id = $1`,
-              [response!.survey_id],
-            );
-            expect(sorted(storedQuestions)).toEqual(sorted(questions.map(([text, code]) => ({ question_code: code, question_text: text }))));
-          }
-          expect(await surveyPivotMismatches(conn)).toEqual([]);
-        });
-      }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 12), examples: [[[[allInternals.map(([name]) => [name, name] as [string, string]), allInternals]]]] },
+      fc.asyncProperty(
+        fc.array(fc.tuple(questionSet, namedValues), { minLength: 1, maxLength: 4 }),
+        async (elements) => {
+          const prefix = `S${run + 1}-`;
+          const records = elements.map(([questions, answers], i) =>
+            JSON.parse(
+              `{"questions":${objectText(questions)},"answers":[{"date":"2024-03-01 10:00:00","customerId":${JSON.stringify(`${prefix}${i}`)},"questAnsMap":${objectText(answers)}}]}`,
+            ),
+          );
+          await load(surveysStream, records);
+          await destination.withConnection(async (conn) => {
+            for (const [i, [questions, answers]] of elements.entries()) {
+              const [response] = await conn.all<{ response_id: string; survey_id: string }>(
+                `SELECT response_id, survey_id FROM survey_responses WHERE customer_id = $1`,
+                [`${prefix}${i}`],
+              );
+              const storedAnswers = await conn.all<{ question_code: string; answer: string | null }>(
+                `SELECT question_code, answer FROM survey_answers WHERE response_id = $1`,
+                [response!.response_id],
+              );
+              expect(sorted(storedAnswers)).toEqual(
+                sorted(answers.map(([code, answer]) => ({ question_code: code, answer: cleanText(answer) }))),
+              );
+              const storedQuestions = await conn.all<{ question_code: string; question_text: string }>(
+                `SELECT question_code, question_text FROM survey_questions WHERE survey_id = $1`,
+                [response!.survey_id],
+              );
+              expect(sorted(storedQuestions)).toEqual(
+                sorted(questions.map(([text, code]) => ({ question_code: code, question_text: text }))),
+              );
+            }
+            expect(await surveyPivotMismatches(conn)).toEqual([]);
+          });
+        },
+      ),
+      {
+        numRuns: Number(process.env.PROPERTY_RUNS ?? 12),
+        examples: [[[[allInternals.map(([name]) => [name, name] as [string, string]), allInternals]]]],
+      },
     );
   });
 });

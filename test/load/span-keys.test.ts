@@ -18,25 +18,32 @@ describe('the keys a span staged', () => {
     // few distinct values, so that keys repeat
     const value = fc.oneof(fc.constantFrom('x', 'y', 'x\u0000y', ''), fc.string({ maxLength: 3 }));
     fc.assert(
-      fc.property(fc.array(fc.tuple(value, value), { maxLength: 60 }), fc.integer({ min: 1, max: 7 }), (keys, batch) => {
-        const span = new SpanKeys([table]);
-        const rows = keys.map(([a, b], i) => ({ seq: i + 1, row: { a, b } }));
-        for (let i = 0; i < rows.length; i += batch) span.add('t', rows.slice(i, i + batch));
-        const count = new Map<string, number>();
-        for (const [a, b] of keys) count.set(JSON.stringify([a, b]), (count.get(JSON.stringify([a, b])) ?? 0) + 1);
-        const repeated = rows.filter((r) => count.get(JSON.stringify([r.row.a, r.row.b]))! > 1).map((r) => r.seq);
-        const listed = [...span.listed()].map(([name, seq]) => (expect(name).toBe('t'), seq));
-        // 53-bit hashes of a few dozen keys: a collision here would be a broken hash, not bad luck
-        expect(listed.sort((x, y) => x - y)).toEqual(repeated);
-        expect(span.states().get('t')).toBe(repeated.length === 0 ? 'unique' : 'listed');
-      }),
+      fc.property(
+        fc.array(fc.tuple(value, value), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 7 }),
+        (keys, batch) => {
+          const span = new SpanKeys([table]);
+          const rows = keys.map(([a, b], i) => ({ seq: i + 1, row: { a, b } }));
+          for (let i = 0; i < rows.length; i += batch) span.add('t', rows.slice(i, i + batch));
+          const count = new Map<string, number>();
+          for (const [a, b] of keys) count.set(JSON.stringify([a, b]), (count.get(JSON.stringify([a, b])) ?? 0) + 1);
+          const repeated = rows.filter((r) => count.get(JSON.stringify([r.row.a, r.row.b]))! > 1).map((r) => r.seq);
+          const listed = [...span.listed()].map(([name, seq]) => (expect(name).toBe('t'), seq));
+          // 53-bit hashes of a few dozen keys: a collision here would be a broken hash, not bad luck
+          expect(listed.sort((x, y) => x - y)).toEqual(repeated);
+          expect(span.states().get('t')).toBe(repeated.length === 0 ? 'unique' : 'listed');
+        },
+      ),
     );
   });
 
   it('keeps track of tens of thousands of keys, however its table grows', () => {
     const span = new SpanKeys([table]);
     // 15,000 distinct keys, then the first 5,000 of them again
-    const rows = Array.from({ length: 20_000 }, (_, i) => ({ seq: i + 1, row: { a: `k${i % 15_000}`, b: i % 15_000 === 7 ? null : 'v' } }));
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({
+      seq: i + 1,
+      row: { a: `k${i % 15_000}`, b: i % 15_000 === 7 ? null : 'v' },
+    }));
     for (let i = 0; i < rows.length; i += 999) span.add('t', rows.slice(i, i + 999));
     const listed = [...span.listed()].map(([, seq]) => seq).sort((x, y) => x - y);
     expect(listed).toEqual(rows.filter((_, i) => i % 15_000 < 5_000).map((r) => r.seq));

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { accountCustomFieldsTable, accountsTable, accountWindowsTable, withCustomFields } from '../../src/streams/accounts.js';
+import {
+  accountCustomFieldsTable,
+  accountsTable,
+  accountWindowsTable,
+  withCustomFields,
+} from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { testDestinations } from '../helpers/destinations.js';
 
@@ -20,7 +25,17 @@ const HOSTILE_KEYS = [
   '',
   'x'.repeat(300),
 ];
-const HOSTILE_VALUES = ["it's", 'back\\slash', 'tab\there', 'new\nline', 'cr\rhere', '"quoted"', 'ünï ⭐', 'v'.repeat(10_000), 'NULLish'];
+const HOSTILE_VALUES = [
+  "it's",
+  'back\\slash',
+  'tab\there',
+  'new\nline',
+  'cr\rhere',
+  '"quoted"',
+  'ünï ⭐',
+  'v'.repeat(10_000),
+  'NULLish',
+];
 
 describe.each(testDestinations)('span load into $name', (testDestination) => {
   let destination: Destination;
@@ -33,25 +48,32 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     const fields = Object.fromEntries(HOSTILE_KEYS.map((k, i) => [k, HOSTILE_VALUES[i % HOSTILE_VALUES.length]!]));
     await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'Athens'), fields }]);
     await destination.withConnection(async (conn) => {
-      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
-        'accounts',
-      ]);
+      const map = await conn.all<{ column_name: string; source_key: string }>(
+        'SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1',
+        ['accounts'],
+      );
       expect(map.map((m) => m.source_key).sort()).toEqual([...HOSTILE_KEYS].sort());
       expect(new Set(map.map((m) => m.column_name)).size).toBe(HOSTILE_KEYS.length);
       // colliding keys are named in code point order in every warehouse, whatever its collation
       expect(map.find((m) => m.source_key === 'Favourite Store')?.column_name).toBe('cf_favourite_store');
       const [row] = await conn.all<Record<string, string>>('SELECT * FROM accounts');
       for (const m of map) expect(row![m.column_name]).toBe(fields[m.source_key]);
-      const long = await conn.all<{ field_name: string; value: string }>('SELECT field_name, value FROM account_custom_fields');
+      const long = await conn.all<{ field_name: string; value: string }>(
+        'SELECT field_name, value FROM account_custom_fields',
+      );
       expect(Object.fromEntries(long.map((r) => [r.field_name, r.value]))).toEqual(fields);
       expect((await conn.all('SELECT * FROM accounts')).length).toBe(1);
     });
   });
 
   it('loads names and values with lone surrogates, as U+FFFD like any other text column', async () => {
-    await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'x\uDC00y'), fields: { 'half \uD800': 'a\uDBFFb', whole: '\uD83D\uDE00' } }]);
+    await loadAccounts(destination, '2024-01-01', [
+      { row: account('C1', 'x\uDC00y'), fields: { 'half \uD800': 'a\uDBFFb', whole: '\uD83D\uDE00' } },
+    ]);
     await destination.withConnection(async (conn) => {
-      const long = await conn.all<{ field_name: string; value: string }>('SELECT field_name, value FROM account_custom_fields ORDER BY value');
+      const long = await conn.all<{ field_name: string; value: string }>(
+        'SELECT field_name, value FROM account_custom_fields ORDER BY value',
+      );
       expect(long).toEqual([
         { field_name: 'half \uFFFD', value: 'a\uFFFDb' },
         { field_name: 'whole', value: '\uD83D\uDE00' },
@@ -63,17 +85,27 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
 
   it('keeps the latest window of a customer whatever the order windows commit in', async () => {
     await loadAccounts(destination, '2024-01-05', [{ row: account('C1', 'new'), fields: { tier: 'gold' } }]);
-    await loadAccounts(destination, '2024-01-02', [{ row: account('C1', 'old'), fields: { tier: 'silver', legacy: 'x' } }]);
+    await loadAccounts(destination, '2024-01-02', [
+      { row: account('C1', 'old'), fields: { tier: 'silver', legacy: 'x' } },
+    ]);
     await destination.withConnection(async (conn) => {
-      const rows = await conn.all<{ city: string; cf_tier: string; cf_legacy: string | null }>('SELECT city, cf_tier, cf_legacy FROM accounts');
+      const rows = await conn.all<{ city: string; cf_tier: string; cf_legacy: string | null }>(
+        'SELECT city, cf_tier, cf_legacy FROM accounts',
+      );
       expect(rows).toEqual([{ city: 'new', cf_tier: 'gold', cf_legacy: null }]);
-      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([{ field_name: 'tier', value: 'gold' }]);
+      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([
+        { field_name: 'tier', value: 'gold' },
+      ]);
     });
     // a newer version drops a field: its long row goes, its wide column empties
     await loadAccounts(destination, '2024-01-07', [{ row: account('C1', 'newer'), fields: { legacy: 'y' } }]);
     await destination.withConnection(async (conn) => {
-      expect(await conn.all('SELECT city, cf_tier, cf_legacy FROM accounts')).toEqual([{ city: 'newer', cf_tier: null, cf_legacy: 'y' }]);
-      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([{ field_name: 'legacy', value: 'y' }]);
+      expect(await conn.all('SELECT city, cf_tier, cf_legacy FROM accounts')).toEqual([
+        { city: 'newer', cf_tier: null, cf_legacy: 'y' },
+      ]);
+      expect(await conn.all('SELECT field_name, value FROM account_custom_fields')).toEqual([
+        { field_name: 'legacy', value: 'y' },
+      ]);
     });
   });
 
@@ -83,7 +115,9 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
       { row: account('C1', 'second'), fields: { b: '2' } },
     ]);
     await destination.withConnection(async (conn) => {
-      expect(await conn.all('SELECT city, cf_a, cf_b FROM accounts')).toEqual([{ city: 'second', cf_a: null, cf_b: '2' }]);
+      expect(await conn.all('SELECT city, cf_a, cf_b FROM accounts')).toEqual([
+        { city: 'second', cf_a: null, cf_b: '2' },
+      ]);
       expect(await conn.all('SELECT field_name FROM account_custom_fields')).toEqual([{ field_name: 'b' }]);
     });
   });
@@ -107,7 +141,11 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     });
     await span.append('accounts', [staged(1, '2024-01-01', 'C1', 'a'), staged(2, '2024-01-01', 'C2', 'b')]);
     await span.append('accounts', [staged(3, '2024-01-01', 'C1', 'c')]);
-    await span.append('accounts', [staged(4, '2024-01-02', 'C3', 'd'), staged(5, '2024-01-02', 'C1', 'e'), staged(6, '2024-01-02', 'C4', 'f')]);
+    await span.append('accounts', [
+      staged(4, '2024-01-02', 'C3', 'd'),
+      staged(5, '2024-01-02', 'C1', 'e'),
+      staged(6, '2024-01-02', 'C4', 'f'),
+    ]);
     const counts = await commitWindows(
       span,
       { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' },
@@ -138,7 +176,13 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
       const windowsOf = await conn.all<{ customer_id: string; w: string }>(
         `SELECT customer_id, CAST("_window_start" AS VARCHAR) AS w FROM _etl_account_windows ORDER BY 1, 2`,
       );
-      expect(windowsOf.map((r) => `${r.customer_id} ${r.w}`)).toEqual(['C1 2024-01-01', 'C1 2024-01-02', 'C2 2024-01-01', 'C3 2024-01-02', 'C4 2024-01-02']);
+      expect(windowsOf.map((r) => `${r.customer_id} ${r.w}`)).toEqual([
+        'C1 2024-01-01',
+        'C1 2024-01-02',
+        'C2 2024-01-01',
+        'C3 2024-01-02',
+        'C4 2024-01-02',
+      ]);
     });
   });
 
@@ -152,22 +196,36 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
     });
     // a row the target refuses (no key) fails the merge after the new pivot column was added
     await span.append('accounts', [
-      { seq: 1, windowStart: '2024-01-01', row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])) },
+      {
+        seq: 1,
+        windowStart: '2024-01-01',
+        row: withCustomFields({ ...account('C1', 'x'), customer_id: null }, new Map([['brand new', 'v']])),
+      },
     ]);
     await expect(
-      commitWindows(span, { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' }, [{ start: '2024-01-01', end: '2024-01-01' }], new Map(), 0),
+      commitWindows(
+        span,
+        { job: 'j', stream: 'accounts', runId: 'r', firstDay: '2024-01-01' },
+        [{ start: '2024-01-01', end: '2024-01-01' }],
+        new Map(),
+        0,
+      ),
     ).rejects.toThrow();
     await destination.withConnection(async (conn) => {
       expect(await conn.all('SELECT * FROM accounts')).toEqual([]);
       expect(await conn.all('SELECT * FROM _etl_windows')).toEqual([]);
       expect(await conn.all('SELECT * FROM _etl_watermarks')).toEqual([]);
       expect(await conn.all('SELECT * FROM _etl_columns')).toEqual([]);
-      const cols = await conn.all<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'accounts'");
+      const cols = await conn.all<{ column_name: string }>(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'accounts'",
+      );
       expect(cols.map((c) => c.column_name)).not.toContain('cf_brand_new');
     });
     await loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'ok'), fields: {} }]);
     await destination.withConnection(async (conn) => {
-      expect(await conn.all('SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks')).toEqual([{ d: '2024-01-01' }]);
+      expect(await conn.all('SELECT CAST(complete_through AS VARCHAR) AS d FROM _etl_watermarks')).toEqual([
+        { d: '2024-01-01' },
+      ]);
     });
   });
 });

@@ -48,7 +48,14 @@ describe.each(testDestinations)('survey views on $name', (target) => {
     ({ config } = await target.fresh());
     destination = await openDestination(config);
     const api = new LoyaltyApi(
-      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+      new HttpClient({
+        baseUrl: 'http://127.0.0.1:9',
+        timeoutMs: 100,
+        retries: 0,
+        requestsPerSecond: 1,
+        concurrency: 1,
+        logger: silentLogger,
+      }),
     );
     const jobConfig = {
       streams: [],
@@ -59,36 +66,69 @@ describe.each(testDestinations)('survey views on $name', (target) => {
       sweep_days: 7,
       postings: { customers: 'all' as const, max_span_days: 1 },
     };
-    ctx = { api, pageSize: 100, concurrency: 1, timezone: 'Europe/Athens', job: 'views', jobConfig, logger: silentLogger };
+    ctx = {
+      api,
+      pageSize: 100,
+      concurrency: 1,
+      timezone: 'Europe/Athens',
+      job: 'views',
+      jobConfig,
+      logger: silentLogger,
+    };
     const inMemory: StreamDefinition = {
       ...surveysStream,
       extract: async function* () {
         yield { windowStart: WINDOW.start, records: records(), restart: false };
       },
     };
-    await loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'views', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
+    await loadSpan(
+      inMemory,
+      [WINDOW],
+      ctx,
+      destination,
+      { job: 'views', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 },
+      silentLogger,
+    );
   });
   afterAll(async () => destination?.close());
 
   it('types each column from its answers; what does not fit is NULL in the view and counted, and stays text in survey_answers', async () => {
     await destination.withConnection(async (conn) => {
-      const columns = await conn.all<{ question_code: string; column_name: string; answer_type: string; answers: number; answers_unparsed: number }>(
+      const columns = await conn.all<{
+        question_code: string;
+        column_name: string;
+        answer_type: string;
+        answers: number;
+        answers_unparsed: number;
+      }>(
         'SELECT question_code, column_name, answer_type, answers, answers_unparsed FROM survey_question_columns ORDER BY question_code',
       );
-      expect(columns.map((c) => [c.question_code, c.column_name, c.answer_type, Number(c.answers), Number(c.answers_unparsed)])).toEqual([
+      expect(
+        columns.map((c) => [
+          c.question_code,
+          c.column_name,
+          c.answer_type,
+          Number(c.answers),
+          Number(c.answers_unparsed),
+        ]),
+      ).toEqual([
         ['found', 'q_found', 'boolean', 21, 0],
         ['note', 'q_note', 'text', 21, 0],
         ['nps', 'q_nps', 'integer', 21, 1],
         ['spent', 'q_spent', 'decimal', 21, 0],
         ['visited', 'q_visited', 'date', 21, 1],
       ]);
-      const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys')) as [{ view_name: string }];
+      const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys')) as [
+        { view_name: string },
+      ];
       const types = await conn.all<{ column_name: string; data_type: string }>(
         `SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = current_database() AND table_name = $1 AND column_name LIKE 'q%' ORDER BY column_name`,
         [view],
       );
       const expected =
-        target.name === 'duckdb' ? ['BOOLEAN', 'VARCHAR', 'INTEGER', 'DOUBLE', 'DATE'] : ['boolean', 'text', 'integer', 'double precision', 'date'];
+        target.name === 'duckdb'
+          ? ['BOOLEAN', 'VARCHAR', 'INTEGER', 'DOUBLE', 'DATE']
+          : ['boolean', 'text', 'integer', 'double precision', 'date'];
       expect(types.map((t) => t.data_type)).toEqual(expected);
       const [row] = await conn.all<Record<string, unknown>>(
         `SELECT q_nps + 1 AS next, q_spent * 2 AS twice, NOT q_found AS missed, q_visited FROM "${view}" WHERE customer_id = 'C3'`,
@@ -114,11 +154,15 @@ describe.each(testDestinations)('survey views on $name', (target) => {
   it('a warehouse whose survey_responses still has q_ columns loses them on opening, and gets its views back', async () => {
     await destination.withConnection(async (conn) => {
       // the shape loyalty-etl wrote before: a q_ column per code on the shared table, mapped in _etl_columns
-      await conn.run(`ALTER TABLE survey_responses ADD COLUMN "q_nps" ${target.name === 'duckdb' ? 'VARCHAR' : 'text'}`);
+      await conn.run(
+        `ALTER TABLE survey_responses ADD COLUMN "q_nps" ${target.name === 'duckdb' ? 'VARCHAR' : 'text'}`,
+      );
       await conn.run(
         `INSERT INTO _etl_columns (table_name, column_name, source_key, added_at, run_id) VALUES ('survey_responses', 'q_nps', 'nps', now(), 'old')`,
       );
-      const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys')) as [{ view_name: string }];
+      const [{ view_name: view }] = (await conn.all<{ view_name: string }>('SELECT view_name FROM surveys')) as [
+        { view_name: string },
+      ];
       await conn.run(`DROP VIEW "${view}"`);
       await conn.run(`CREATE VIEW "${view}" AS SELECT response_id, q_nps FROM survey_responses`);
     });

@@ -17,7 +17,11 @@ describe.each(testDestinations)('comments on every table and column of $name', (
 
   it('a fresh warehouse has a comment on every table, view and column, equal to its description', async () => {
     await destination.withConnection(async (conn) => {
-      const relations = await describeRelations(conn, target.name === 'duckdb' ? duckdbDialect : postgresDialect, schema);
+      const relations = await describeRelations(
+        conn,
+        target.name === 'duckdb' ? duckdbDialect : postgresDialect,
+        schema,
+      );
       expect(relations.length).toBeGreaterThan(40);
       const missing: string[] = [];
       for (const r of relations) {

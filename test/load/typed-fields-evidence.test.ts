@@ -43,7 +43,14 @@ describe.each(testDestinations)('custom fields typed from evidence on $name', (t
         );
     });
     const api = new LoyaltyApi(
-      new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+      new HttpClient({
+        baseUrl: 'http://127.0.0.1:9',
+        timeoutMs: 100,
+        retries: 0,
+        requestsPerSecond: 1,
+        concurrency: 1,
+        logger: silentLogger,
+      }),
     );
     const jobConfig = {
       streams: [],
@@ -54,14 +61,29 @@ describe.each(testDestinations)('custom fields typed from evidence on $name', (t
       sweep_days: 7,
       postings: { customers: 'all' as const, max_span_days: 1 },
     };
-    const ctx: StreamContext = { api, pageSize: 100, concurrency: 1, timezone: 'UTC', job: 'typed', jobConfig, logger: silentLogger };
+    const ctx: StreamContext = {
+      api,
+      pageSize: 100,
+      concurrency: 1,
+      timezone: 'UTC',
+      job: 'typed',
+      jobConfig,
+      logger: silentLogger,
+    };
     const inMemory: StreamDefinition = {
       ...accountsStream,
       extract: async function* () {
         yield { windowStart: WINDOW.start, records: records(), restart: false };
       },
     };
-    await loadSpan(inMemory, [WINDOW], ctx, destination, { job: 'typed', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 }, silentLogger);
+    await loadSpan(
+      inMemory,
+      [WINDOW],
+      ctx,
+      destination,
+      { job: 'typed', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 },
+      silentLogger,
+    );
   });
   afterAll(async () => destination?.close());
 

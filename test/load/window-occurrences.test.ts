@@ -14,10 +14,20 @@ const A = { start: '2024-03-01', end: '2024-03-01' };
 const B = { start: '2024-03-02', end: '2024-03-02' };
 const questions = { 'How was it?': 'Q1' };
 /** One answer record of the surveys listing, answered on `day`. */
-const answer = (day: string, customerId: string) => ({ questions, answers: [{ date: `${day} 10:00:00`, customerId, questAnsMap: { Q1: '5' } }] });
+const answer = (day: string, customerId: string) => ({
+  questions,
+  answers: [{ date: `${day} 10:00:00`, customerId, questAnsMap: { Q1: '5' } }],
+});
 
 const api = new LoyaltyApi(
-  new HttpClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, requestsPerSecond: 1, concurrency: 1, logger: silentLogger }),
+  new HttpClient({
+    baseUrl: 'http://127.0.0.1:9',
+    timeoutMs: 100,
+    retries: 0,
+    requestsPerSecond: 1,
+    concurrency: 1,
+    logger: silentLogger,
+  }),
 );
 const ctx: StreamContext = {
   api,
@@ -53,9 +63,18 @@ describe.each(testDestinations)('occurrence keys of a span of several windows, i
         yield* batches;
       },
     };
-    await loadSpan(stream, span, ctx, destination, { job: 'occurrences', runId: 'r', firstDay: A.start, rejectThreshold: 1 }, silentLogger);
+    await loadSpan(
+      stream,
+      span,
+      ctx,
+      destination,
+      { job: 'occurrences', runId: 'r', firstDay: A.start, rejectThreshold: 1 },
+      silentLogger,
+    );
     return destination.withConnection((conn) =>
-      conn.all<{ response_id: string; w: string }>(`SELECT response_id, CAST("_window_start" AS VARCHAR) AS w FROM survey_responses ORDER BY 2, 1`),
+      conn.all<{ response_id: string; w: string }>(
+        `SELECT response_id, CAST("_window_start" AS VARCHAR) AS w FROM survey_responses ORDER BY 2, 1`,
+      ),
     );
   }
 
@@ -68,7 +87,12 @@ describe.each(testDestinations)('occurrence keys of a span of several windows, i
       [
         { windowStart: A.start, records: [x], restart: false },
         { windowStart: B.start, records: [y, y], restart: false },
-        { windowStart: B.start, records: [y, y], restart: true, reason: 'totalCount went from 2 on page 1 to 3 on page 2' },
+        {
+          windowStart: B.start,
+          records: [y, y],
+          restart: true,
+          reason: 'totalCount went from 2 on page 1 to 3 on page 2',
+        },
         { windowStart: A.start, records: [x], restart: false },
       ],
     );

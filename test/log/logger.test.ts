@@ -17,7 +17,10 @@ describe('log lines', () => {
     registerSecret(SECRET);
     const out = capture();
     const logger = createLogger({ level: 'info', destination: out.stream, format });
-    logger.warn({ url: `https://x.example/?token=${SECRET}`, err: new Error(`refused ${SECRET}`) }, `calling with ${SECRET}`);
+    logger.warn(
+      { url: `https://x.example/?token=${SECRET}`, err: new Error(`refused ${SECRET}`) },
+      `calling with ${SECRET}`,
+    );
     await new Promise((r) => setImmediate(r));
     expect(out.text()).toContain('[REDACTED]');
     expect(out.text()).not.toContain(SECRET);
@@ -25,9 +28,15 @@ describe('log lines', () => {
 
   it('are human lines in the pretty format: time, level, message and the fields, in colour only when asked', async () => {
     const plain = capture();
-    createLogger({ level: 'info', destination: plain.stream, format: 'pretty' }).info({ stream: 'accounts', windows: 3 }, 'window loaded');
+    createLogger({ level: 'info', destination: plain.stream, format: 'pretty' }).info(
+      { stream: 'accounts', windows: 3 },
+      'window loaded',
+    );
     const coloured = capture();
-    createLogger({ level: 'info', destination: coloured.stream, format: 'pretty', colour: true }).info({ stream: 'accounts' }, 'window loaded');
+    createLogger({ level: 'info', destination: coloured.stream, format: 'pretty', colour: true }).info(
+      { stream: 'accounts' },
+      'window loaded',
+    );
     await new Promise((r) => setImmediate(r));
     expect(plain.text()).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: window loaded \{"stream":"accounts","windows":3\}\n$/);
     expect(coloured.text()).toContain('\u001b[');

@@ -25,10 +25,21 @@ describe('windows', () => {
   });
 
   it('starts an incremental run at the watermark less the look-back, never before the first day', () => {
-    expect(planIncrementalWindows(job(), undefined, '2024-01-03').map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
-    expect(planIncrementalWindows(job(), '2024-01-10', '2024-01-11').map((w) => w.start)).toEqual(['2024-01-09', '2024-01-10', '2024-01-11']);
+    expect(planIncrementalWindows(job(), undefined, '2024-01-03').map((w) => w.start)).toEqual([
+      '2024-01-01',
+      '2024-01-02',
+      '2024-01-03',
+    ]);
+    expect(planIncrementalWindows(job(), '2024-01-10', '2024-01-11').map((w) => w.start)).toEqual([
+      '2024-01-09',
+      '2024-01-10',
+      '2024-01-11',
+    ]);
     expect(planIncrementalWindows(job({ lookback_days: 0 }), '2024-01-11', '2024-01-11')).toEqual([]);
-    expect(planIncrementalWindows(job(), '2024-01-01', '2024-01-02').map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02']);
+    expect(planIncrementalWindows(job(), '2024-01-01', '2024-01-02').map((w) => w.start)).toEqual([
+      '2024-01-01',
+      '2024-01-02',
+    ]);
   });
 
   it('keeps windows on the grid that starts at the first day', () => {
@@ -65,9 +76,14 @@ describe('the end of a run', () => {
       { start: '2024-01-17', end: '2024-01-20' },
     ]);
     // watermark 2024-01-16, look-back 3: from 2024-01-14, which lies in the window of 2024-01-10
-    expect(planIncrementalWindows(weekly, '2024-01-16', '2024-01-23').map((w) => w.start)).toEqual(['2024-01-10', '2024-01-17']);
+    expect(planIncrementalWindows(weekly, '2024-01-16', '2024-01-23').map((w) => w.start)).toEqual([
+      '2024-01-10',
+      '2024-01-17',
+    ]);
     // up to date in the middle of a window: nothing to read again until a day closes
     expect(planIncrementalWindows({ ...weekly, lookback_days: 0 }, '2024-01-20', '2024-01-20')).toEqual([]);
-    expect(planIncrementalWindows({ ...weekly, lookback_days: 0 }, '2024-01-20', '2024-01-21')).toEqual([{ start: '2024-01-17', end: '2024-01-21' }]);
+    expect(planIncrementalWindows({ ...weekly, lookback_days: 0 }, '2024-01-20', '2024-01-21')).toEqual([
+      { start: '2024-01-17', end: '2024-01-21' },
+    ]);
   });
 });

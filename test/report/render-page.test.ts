@@ -102,7 +102,12 @@ describe('renderReportPage', () => {
         runLock: { runId: EVIL, host: EVIL, pid: 7, since: '2024-05-03 02:00:00+00' },
         rejectDays: [{ day: '2024-05-01', stream: 'accounts', count: 1 }],
         rejectReasons: [
-          { stream: 'accounts', reason: EVIL, count: 1, example: { error: EVIL, payload: JSON.stringify({ first: EVIL }), windowStart: '2024-05-01' } },
+          {
+            stream: 'accounts',
+            reason: EVIL,
+            count: 1,
+            example: { error: EVIL, payload: JSON.stringify({ first: EVIL }), windowStart: '2024-05-01' },
+          },
         ],
         backfills: [
           {
@@ -137,7 +142,11 @@ describe('renderReportPage', () => {
       '2024-05-04',
       1,
     );
-    const page = renderReportPage(model([stream('accounts', windows, { completeThrough: '2024-05-01', lagDays: 3 })], { lastClosedDay: '2024-05-04' }));
+    const page = renderReportPage(
+      model([stream('accounts', windows, { completeThrough: '2024-05-01', lagDays: 3 })], {
+        lastClosedDay: '2024-05-04',
+      }),
+    );
     const cells = page.split('<g class="cells">')[1]!.split('</g>')[0]!;
     expect([...cells.matchAll(/class="(\w+)"/g)].map((m) => m[1])).toEqual(['d', 'm', 'f', 'm']);
     expect(page).toContain(

@@ -60,7 +60,14 @@ describe.each(testDestinations)('a status page of four years of nightly windows 
     const { config } = await target.fresh();
     const model = await withWarehouse(config, async (conn) => {
       await writeYearsOfLedger(conn);
-      return readReportModel(conn, { job: 'nightly', jobConfig: JOB, schema: config.schema, warehouse: config.type, timezone: 'UTC', through: LAST });
+      return readReportModel(conn, {
+        job: 'nightly',
+        jobConfig: JOB,
+        schema: config.schema,
+        warehouse: config.type,
+        timezone: 'UTC',
+        through: LAST,
+      });
     });
     const failed = Array.from({ length: DAYS }, (_, n) => n).filter(failedDay).length;
     for (const s of model.streams) {

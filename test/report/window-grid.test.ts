@@ -4,7 +4,12 @@ import { rejectBuckets } from '../../src/report/render-rejects.js';
 import type { ReportWindow } from '../../src/report/report-model.js';
 import { calendarStart, countGaps, windowGrid } from '../../src/report/window-grid.js';
 
-function recorded(start: string, end: string, status: ReportWindow['status'], counts: Partial<ReportWindow> = {}): ReportWindow {
+function recorded(
+  start: string,
+  end: string,
+  status: ReportWindow['status'],
+  counts: Partial<ReportWindow> = {},
+): ReportWindow {
   return {
     start,
     end,
@@ -27,14 +32,23 @@ describe('calendarStart', () => {
       recorded('2010-06-01', '2010-06-01', 'done', { extracted: 0, loaded: 0 }),
     ];
     expect(calendarStart(emptyYears, '2024-01-01')).toBe('2024-01-01');
-    expect(calendarStart([...emptyYears, recorded('2019-03-04', '2019-03-04', 'done')], '2024-01-01')).toBe('2019-03-04');
-    expect(calendarStart([...emptyYears, recorded('2021-02-02', '2021-02-02', 'failed', { extracted: 0 })], '2024-01-01')).toBe('2021-02-02');
+    expect(calendarStart([...emptyYears, recorded('2019-03-04', '2019-03-04', 'done')], '2024-01-01')).toBe(
+      '2019-03-04',
+    );
+    expect(
+      calendarStart([...emptyYears, recorded('2021-02-02', '2021-02-02', 'failed', { extracted: 0 })], '2024-01-01'),
+    ).toBe('2021-02-02');
   });
 });
 
 describe('windowGrid', () => {
   it('puts a never-loaded window wherever the grid has a window and the ledger has none', () => {
-    const grid = windowGrid([recorded('2024-05-03', '2024-05-03', 'failed'), recorded('2024-05-01', '2024-05-01', 'done')], '2024-05-01', '2024-05-05', 1);
+    const grid = windowGrid(
+      [recorded('2024-05-03', '2024-05-03', 'failed'), recorded('2024-05-01', '2024-05-01', 'done')],
+      '2024-05-01',
+      '2024-05-05',
+      1,
+    );
     expect(grid.map((w) => `${w.start} ${w.status}`)).toEqual([
       '2024-05-01 done',
       '2024-05-02 missing',
@@ -48,7 +62,12 @@ describe('windowGrid', () => {
 
   it('keeps windows recorded off the grid and lets them cover the grid windows they overlap', () => {
     // the job loaded weekly windows, then changed to daily ones
-    const grid = windowGrid([recorded('2024-04-28', '2024-05-04', 'done'), recorded('2024-05-07', '2024-05-07', 'done')], '2024-05-01', '2024-05-08', 1);
+    const grid = windowGrid(
+      [recorded('2024-04-28', '2024-05-04', 'done'), recorded('2024-05-07', '2024-05-07', 'done')],
+      '2024-05-01',
+      '2024-05-08',
+      1,
+    );
     expect(grid.map((w) => `${w.start}..${w.end} ${w.status}`)).toEqual([
       '2024-04-28..2024-05-04 done',
       '2024-05-05..2024-05-05 missing',
@@ -61,14 +80,20 @@ describe('windowGrid', () => {
 
   it('follows a grid of longer windows from the first day, the last one cut at the last day', () => {
     const grid = windowGrid([], '2024-01-01', '2024-01-20', 7);
-    expect(grid.map((w) => `${w.start}..${w.end}`)).toEqual(['2024-01-01..2024-01-07', '2024-01-08..2024-01-14', '2024-01-15..2024-01-20']);
+    expect(grid.map((w) => `${w.start}..${w.end}`)).toEqual([
+      '2024-01-01..2024-01-07',
+      '2024-01-08..2024-01-14',
+      '2024-01-15..2024-01-20',
+    ]);
   });
 });
 
 describe('calendarLayout', () => {
   it('draws daily windows as a calendar per year, a column per week and a row per weekday from Monday, the latest year on top', () => {
     // 2024-01-01 is a Monday; 2023-12-31 a Sunday
-    const windows = ['2023-12-31', '2024-01-01', '2024-01-02', '2024-01-07', '2024-01-08'].map((d) => recorded(d, d, 'done'));
+    const windows = ['2023-12-31', '2024-01-01', '2024-01-02', '2024-01-07', '2024-01-08'].map((d) =>
+      recorded(d, d, 'done'),
+    );
     const layout = calendarLayout(windows, 1);
     expect(layout.cells).toHaveLength(5);
     const [dec31, jan1, jan2, jan7, jan8] = layout.cells;

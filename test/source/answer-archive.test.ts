@@ -44,7 +44,13 @@ describe('the raw archive', () => {
     const archive = new AnswerArchive(join(testTempDir('archive-'), 'a'));
     const span = archive.openSpan({ job: 'nightly', stream: 'vouchers', runId: 'r1', windows: WINDOW, pageSize: 50 });
     span.customer({ customerId: 'C1', phone: '+30 1', email: null });
-    span.keep({ path: '/accounts/vouchers/get', query: { phone: '+30 1' }, status: 200, body: '[]', at: '2024-05-02T08:00:00.000Z' });
+    span.keep({
+      path: '/accounts/vouchers/get',
+      query: { phone: '+30 1' },
+      status: 200,
+      body: '[]',
+      at: '2024-05-02T08:00:00.000Z',
+    });
     await span.seal();
     await span.committed();
     const read = (await readSpan(span.file))!;
@@ -61,7 +67,13 @@ describe('the raw archive', () => {
     const root = join(testTempDir('archive-'), 'a');
     const files: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const span = new AnswerArchive(root).openSpan({ job: 'nightly', stream: 'accounts', runId: `r${i}`, windows: WINDOW, pageSize: 50 });
+      const span = new AnswerArchive(root).openSpan({
+        job: 'nightly',
+        stream: 'accounts',
+        runId: `r${i}`,
+        windows: WINDOW,
+        pageSize: 50,
+      });
       span.keep(page(i));
       await span.committed();
       files.push(span.file);
@@ -79,7 +91,14 @@ describe('the raw archive', () => {
 describe('a source answering from the archive', () => {
   it('answers each request with its kept answers in order, reads a kept 1005 as no data, and refuses a request never asked', async () => {
     const source = new ArchivedSource({
-      header: { job: 'nightly', stream: 'accounts', runId: 'r', windows: WINDOW, pageSize: 50, opened: '2024-05-02T08:00:00.000Z' },
+      header: {
+        job: 'nightly',
+        stream: 'accounts',
+        runId: 'r',
+        windows: WINDOW,
+        pageSize: 50,
+        opened: '2024-05-02T08:00:00.000Z',
+      },
       customers: [],
       committed: true,
       answers: [
@@ -101,6 +120,8 @@ describe('a source answering from the archive', () => {
     const customer = { customerId: 'C1', phone: '+30 1', email: null };
     await expect(api.vouchersOf(customer)).rejects.toBeInstanceOf(DataNotFoundError);
     expect(api.observedAt(customer)).toBe('2024-05-02T09:00:00.000Z');
-    await expect(api.accountsPage({ start: '2024-05-02', end: '2024-05-02' }, 1, 50)).rejects.toBeInstanceOf(FatalSourceError);
+    await expect(api.accountsPage({ start: '2024-05-02', end: '2024-05-02' }, 1, 50)).rejects.toBeInstanceOf(
+      FatalSourceError,
+    );
   });
 });

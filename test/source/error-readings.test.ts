@@ -3,7 +3,12 @@ import { type Emulator, type EmulatorReadings, startEmulator } from '../../src/e
 import { silentLogger } from '../../src/log/logger.js';
 import { HttpClient } from '../../src/source/http-client.js';
 import { LoyaltyApi } from '../../src/source/loyalty-api.js';
-import { DataNotFoundError, FatalSourceError, FieldsRequiredError, RetriableSourceError } from '../../src/source/source-errors.js';
+import {
+  DataNotFoundError,
+  FatalSourceError,
+  FieldsRequiredError,
+  RetriableSourceError,
+} from '../../src/source/source-errors.js';
 
 const DATASET = { seed: 7, accounts: 60, endDate: '2024-11-15' } as const;
 const started: Emulator[] = [];
@@ -31,21 +36,24 @@ describe('1xxx errors under every status and body shape the spec leaves open', (
   const bodies = ['code-message', 'nested', 'status-fields', 'text'] as const;
   const cases = statuses.flatMap((errorStatus) => bodies.map((errorBody) => ({ errorStatus, errorBody })));
 
-  it.each(cases)('$errorStatus / $errorBody: 1005 is no data, 1010 names its meaning, and neither is retried', async (readings) => {
-    const { api, emulator } = await apiFor(readings);
-    const status = readings.errorStatus === 'mapped' ? 404 : readings.errorStatus;
-    const none = await api.postingsPage(NOBODY, 1, 10).catch((e: unknown) => e);
-    expect(none).toBeInstanceOf(DataNotFoundError);
-    expect((none as Error).message).toBe(`postings of C999999 page 1: 1005 Data Not Found (HTTP ${status})`);
-    const lookup = await api.loyaltyOf(NOBODY).catch((e: unknown) => e);
-    expect(lookup).toBeInstanceOf(DataNotFoundError);
-    const required = await api.http.get('/accounts/vouchers/get', {}, 'vouchers').catch((e: unknown) => e);
-    expect(required).toBeInstanceOf(FieldsRequiredError);
-    expect((required as Error).message).toBe(
-      `vouchers: 1010 At least one of the following fields is required: phone, email (HTTP ${readings.errorStatus === 'mapped' ? 400 : readings.errorStatus})`,
-    );
-    expect(emulator.stats.requests()).toBe(3); // none retried, a 500 included
-  });
+  it.each(cases)(
+    '$errorStatus / $errorBody: 1005 is no data, 1010 names its meaning, and neither is retried',
+    async (readings) => {
+      const { api, emulator } = await apiFor(readings);
+      const status = readings.errorStatus === 'mapped' ? 404 : readings.errorStatus;
+      const none = await api.postingsPage(NOBODY, 1, 10).catch((e: unknown) => e);
+      expect(none).toBeInstanceOf(DataNotFoundError);
+      expect((none as Error).message).toBe(`postings of C999999 page 1: 1005 Data Not Found (HTTP ${status})`);
+      const lookup = await api.loyaltyOf(NOBODY).catch((e: unknown) => e);
+      expect(lookup).toBeInstanceOf(DataNotFoundError);
+      const required = await api.http.get('/accounts/vouchers/get', {}, 'vouchers').catch((e: unknown) => e);
+      expect(required).toBeInstanceOf(FieldsRequiredError);
+      expect((required as Error).message).toBe(
+        `vouchers: 1010 At least one of the following fields is required: phone, email (HTTP ${readings.errorStatus === 'mapped' ? 400 : readings.errorStatus})`,
+      );
+      expect(emulator.stats.requests()).toBe(3); // none retried, a 500 included
+    },
+  );
 
   it.each(bodies)('%s: an HTTP error keeps its status and says what the body said', async (errorBody) => {
     const { api } = await apiFor({ errorStatus: 200, errorBody });
@@ -67,7 +75,9 @@ describe('1xxx errors under every status and body shape the spec leaves open', (
       expect(failure).toBeInstanceOf(Error); // 405: the path takes POST
       const post = await api.http.post('/accounts/integrations', {}, 'integration').catch((e: unknown) => e);
       expect(post).toBeInstanceOf(FieldsRequiredError);
-      expect((post as Error).message).toMatch(/^integration: 1010 At least one of the following fields is required: integrationToken \(HTTP 200\)$/);
+      expect((post as Error).message).toMatch(
+        /^integration: 1010 At least one of the following fields is required: integrationToken \(HTTP 200\)$/,
+      );
     }
   });
 });

@@ -109,7 +109,9 @@ describe('HttpClient against the emulator', () => {
     emulator.faults.set({ serverErrorRate: 1 });
     const failure = await http.get(PATH, QUERY, 'accounts 2024-09-01..2024-09-05 page 1').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(RetriableSourceError);
-    expect((failure as Error).message).toMatch(/^accounts 2024-09-01\.\.2024-09-05 page 1: HTTP 50[023].* \(gave up after 3 attempts\)$/);
+    expect((failure as Error).message).toMatch(
+      /^accounts 2024-09-01\.\.2024-09-05 page 1: HTTP 50[023].* \(gave up after 3 attempts\)$/,
+    );
     expect(emulator.stats.requests(PATH)).toBe(3);
   });
 
@@ -144,7 +146,9 @@ describe('HttpClient against the emulator', () => {
     emulator.faults.set({ errorBodyRate: 1, errorBodyCode: 1006 });
     const failure = await http.get(PATH, QUERY, 'accounts page 1').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(FatalSourceError);
-    expect((failure as Error).message).toMatch(/^accounts page 1: 1006 The following fields are invalid: start \(HTTP 200\)$/);
+    expect((failure as Error).message).toMatch(
+      /^accounts page 1: 1006 The following fields are invalid: start \(HTTP 200\)$/,
+    );
     emulator.faults.set({});
 
     middleware = script([answer(302, '', { location: 'http://elsewhere.example/steal' })]);
@@ -154,7 +158,9 @@ describe('HttpClient against the emulator', () => {
   it('tells a customer without postings (1005) apart from a failure', async () => {
     middleware = (request, next) => next(request);
     const { http } = client();
-    await expect(http.get('/accounts/loyalty/postings', { phone: '000', pageNumber: 1, pageSize: 10 })).rejects.toThrow(DataNotFoundError);
+    await expect(http.get('/accounts/loyalty/postings', { phone: '000', pageNumber: 1, pageSize: 10 })).rejects.toThrow(
+      DataNotFoundError,
+    );
     expect(emulator.stats.requests()).toBe(1);
   });
 
@@ -169,12 +175,16 @@ describe('HttpClient against the emulator', () => {
   it('keeps a registered secret out of its messages even when the source echoes it, and refuses a header value HTTP cannot carry', async () => {
     const secret = 'k3y-"quoted"\\value';
     registerSecret(secret);
-    middleware = script([answer(400, { code: 1006, message: `The following fields are invalid: X-Api-Key=${secret} ${'x'.repeat(300)}` })]);
+    middleware = script([
+      answer(400, { code: 1006, message: `The following fields are invalid: X-Api-Key=${secret} ${'x'.repeat(300)}` }),
+    ]);
     const { http } = client();
     const failure = (await http.get(PATH, QUERY).catch((e: unknown) => e)) as Error;
     expect(failure.message).toContain('[REDACTED]');
     expect(failure.message).not.toContain('k3y');
-    expect(() => client({ auth: { header: 'X-Api-Key', value: 'line\nbreak-secret' } })).toThrow(/holds characters no HTTP header can carry/);
+    expect(() => client({ auth: { header: 'X-Api-Key', value: 'line\nbreak-secret' } })).toThrow(
+      /holds characters no HTTP header can carry/,
+    );
     expect(() => client({ auth: { header: 'X-Api-Key', value: 'line\nbreak-secret' } })).not.toThrow(/break-secret/);
   });
 
@@ -208,7 +218,11 @@ describe('HttpClient against the emulator', () => {
 
   it('calls off the requests of failed work: queued ones never leave, one in flight or waiting to retry stops at once', async () => {
     middleware = script(['hang', 'hang']);
-    const { http } = client({ concurrency: 1, timeoutMs: 30_000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const { http } = client({
+      concurrency: 1,
+      timeoutMs: 30_000,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
     const api = new LoyaltyApi(http);
     const calls = [1, 2, 3].map((page) => api.accountsPage(WINDOW, page, 20));
     await new Promise((r) => setTimeout(r, 100));
@@ -231,15 +245,30 @@ describe('LoyaltyApi envelopes', () => {
   afterAll(async () => emulator.close());
 
   const api = () =>
-    new LoyaltyApi(new HttpClient({ baseUrl: emulator.url, timeoutMs: 1000, retries: 0, requestsPerSecond: 1000, concurrency: 2, logger: silentLogger }));
+    new LoyaltyApi(
+      new HttpClient({
+        baseUrl: emulator.url,
+        timeoutMs: 1000,
+        retries: 0,
+        requestsPerSecond: 1000,
+        concurrency: 2,
+        logger: silentLogger,
+      }),
+    );
 
   it('names the endpoint, the window and the page when the envelope is wrong', async () => {
     body = { pageNumber: 1, pageSize: 20, totalCount: null, data: [] };
-    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow("accounts 2024-09-01..2024-09-05 page 1: unexpected response shape at 'totalCount'");
+    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow(
+      "accounts 2024-09-01..2024-09-05 page 1: unexpected response shape at 'totalCount'",
+    );
     body = { pageNumber: 2, pageSize: 20, totalCount: 5 };
-    await expect(api().surveysPage(WINDOW, 2, 20)).rejects.toThrow("surveys 2024-09-01..2024-09-05 page 2: unexpected response shape at 'data'");
+    await expect(api().surveysPage(WINDOW, 2, 20)).rejects.toThrow(
+      "surveys 2024-09-01..2024-09-05 page 2: unexpected response shape at 'data'",
+    );
     body = { pageNumber: 3, pageSize: 20, totalCount: 100, data: [] };
-    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow('accounts 2024-09-01..2024-09-05 page 1: the source answered page 3');
+    await expect(api().accountsPage(WINDOW, 1, 20)).rejects.toThrow(
+      'accounts 2024-09-01..2024-09-05 page 1: the source answered page 3',
+    );
   });
 
   it('says so when the source serves smaller pages than asked, and accepts numbers sent as digits', async () => {
@@ -248,6 +277,11 @@ describe('LoyaltyApi envelopes', () => {
       'the source serves pages of 10 records, not the 20 asked for (set source.page_size to at most 10)',
     );
     body = { pageNumber: '1', pageSize: '20', totalCount: '3', data: [{}, {}, {}] };
-    await expect(api().accountsPage(WINDOW, 1, 20)).resolves.toEqual({ pageNumber: 1, pageSize: 20, totalCount: 3, data: [{}, {}, {}] });
+    await expect(api().accountsPage(WINDOW, 1, 20)).resolves.toEqual({
+      pageNumber: 1,
+      pageSize: 20,
+      totalCount: 3,
+      data: [{}, {}, {}],
+    });
   });
 });

@@ -28,7 +28,14 @@ describe('the rate limit, where requests reach the source', () => {
   afterAll(() => emulator.close());
 
   it('counts a request from when it leaves: one held up on its way out does not share a second at the source with those sent a window later', async () => {
-    const http = new HttpClient({ baseUrl: emulator.url, timeoutMs: 10_000, retries: 0, requestsPerSecond: LIMIT, concurrency: LIMIT, logger: silentLogger });
+    const http = new HttpClient({
+      baseUrl: emulator.url,
+      timeoutMs: 10_000,
+      retries: 0,
+      requestsPerSecond: LIMIT,
+      concurrency: LIMIT,
+      logger: silentLogger,
+    });
     // The process stalls after its first requests are asked for and before they are written, as a worker does
     // while it opens its first connections and parses a page: they reach the source 400 ms late.
     let stalled = false;
@@ -39,7 +46,9 @@ describe('the rate limit, where requests reach the source', () => {
     };
     subscribe('undici:request:create', stall);
     try {
-      const pages = Array.from({ length: 3 * LIMIT }, (_, i) => http.get(PATH, { start: '2024-09-01', end: '2024-09-30', page: i + 1, size: 5 }));
+      const pages = Array.from({ length: 3 * LIMIT }, (_, i) =>
+        http.get(PATH, { start: '2024-09-01', end: '2024-09-30', page: i + 1, size: 5 }),
+      );
       await Promise.all(pages);
     } finally {
       unsubscribe('undici:request:create', stall);

@@ -39,8 +39,16 @@ describe.each(testDestinations)('the webhook bookmark in $name', (target) => {
         '2024-03-22T10:00:00Z',
       ];
       for (const [i, at] of received.slice(0, 5).entries())
-        expect(await insertLoyaltyEvent(conn, event(i + 1), { runId: 'r', now: () => new Date(at), exclusive: target.name === 'postgres' })).toBe('stored');
-      expect(await insertLoyaltyEvent(conn, event(2), { runId: 'r', now: () => new Date(), exclusive: false })).toBe('duplicate');
+        expect(
+          await insertLoyaltyEvent(conn, event(i + 1), {
+            runId: 'r',
+            now: () => new Date(at),
+            exclusive: target.name === 'postgres',
+          }),
+        ).toBe('stored');
+      expect(await insertLoyaltyEvent(conn, event(2), { runId: 'r', now: () => new Date(), exclusive: false })).toBe(
+        'duplicate',
+      );
       const askedThrough = await lastEventSeq(conn);
       expect(askedThrough).toBe(5);
       await insertLoyaltyEvent(conn, event(6), { runId: 'r', now: () => new Date(received[5]!), exclusive: false });

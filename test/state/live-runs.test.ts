@@ -65,7 +65,14 @@ describe.each(testDestinations)('live runs on $name', (target) => {
     destination = await openDestination((await target.fresh()).config);
     // as `backfill` does: the backfill is opened (or joined), then the worker's run begins as one of its workers
     const backfill = await destination.ledgerTransaction((conn) =>
-      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'worker-a' }),
+      openBackfill(conn, {
+        job: 'j',
+        streams: ['accounts'],
+        windows: WINDOWS,
+        grid: '1d',
+        restart: false,
+        runId: 'worker-a',
+      }),
     );
     await begin('worker-a', backfill.backfillId);
     await finish('worker-a');

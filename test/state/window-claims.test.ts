@@ -60,10 +60,24 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     await worker(a, 'run-a', process.pid);
     await worker(b, 'run-b', process.pid);
     const backfill = await a.ledgerTransaction((conn) =>
-      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-a' }),
+      openBackfill(conn, {
+        job: 'j',
+        streams: ['accounts'],
+        windows: WINDOWS,
+        grid: '1d',
+        restart: false,
+        runId: 'run-a',
+      }),
     );
     const joined = await b.ledgerTransaction((conn) =>
-      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS, grid: '1d', restart: false, runId: 'run-b' }),
+      openBackfill(conn, {
+        job: 'j',
+        streams: ['accounts'],
+        windows: WINDOWS,
+        grid: '1d',
+        restart: false,
+        runId: 'run-b',
+      }),
     );
     expect(joined).toMatchObject({ backfillId: backfill.backfillId, created: false });
     const got: Record<string, string[]> = { 'run-a': [], 'run-b': [] };
@@ -82,7 +96,13 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     expect(got['run-a']!.length).toBeGreaterThan(0);
     expect(got['run-b']!.length).toBeGreaterThan(0);
     const counts = await a.withConnection((conn) =>
-      backfillWindowCounts(conn, { job: 'j', backfillId: backfill.backfillId, from: backfill.from, to: backfill.to, streams: ['accounts'] }),
+      backfillWindowCounts(conn, {
+        job: 'j',
+        backfillId: backfill.backfillId,
+        from: backfill.from,
+        to: backfill.to,
+        streams: ['accounts'],
+      }),
     );
     expect(counts).toEqual({ total: 30, done: 0, failed: 0, open: 30, held: 30, heldByRun: 0 });
   });
@@ -92,26 +112,50 @@ describe.each(testDestinations)('window claims on $name', (target) => {
     await worker(a, 'run-a', process.pid);
     await worker(b, 'run-b', process.pid);
     const backfill = await a.ledgerTransaction((conn) =>
-      openBackfill(conn, { job: 'j', streams: ['accounts'], windows: WINDOWS.slice(0, 3), grid: '1d', restart: false, runId: 'run-a' }),
+      openBackfill(conn, {
+        job: 'j',
+        streams: ['accounts'],
+        windows: WINDOWS.slice(0, 3),
+        grid: '1d',
+        restart: false,
+        runId: 'run-a',
+      }),
     );
     const [held] = await claim(a, 'run-a', backfill, 1);
     expect(held!.map((w) => w.start)).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
     expect(await claim(b, 'run-b', backfill)).toEqual([]);
 
     // run-a stops renewing its lease
-    await a.withConnection((conn) => conn.run(`UPDATE _etl_runs SET expires_at = CURRENT_TIMESTAMP - INTERVAL '1 second' WHERE run_id = 'run-a'`));
+    await a.withConnection((conn) =>
+      conn.run(`UPDATE _etl_runs SET expires_at = CURRENT_TIMESTAMP - INTERVAL '1 second' WHERE run_id = 'run-a'`),
+    );
     const [taken] = await claim(b, 'run-b', backfill, 1);
     expect(taken).toEqual(held);
 
-    const span = await a.openSpan({ job: 'j', stream: 'accounts', runId: 'run-a', windows: [held![0]!], tables: accountsStream.tables });
+    const span = await a.openSpan({
+      job: 'j',
+      stream: 'accounts',
+      runId: 'run-a',
+      windows: [held![0]!],
+      tables: accountsStream.tables,
+    });
     await span.append('accounts', [{ seq: 1, windowStart: '2024-01-01', row: account('C1', 'Athens') }]);
-    const ledger = { job: 'j', stream: 'accounts', runId: 'run-a', firstDay: '2024-01-01', claimedBy: 'run-a', backfillId: backfill.backfillId };
-    await expect(commitWindows(span, ledger, [held![0]!], new Map([['2024-01-01', 1]]), 1)).rejects.toThrow(ClaimLostError);
+    const ledger = {
+      job: 'j',
+      stream: 'accounts',
+      runId: 'run-a',
+      firstDay: '2024-01-01',
+      claimedBy: 'run-a',
+      backfillId: backfill.backfillId,
+    };
+    await expect(commitWindows(span, ledger, [held![0]!], new Map([['2024-01-01', 1]]), 1)).rejects.toThrow(
+      ClaimLostError,
+    );
     await a.withConnection(async (conn) => {
       expect(await conn.all('SELECT customer_id FROM accounts')).toEqual([]);
-      expect(await conn.all(`SELECT claimed_by, status FROM _etl_windows WHERE window_start = CAST('2024-01-01' AS DATE)`)).toEqual([
-        { claimed_by: 'run-b', status: 'pending' },
-      ]);
+      expect(
+        await conn.all(`SELECT claimed_by, status FROM _etl_windows WHERE window_start = CAST('2024-01-01' AS DATE)`),
+      ).toEqual([{ claimed_by: 'run-b', status: 'pending' }]);
     });
   });
 });

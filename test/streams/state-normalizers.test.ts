@@ -14,7 +14,12 @@ function normalize(stream: StreamDefinition, records: unknown[]) {
   return { rows: byTable, rejects: invalid.map((i) => i.error.message) };
 }
 
-const answered = (answer: unknown, customerId = 'C000001') => ({ customerId, observedAt: OBSERVED, outcome: 'answered', answer });
+const answered = (answer: unknown, customerId = 'C000001') => ({
+  customerId,
+  observedAt: OBSERVED,
+  outcome: 'answered',
+  answer,
+});
 
 const loyalty = {
   program: { name: 'Loyalty Club', logo: 'NULL' },
@@ -31,7 +36,9 @@ const loyalty = {
   expiry: { point: 30, date: '2024-11-30' },
   toNextTier: 179.5,
   cumulativeCredit: 420.5,
-  balanceDetails: [{ loyaltyPointsGained: 100, loyaltyPointsRedeemed: 20, loyaltyPointsExpired: 80, expires: '2024-11-01 00:00:00' }],
+  balanceDetails: [
+    { loyaltyPointsGained: 100, loyaltyPointsRedeemed: 20, loyaltyPointsExpired: 80, expires: '2024-11-01 00:00:00' },
+  ],
 };
 
 describe('the loyalty status normalizer', () => {
@@ -56,7 +63,9 @@ describe('the loyalty status normalizer', () => {
         _unlisted: null,
       },
     ]);
-    expect(rows.loyalty_wallets!.map((w) => [w.country_iso, w.points, w.redeemable_points, w.redeemable_value])).toEqual([
+    expect(
+      rows.loyalty_wallets!.map((w) => [w.country_iso, w.points, w.redeemable_points, w.redeemable_value]),
+    ).toEqual([
       ['GR', '120.5000', '120.0000', '6.0000'],
       ['CY', '40.0000', '40.0000', '2.0000'],
     ]);
@@ -71,7 +80,9 @@ describe('the loyalty status normalizer', () => {
         _unlisted: null,
       },
     ]);
-    expect(rows._etl_customer_observations).toEqual([{ stream: 'loyalty_status', customer_id: 'C000001', observed_at: OBSERVED, outcome: 'answered' }]);
+    expect(rows._etl_customer_observations).toEqual([
+      { stream: 'loyalty_status', customer_id: 'C000001', observed_at: OBSERVED, outcome: 'answered' },
+    ]);
   });
 
   it('keeps the members the spec does not list on the row they belong to, by their path in the answer', () => {
@@ -90,7 +101,9 @@ describe('the loyalty status normalizer', () => {
       { 'wallets[].bucket': 'main', 'redeemable[].cap': 5 },
       null,
     ]);
-    expect(JSON.parse(String(rows.loyalty_balance_details![0]!._unlisted))).toEqual({ 'balanceDetails[].source': { kind: 'earn' } });
+    expect(JSON.parse(String(rows.loyalty_balance_details![0]!._unlisted))).toEqual({
+      'balanceDetails[].source': { kind: 'earn' },
+    });
   });
 
   it('records 1005 and an unaskable customer as observations without state rows', () => {
@@ -105,9 +118,21 @@ describe('the loyalty status normalizer', () => {
 
   const hostile: Array<[string, unknown, RegExp]> = [
     ['no loyalty member', answered(undefined), /expected object/],
-    ['a wallet without a country', answered({ ...loyalty, wallets: [{ currency: 'EUR', point: 1 }], redeemable: [] }), /wallets\.0\.countryIso: is missing/],
-    ['a wallet twice', answered({ ...loyalty, wallets: [loyalty.wallets[0], loyalty.wallets[0]], redeemable: [] }), /a second wallet GR\/EUR/],
-    ['a redeemable entry of no wallet', answered({ ...loyalty, wallets: [loyalty.wallets[0]] }), /wallet CY\/EUR, which wallets\[\] does not hold/],
+    [
+      'a wallet without a country',
+      answered({ ...loyalty, wallets: [{ currency: 'EUR', point: 1 }], redeemable: [] }),
+      /wallets\.0\.countryIso: is missing/,
+    ],
+    [
+      'a wallet twice',
+      answered({ ...loyalty, wallets: [loyalty.wallets[0], loyalty.wallets[0]], redeemable: [] }),
+      /a second wallet GR\/EUR/,
+    ],
+    [
+      'a redeemable entry of no wallet',
+      answered({ ...loyalty, wallets: [loyalty.wallets[0]] }),
+      /wallet CY\/EUR, which wallets\[\] does not hold/,
+    ],
     ['points that are no number', answered({ ...loyalty, toNextTier: 'lots' }), /toNextTier: not a number/],
     [
       'an expiry that is no instant',
@@ -115,7 +140,11 @@ describe('the loyalty status normalizer', () => {
       /balanceDetails\.0\.expires/,
     ],
     ['a date that is no day', answered({ ...loyalty, expiry: { point: 1, date: '2024-02-30' } }), /expiry\.date/],
-    ['a customer of no id', { customerId: '', observedAt: OBSERVED, outcome: 'answered', answer: loyalty }, /customerId/],
+    [
+      'a customer of no id',
+      { customerId: '', observedAt: OBSERVED, outcome: 'answered', answer: loyalty },
+      /customerId/,
+    ],
     ['an unknown outcome', { customerId: 'C1', observedAt: OBSERVED, outcome: 'maybe' }, /outcome/],
     ['no record at all', 'DROP TABLE loyalty_status', /expected object/],
   ];
@@ -182,19 +211,33 @@ describe('the vouchers normalizer', () => {
   // a field that is no part of the key costs that field alone: the voucher and the list load, the field NULL
   const badField: Array<[string, Record<string, unknown>, string, string, RegExp]> = [
     ['enabled that is no Boolean', { enabled: 'maybe' }, 'enabled', 'enabled', /^enabled: expected true or false/],
-    ['a redemption that is no instant', { redeemed: "'; DROP TABLE vouchers; --" }, 'redeemed', 'redeemed_at', /^redeemed: not a timestamp/],
+    [
+      'a redemption that is no instant',
+      { redeemed: "'; DROP TABLE vouchers; --" },
+      'redeemed',
+      'redeemed_at',
+      /^redeemed: not a timestamp/,
+    ],
     ['a value that is no number', { value: { amount: 3 } }, 'value', 'value', /^value/],
   ];
-  it.each(badField)('loads %s as NULL, keeping the voucher, its list and the raw value', (_, change, field, column, reason) => {
-    const other = { ...voucher, code: 'P000001' };
-    const { rows, rejects } = normalize(vouchersStream, [answered([{ ...voucher, ...change }, other])]);
-    expect(rejects).toEqual([]);
-    expect(rows.vouchers).toHaveLength(2);
-    expect(rows.vouchers![0]).toMatchObject({ code: 'V00A1B203', [column]: null });
-    expect(rows._etl_field_rejects).toEqual([
-      { record_key: 'C000001 V00A1B203', field, raw_value: JSON.stringify(change[field]), error: expect.stringMatching(reason) },
-    ]);
-  });
+  it.each(badField)(
+    'loads %s as NULL, keeping the voucher, its list and the raw value',
+    (_, change, field, column, reason) => {
+      const other = { ...voucher, code: 'P000001' };
+      const { rows, rejects } = normalize(vouchersStream, [answered([{ ...voucher, ...change }, other])]);
+      expect(rejects).toEqual([]);
+      expect(rows.vouchers).toHaveLength(2);
+      expect(rows.vouchers![0]).toMatchObject({ code: 'V00A1B203', [column]: null });
+      expect(rows._etl_field_rejects).toEqual([
+        {
+          record_key: 'C000001 V00A1B203',
+          field,
+          raw_value: JSON.stringify(change[field]),
+          error: expect.stringMatching(reason),
+        },
+      ]);
+    },
+  );
   it.each(hostile)('rejects %s, with the whole list', (_, record, reason) => {
     const { rows, rejects } = normalize(vouchersStream, [record]);
     expect(rows).toEqual({});

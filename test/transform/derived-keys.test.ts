@@ -76,7 +76,10 @@ describe('derived keys', () => {
   });
 
   it('response ids do not depend on record order or rendering, and duplicates stay distinct', () => {
-    const records = [answer(), answer({ customerId: 'C2' }), answer(), answer({ receipt: 'R2' })].map((a) => ({ questions, answers: [a] }));
+    const records = [answer(), answer({ customerId: 'C2' }), answer(), answer({ receipt: 'R2' })].map((a) => ({
+      questions,
+      answers: [a],
+    }));
     fc.assert(
       fc.property(fc.shuffledSubarray(records, { minLength: records.length }), (shuffled) => {
         expect(new Set(responseIds(shuffled))).toEqual(new Set(responseIds(records)));
@@ -85,7 +88,9 @@ describe('derived keys', () => {
     expect(new Set(responseIds(records)).size).toBe(4);
     // the same record rendered differently ("NULL" vs null, a zone label) is the same response
     const [plain] = responseIds([{ questions, answers: [answer()] }]);
-    const [rendered] = responseIds([{ questions, answers: [answer({ last: null, email: null, date: '2024-03-01 10:00:00 UTC' })] }]);
+    const [rendered] = responseIds([
+      { questions, answers: [answer({ last: null, email: null, date: '2024-03-01 10:00:00 UTC' })] },
+    ]);
     expect(rendered).toBe(plain);
   });
 

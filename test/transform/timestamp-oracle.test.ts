@@ -43,7 +43,9 @@ function wallClock(ms: number, zone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
 }
 
-const instant = fc.integer({ min: Date.UTC(1971, 0, 1) / 1000, max: Date.UTC(2037, 11, 31) / 1000 }).map((s) => s * 1000);
+const instant = fc
+  .integer({ min: Date.UTC(1971, 0, 1) / 1000, max: Date.UTC(2037, 11, 31) / 1000 })
+  .map((s) => s * 1000);
 const zone = fc.constantFrom(...ZONES);
 
 describe('timestamp parsing against an independent oracle', () => {

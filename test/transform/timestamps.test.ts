@@ -52,7 +52,9 @@ describe('parseSourceTimestamp', () => {
   });
 
   it('rejects an ambiguous abbreviation, saying what it could mean, instead of guessing', () => {
-    expect(() => parseSourceTimestamp('2024-07-01 12:15:00 IST', 'UTC', 'date')).toThrowError(/^date: ambiguous time zone label "IST": it may mean India/);
+    expect(() => parseSourceTimestamp('2024-07-01 12:15:00 IST', 'UTC', 'date')).toThrowError(
+      /^date: ambiguous time zone label "IST": it may mean India/,
+    );
     expect(() => parseSourceTimestamp('2024-07-01 12:15:00 CST', 'UTC', 'date')).toThrowError(RecordError);
   });
 
@@ -87,7 +89,15 @@ describe('parseSourceDate', () => {
     expect(parseSourceDate(' 2024-02-29 ')).toBe('2024-02-29');
     expect(parseSourceDate('2000-02-29')).toBe('2000-02-29');
     expect(parseSourceDate('0001-01-01')).toBe('0001-01-01');
-    for (const bad of ['2023-02-29', '1900-02-29', '0000-01-01', '2024-04-31', '2024-00-10', '2024-1-10', '2024-01-10T00:00']) {
+    for (const bad of [
+      '2023-02-29',
+      '1900-02-29',
+      '0000-01-01',
+      '2024-04-31',
+      '2024-00-10',
+      '2024-1-10',
+      '2024-01-10T00:00',
+    ]) {
       expect(() => parseSourceDate(bad, 'birthdate'), bad).toThrowError(/^birthdate: not a date YYYY-MM-DD/);
     }
     expect(() => parseSourceDate('1990-02-31')).toThrowError(RecordError);

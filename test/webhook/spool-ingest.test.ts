@@ -33,7 +33,11 @@ async function spoolOf(n: number, dir = join(testTempDir('spool-'), 'warehouse.e
   const spool = new EventSpool(dir);
   await spool.prepare();
   for (let i = 1; i <= n; i++)
-    await spool.append({ receivedAt: new Date(Date.UTC(2024, 2, 21, 8, 0, i)).toISOString(), receiverId: 'receiver-a', event: event(i) });
+    await spool.append({
+      receivedAt: new Date(Date.UTC(2024, 2, 21, 8, 0, i)).toISOString(),
+      receiverId: 'receiver-a',
+      event: event(i),
+    });
   return spool;
 }
 
@@ -51,7 +55,12 @@ describe('the webhook spool, ingested by a run into a DuckDB warehouse', () => {
     // a redelivery of event 2, received later: the same event, stored once
     await spool.append({ receivedAt: '2024-03-21T09:00:00.000Z', receiverId: 'receiver-a', event: event(2) });
     await withWarehouse(config, async (_conn, destination) => {
-      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({ stored: 5, duplicates: 1, unreadable: 0, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({
+        stored: 5,
+        duplicates: 1,
+        unreadable: 0,
+        quarantined: 0,
+      });
       const rows = await readEvents(destination);
       expect(rows.map((r) => [r.seq, r.event_key, r.received_at, r._run_id])).toEqual(
         [1, 2, 3, 4, 5].map((n) => [String(n), `key-${n}`, `2024-03-21 08:00:0${n}+00`, 'receiver-a']),
@@ -63,7 +72,12 @@ describe('the webhook spool, ingested by a run into a DuckDB warehouse', () => {
       // a later ingest numbers after them, and finds a redelivery of an ingested event stored already
       await spool.append({ receivedAt: '2024-03-22T08:00:00.000Z', receiverId: 'receiver-b', event: event(6) });
       await spool.append({ receivedAt: '2024-03-22T08:00:01.000Z', receiverId: 'receiver-b', event: event(3) });
-      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({ stored: 1, duplicates: 1, unreadable: 0, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({
+        stored: 1,
+        duplicates: 1,
+        unreadable: 0,
+        quarantined: 0,
+      });
       expect((await readEvents(destination)).map((r) => [r.seq, r.event_key])).toEqual([
         ...[1, 2, 3, 4, 5].map((n) => [String(n), `key-${n}`]),
         ['6', 'key-6'],
@@ -88,11 +102,21 @@ describe('the webhook spool, ingested by a run into a DuckDB warehouse', () => {
       expect(await readEvents(destination)).toEqual([]);
       expect(await spool.pending()).toHaveLength(30);
 
-      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({ stored: 30, duplicates: 0, unreadable: 0, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({
+        stored: 30,
+        duplicates: 0,
+        unreadable: 0,
+        quarantined: 0,
+      });
       // killed after the commit, before the files were deleted: they are all still there at the next run
       rmSync(spool.dir, { recursive: true });
       cpSync(copy, spool.dir, { recursive: true });
-      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({ stored: 0, duplicates: 30, unreadable: 0, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({
+        stored: 0,
+        duplicates: 30,
+        unreadable: 0,
+        quarantined: 0,
+      });
       const rows = await readEvents(destination);
       expect(rows.map((r) => r.event_key)).toEqual(Array.from({ length: 30 }, (_, i) => `key-${i + 1}`));
       expect(await spool.pending()).toEqual([]);
@@ -102,11 +126,22 @@ describe('the webhook spool, ingested by a run into a DuckDB warehouse', () => {
   it('moves a file that holds no event aside, says so, and ingests the others', async () => {
     const { config } = await duckdbTestDestination.fresh();
     const spool = await spoolOf(2);
-    writeFileSync(join(spool.dir, 'ready', '000000000000001-1-000000001-aaaaaa.json'), '{"receivedAt":"2024-03-21T08:00:00.000Z","event":{"customer_');
+    writeFileSync(
+      join(spool.dir, 'ready', '000000000000001-1-000000001-aaaaaa.json'),
+      '{"receivedAt":"2024-03-21T08:00:00.000Z","event":{"customer_',
+    );
     const logged: string[] = [];
-    const logger = Object.assign(Object.create(silentLogger), { error: (_: unknown, msg: string) => logged.push(msg), info: () => undefined });
+    const logger = Object.assign(Object.create(silentLogger), {
+      error: (_: unknown, msg: string) => logged.push(msg),
+      info: () => undefined,
+    });
     await withWarehouse(config, async (_conn, destination) => {
-      expect(await ingestSpooledEvents(destination, spool, logger)).toEqual({ stored: 2, duplicates: 0, unreadable: 1, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, logger)).toEqual({
+        stored: 2,
+        duplicates: 0,
+        unreadable: 1,
+        quarantined: 0,
+      });
       expect((await readEvents(destination)).map((r) => r.event_key)).toEqual(['key-1', 'key-2']);
     });
     expect(logged).toEqual(['a spooled webhook file holds no loyalty event; moved aside, not ingested']);
@@ -122,7 +157,12 @@ describe('the webhook spool, ingested by a run into a DuckDB warehouse', () => {
     const { config } = await duckdbTestDestination.fresh();
     const destination = await openDestination(config);
     try {
-      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({ stored: 1, duplicates: 0, unreadable: 0, quarantined: 0 });
+      expect(await ingestSpooledEvents(destination, spool, silentLogger)).toEqual({
+        stored: 1,
+        duplicates: 0,
+        unreadable: 0,
+        quarantined: 0,
+      });
     } finally {
       await destination.close();
     }

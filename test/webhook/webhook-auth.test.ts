@@ -5,7 +5,11 @@ import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { createLogger } from '../../src/log/logger.js';
 import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
 import { WebhookGateOptionError, type WebhookGateOptions } from '../../src/webhook/webhook-gate.js';
-import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../../src/webhook/webhook-receiver.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../../src/webhook/webhook-receiver.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
@@ -26,7 +30,12 @@ function event(): string {
 }
 
 /** A POST with a fresh event to `path` under the receiver. */
-function call(receiver: WebhookReceiver, path: string, headers: Record<string, string> = {}, method = 'POST'): Promise<Response> {
+function call(
+  receiver: WebhookReceiver,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'POST',
+): Promise<Response> {
   return fetch(`${receiver.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -35,20 +44,29 @@ function call(receiver: WebhookReceiver, path: string, headers: Record<string, s
 }
 
 async function storedEvents(config: DestinationSettings): Promise<number> {
-  return withWarehouse(config, async (conn) => Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM loyalty_events`))[0]!.n));
+  return withWarehouse(config, async (conn) =>
+    Number((await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM loyalty_events`))[0]!.n),
+  );
 }
 
 /**
  * Sends the headers of a call that waits for "100 Continue" before its body: resolves with the answer's status,
  * and whether the receiver asked for the body at all.
  */
-function callWaitingToContinue(receiver: WebhookReceiver, path: string): Promise<{ status: number; askedForBody: boolean }> {
+function callWaitingToContinue(
+  receiver: WebhookReceiver,
+  path: string,
+): Promise<{ status: number; askedForBody: boolean }> {
   const body = event();
   return new Promise((resolve, reject) => {
     let askedForBody = false;
     const req = request(`${receiver.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
     });
     req.on('continue', () => {
       askedForBody = true;
@@ -99,8 +117,12 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
         await call(receiver, '/elsewhere', { [HEADER]: SECRET }),
         await call(receiver, `/hooks/${PREVIOUS}`, {}, 'GET'),
       ];
-      const answers = await Promise.all(wrong.map(async (r) => ({ status: r.status, body: await r.text(), type: r.headers.get('content-type') })));
-      expect(answers).toEqual(wrong.map(() => ({ status: 401, body: '{"error":"unauthorized"}', type: 'application/json; charset=utf-8' })));
+      const answers = await Promise.all(
+        wrong.map(async (r) => ({ status: r.status, body: await r.text(), type: r.headers.get('content-type') })),
+      );
+      expect(answers).toEqual(
+        wrong.map(() => ({ status: 401, body: '{"error":"unauthorized"}', type: 'application/json; charset=utf-8' })),
+      );
       // The body of a refused call is never asked for.
       expect(await callWaitingToContinue(receiver, `/hooks/${PREVIOUS}`)).toEqual({ status: 401, askedForBody: false });
       expect(await callWaitingToContinue(receiver, `/hooks/${SECRET}`)).toEqual({ status: 200, askedForBody: true });
@@ -117,9 +139,9 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
         await call(receiver, '/hooks', { [HEADER]: SECRET }),
         await call(receiver, '/hooks/loyalty', { [HEADER.toLowerCase()]: PREVIOUS }),
       ];
-      expect(await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { status: string }).status]))).toEqual(
-        answers.map(() => [200, 'stored']),
-      );
+      expect(
+        await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { status: string }).status])),
+      ).toEqual(answers.map(() => [200, 'stored']));
     });
     expect(await storedEvents(rotating)).toBe(4);
 
@@ -165,9 +187,15 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
     const { config } = await target.fresh();
     const store = new WarehouseEventStore(config, { runId: 'never' });
     await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [] })).rejects.toThrow(WebhookGateOptionError);
-    await expect(startWebhookReceiver({ store, timezone: TZ, secrets: ['hunter2-hunter2'] })).rejects.toThrow(/at least 32/);
-    await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [`${SECRET}/`] })).rejects.toThrow(/only the characters/);
-    await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [SECRET], secretHeader: 'X Secret' })).rejects.toThrow(WebhookGateOptionError);
+    await expect(startWebhookReceiver({ store, timezone: TZ, secrets: ['hunter2-hunter2'] })).rejects.toThrow(
+      /at least 32/,
+    );
+    await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [`${SECRET}/`] })).rejects.toThrow(
+      /only the characters/,
+    );
+    await expect(
+      startWebhookReceiver({ store, timezone: TZ, secrets: [SECRET], secretHeader: 'X Secret' }),
+    ).rejects.toThrow(WebhookGateOptionError);
 
     const upstream = await withReceiver({ secrets: [], authenticatedUpstream: true }, async (receiver) => {
       expect((await call(receiver, '/hooks')).status).toBe(200);
@@ -182,7 +210,8 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
     const direct = await withReceiver({ secrets: [SECRET], rateLimit: cap }, async (receiver) => {
       // A forwarded-for header from a peer that is no trusted proxy changes nothing: all of these are 127.0.0.1.
       const answers = [];
-      for (let n = 0; n < 5; n++) answers.push(await call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': `198.51.100.${n}` }));
+      for (let n = 0; n < 5; n++)
+        answers.push(await call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': `198.51.100.${n}` }));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429, 429]);
       const retryAfter = Number(answers[3]!.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -195,20 +224,23 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
     });
     expect(await storedEvents(direct)).toBe(3);
 
-    const proxied = await withReceiver({ secrets: [SECRET], rateLimit: cap, trustedProxies: ['loopback'] }, async (receiver) => {
-      const from = (client: string) => call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': client });
-      const statuses = async (client: string, n: number) => {
-        const out = [];
-        for (let i = 0; i < n; i++) out.push((await from(client)).status);
-        return out;
-      };
-      expect(await statuses('198.51.100.7', 4)).toEqual([200, 200, 200, 429]);
-      expect(await statuses('203.0.113.9', 1)).toEqual([200]); // another caller has a cap of its own
-      // One IPv6 host commonly holds a /64: its addresses share one cap.
-      expect(await statuses('2001:db8:1:2::1', 2)).toEqual([200, 200]);
-      expect(await statuses('2001:db8:1:2:ffff::9', 2)).toEqual([200, 429]);
-      expect(await statuses('2001:db8:1:3::1', 1)).toEqual([200]);
-    });
+    const proxied = await withReceiver(
+      { secrets: [SECRET], rateLimit: cap, trustedProxies: ['loopback'] },
+      async (receiver) => {
+        const from = (client: string) => call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': client });
+        const statuses = async (client: string, n: number) => {
+          const out = [];
+          for (let i = 0; i < n; i++) out.push((await from(client)).status);
+          return out;
+        };
+        expect(await statuses('198.51.100.7', 4)).toEqual([200, 200, 200, 429]);
+        expect(await statuses('203.0.113.9', 1)).toEqual([200]); // another caller has a cap of its own
+        // One IPv6 host commonly holds a /64: its addresses share one cap.
+        expect(await statuses('2001:db8:1:2::1', 2)).toEqual([200, 200]);
+        expect(await statuses('2001:db8:1:2:ffff::9', 2)).toEqual([200, 429]);
+        expect(await statuses('2001:db8:1:3::1', 1)).toEqual([200]);
+      },
+    );
     expect(await storedEvents(proxied)).toBe(3 + 1 + 3 + 1);
   });
 
@@ -220,16 +252,20 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
     });
     expect(await storedEvents(unproxied)).toBe(0);
 
-    const proxied = await withReceiver({ secrets: [SECRET], allowFrom, trustedProxies: ['127.0.0.1', '::1'] }, async (receiver) => {
-      const from = async (forwardedFor: string) => (await call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': forwardedFor })).status;
-      expect(await from('203.0.113.5')).toBe(200);
-      expect(await from('2001:db8:ab::5')).toBe(200);
-      expect(await from('198.51.100.7')).toBe(401);
-      // A caller's own X-Forwarded-For entry comes first; the proxy appends the address it saw, which decides.
-      expect(await from('203.0.113.5, 198.51.100.7')).toBe(401);
-      expect(await from('198.51.100.7, 203.0.113.5')).toBe(200);
-      expect(await from('not-an-address')).toBe(401);
-    });
+    const proxied = await withReceiver(
+      { secrets: [SECRET], allowFrom, trustedProxies: ['127.0.0.1', '::1'] },
+      async (receiver) => {
+        const from = async (forwardedFor: string) =>
+          (await call(receiver, `/hooks/${SECRET}`, { 'x-forwarded-for': forwardedFor })).status;
+        expect(await from('203.0.113.5')).toBe(200);
+        expect(await from('2001:db8:ab::5')).toBe(200);
+        expect(await from('198.51.100.7')).toBe(401);
+        // A caller's own X-Forwarded-For entry comes first; the proxy appends the address it saw, which decides.
+        expect(await from('203.0.113.5, 198.51.100.7')).toBe(401);
+        expect(await from('198.51.100.7, 203.0.113.5')).toBe(200);
+        expect(await from('not-an-address')).toBe(401);
+      },
+    );
     expect(await storedEvents(proxied)).toBe(3);
 
     const local = await withReceiver({ secrets: [SECRET], allowFrom: ['127.0.0.0/8', '::1'] }, async (receiver) => {
@@ -240,7 +276,9 @@ describe.each(testDestinations)('who may call the loyalty webhook receiver, stor
     const { config } = await target.fresh();
     const store = new WarehouseEventStore(config, { runId: 'never' });
     for (const bad of ['10.0.0.0/33', 'example.com', '2001:db8::/129']) {
-      await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [SECRET], allowFrom: [bad] })).rejects.toThrow(WebhookGateOptionError);
+      await expect(startWebhookReceiver({ store, timezone: TZ, secrets: [SECRET], allowFrom: [bad] })).rejects.toThrow(
+        WebhookGateOptionError,
+      );
     }
   });
 });

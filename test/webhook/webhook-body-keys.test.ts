@@ -47,9 +47,18 @@ function bodyText(extra: {
 }): string {
   const without = (members: Array<[string, string]>, taken: string[]) => members.filter(([n]) => !taken.includes(n));
   return objectText([
-    ['origin', objectText([['trigger', '"LOYALTY_POINT_UPDATED"'], ...without(extra.origin, ['trigger', 'source', 'country'])])],
+    [
+      'origin',
+      objectText([['trigger', '"LOYALTY_POINT_UPDATED"'], ...without(extra.origin, ['trigger', 'source', 'country'])]),
+    ],
     ['customer', objectText([['accountId', '"C000042"'], ...without(extra.customer, ['accountId', 'phone'])])],
-    ['entity', objectText([['cumulativeCredit', '12.5'], ...without(extra.entity, ['cumulativeCredit', 'loyaltyTier', 'wallets', 'pointExpiry'])])],
+    [
+      'entity',
+      objectText([
+        ['cumulativeCredit', '12.5'],
+        ...without(extra.entity, ['cumulativeCredit', 'loyaltyTier', 'wallets', 'pointExpiry']),
+      ]),
+    ],
     ...without(extra.top, ['origin', 'customer', 'entity', 'generic']),
   ]);
 }
@@ -82,8 +91,17 @@ describe.each(testDestinations)('webhook bodies with members named like object i
         const text = bodyText(extra);
         const event = parseLoyaltyEvent(JSON.parse(text), 'UTC');
         const stored = await destination.withConnection(async (conn) => {
-          await insertLoyaltyEvent(conn, event, { runId: 'keys', now: () => new Date(), exclusive: destination.capabilities.multiProcess });
-          const [row] = await conn.all<{ payload: string; origin_source: string | null; phone: string | null; cumulative_credit: string | number }>(
+          await insertLoyaltyEvent(conn, event, {
+            runId: 'keys',
+            now: () => new Date(),
+            exclusive: destination.capabilities.multiProcess,
+          });
+          const [row] = await conn.all<{
+            payload: string;
+            origin_source: string | null;
+            phone: string | null;
+            cumulative_credit: string | number;
+          }>(
             `SELECT CAST(payload AS VARCHAR) AS payload, origin_source, phone, cumulative_credit FROM loyalty_events WHERE event_key = $1`,
             [event.event_key],
           );

@@ -54,7 +54,11 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
   afterAll(() => emulator.close());
 
   const post = (url: string, body: unknown) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   const readEvents = (conn: Parameters<Parameters<typeof withWarehouse>[1]>[0]) =>
     conn.all<{ seq: string | number; event_key: string; customer_id: string; payload: unknown; run_id: string }>(
       `SELECT seq, event_key, customer_id, CAST(payload AS VARCHAR) AS payload, _run_id AS run_id FROM loyalty_events ORDER BY seq`,
@@ -73,7 +77,9 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       expect(first.status).toBe(200);
       const { eventKey } = (await first.json()) as { eventKey: string };
       // Committed before the answer: another connection sees the row at once.
-      await withWarehouse(config, async (conn) => expect((await readEvents(conn)).map((e) => e.event_key)).toEqual([eventKey]));
+      await withWarehouse(config, async (conn) =>
+        expect((await readEvents(conn)).map((e) => e.event_key)).toEqual([eventKey]),
+      );
 
       const reordered = Object.fromEntries(Object.entries(bodies[0] as object).reverse());
       expect(await (await post(hook, reordered)).json()).toEqual({ status: 'duplicate', eventKey });
@@ -88,7 +94,15 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       expect((await post(hook, 'x'.repeat(2 << 20))).status).toBe(413);
       expect((await fetch(hook)).status).toBe(405);
       expect((await fetch(`${receiver.url}/health`)).status).toBe(200);
-      expect(receiver.stats()).toEqual({ stored: 12, duplicates: 12, invalid: 2, quarantined: 0, failed: 0, refused: 0, limited: 0 });
+      expect(receiver.stats()).toEqual({
+        stored: 12,
+        duplicates: 12,
+        invalid: 2,
+        quarantined: 0,
+        failed: 0,
+        refused: 0,
+        limited: 0,
+      });
     } finally {
       await receiver.close();
     }
@@ -97,8 +111,12 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       expect(events.map((e) => Number(e.seq))).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       expect(new Set(events.map((e) => e.event_key)).size).toBe(12);
       expect(events.every((e) => e.run_id === 'receiver-1')).toBe(true);
-      expect(events.map((e) => canonicalJson(JSON.parse(String(e.payload)))).sort()).toEqual(bodies.map((b) => canonicalJson(b)).sort());
-      const [row] = await conn.all<{ n: number | string }>(`SELECT COUNT(DISTINCT customer_id) AS n FROM loyalty_events`);
+      expect(events.map((e) => canonicalJson(JSON.parse(String(e.payload)))).sort()).toEqual(
+        bodies.map((b) => canonicalJson(b)).sort(),
+      );
+      const [row] = await conn.all<{ n: number | string }>(
+        `SELECT COUNT(DISTINCT customer_id) AS n FROM loyalty_events`,
+      );
       expect(Number(row!.n)).toBe(6);
     });
   });
@@ -119,14 +137,21 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       },
       close: () => warehouse.close(),
     };
-    const receiver = await startWebhookReceiver({ store: flaky, timezone: TZ, retryAfterSeconds: 1, secrets: [SECRET] });
+    const receiver = await startWebhookReceiver({
+      store: flaky,
+      timezone: TZ,
+      retryAfterSeconds: 1,
+      secrets: [SECRET],
+    });
     const refused = await post(hookOf(receiver), bodies[0]);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     emulator.activity.subscribe(hookOf(receiver));
     try {
       const before = emulator.activity.webhookStats();
-      expect((await post(`${emulator.url}/accounts/transactions/submit`, sale(customers[7]!.phone!, 33, 'W-RETRY'))).status).toBe(200);
+      expect(
+        (await post(`${emulator.url}/accounts/transactions/submit`, sale(customers[7]!.phone!, 33, 'W-RETRY'))).status,
+      ).toBe(200);
       await emulator.activity.settled();
       const after = emulator.activity.webhookStats();
       expect(after.delivered - before.delivered).toBe(1);
@@ -164,11 +189,26 @@ describe.each(testDestinations)('loyalty webhook receiver into $name', (target) 
       await receiver.close();
     }
     await withWarehouse(config, async (conn) => {
-      const events = await conn.all<{ payload: unknown; origin_source: string; event_trigger: string; customer_id: string }>(
-        `SELECT CAST(payload AS VARCHAR) AS payload, origin_source, event_trigger, customer_id FROM loyalty_events`,
-      );
-      expect(events.map((e) => [canonicalJson(JSON.parse(String(e.payload))), e.origin_source, e.event_trigger, e.customer_id])).toEqual([
-        [canonicalJson({ ...body, origin: { ...body.origin, source: 'pos' }, note: 'ab', k: [''] }), 'pos', body.origin.trigger, body.customer.accountId],
+      const events = await conn.all<{
+        payload: unknown;
+        origin_source: string;
+        event_trigger: string;
+        customer_id: string;
+      }>(`SELECT CAST(payload AS VARCHAR) AS payload, origin_source, event_trigger, customer_id FROM loyalty_events`);
+      expect(
+        events.map((e) => [
+          canonicalJson(JSON.parse(String(e.payload))),
+          e.origin_source,
+          e.event_trigger,
+          e.customer_id,
+        ]),
+      ).toEqual([
+        [
+          canonicalJson({ ...body, origin: { ...body.origin, source: 'pos' }, note: 'ab', k: [''] }),
+          'pos',
+          body.origin.trigger,
+          body.customer.accountId,
+        ],
       ]);
     });
   });

@@ -26,13 +26,16 @@ export function driftedView(view: ExportPageView, change: DriftChange): ExportPa
   };
   return {
     totalCount: kind === 'insert' ? n + 1 : kind === 'delete' ? n - 1 : n,
-    records: (from, to) => Array.from({ length: to - from }, (_, k) => view.records(source(from + k), source(from + k) + 1)[0]),
+    records: (from, to) =>
+      Array.from({ length: to - from }, (_, k) => view.records(source(from + k), source(from + k) + 1)[0]),
   };
 }
 
 /** Names a listing for the drift generator: the same window or customer drifts the same way on every run. */
 function listingName(context: DataViewContext): string {
-  return context.stream === 'postings' ? `postings ${context.customerId}` : `${context.stream} ${context.start}..${context.end}`;
+  return context.stream === 'postings'
+    ? `postings ${context.customerId}`
+    : `${context.stream} ${context.start}..${context.end}`;
 }
 
 /**
@@ -41,7 +44,10 @@ function listingName(context: DataViewContext): string {
  * other read sees the settled listing. Accounts, whose records carry a key, may also see a `move`; surveys
  * and postings only `insert` and `delete`, which change `totalCount`.
  */
-export function driftView(faults: () => ResolvedFaults, onDrift: (listing: string, change: DriftChange) => void): { hook: DataViewHook; reset(): void } {
+export function driftView(
+  faults: () => ResolvedFaults,
+  onDrift: (listing: string, change: DriftChange) => void,
+): { hook: DataViewHook; reset(): void } {
   const changedReads = new Map<string, number>();
   const hook: DataViewHook = (view, context) => {
     const { seed, driftRate, driftReads } = faults();
@@ -55,7 +61,9 @@ export function driftView(faults: () => ResolvedFaults, onDrift: (listing: strin
     changedReads.set(listing, done + 1);
     const random = driftRandom(seed, listing, done + 1);
     const change: DriftChange = {
-      kind: random.pick(context.stream === 'accounts' ? (['insert', 'delete', 'move'] as const) : (['insert', 'delete'] as const)),
+      kind: random.pick(
+        context.stream === 'accounts' ? (['insert', 'delete', 'move'] as const) : (['insert', 'delete'] as const),
+      ),
       at: random.int(0, from - 1),
     };
     onDrift(listing, change);

@@ -21,7 +21,16 @@ export interface FaultCounts {
   down: number;
 }
 
-const NO_COUNTS: FaultCounts = { requests: 0, hangs: 0, serverErrors: 0, tooManyRequests: 0, errorBodies: 0, cutBodies: 0, driftedReads: 0, down: 0 };
+const NO_COUNTS: FaultCounts = {
+  requests: 0,
+  hangs: 0,
+  serverErrors: 0,
+  tooManyRequests: 0,
+  errorBodies: 0,
+  cutBodies: 0,
+  driftedReads: 0,
+  down: 0,
+};
 
 const ERROR_BODIES: Record<number, () => { code: number; message: string }> = {
   1002: () => ({ code: 1002, message: SourceError.fieldsEmpty('page').message }),
@@ -114,7 +123,12 @@ export class FaultLayer {
       return json(200, ERROR_BODIES[faults.errorBodyCode]!());
     }
     const response = await next(request);
-    if ((band -= faults.cutBodyRate) < 0 && response.status === 200 && typeof response.body === 'string' && response.body.length >= 2) {
+    if (
+      (band -= faults.cutBodyRate) < 0 &&
+      response.status === 200 &&
+      typeof response.body === 'string' &&
+      response.body.length >= 2
+    ) {
       this.tally.cutBodies++;
       return cutBody(response, response.body, cutAt, variant < 0.5);
     }
@@ -125,7 +139,12 @@ export class FaultLayer {
 /** 500 and 503 with the source's JSON error body, 502 as a proxy's HTML page. */
 function serverError(variant: number): EmulatorResponse {
   if (variant < 1 / 3) return json(500, { code: 500, message: 'Internal server error' });
-  if (variant < 2 / 3) return { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' };
+  if (variant < 2 / 3)
+    return {
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: '<html><body><h1>502 Bad Gateway</h1></body></html>',
+    };
   return json(503, { code: 503, message: 'Service Unavailable' });
 }
 
@@ -140,7 +159,11 @@ function cutBody(response: EmulatorResponse, whole: string, cutAt: number, reset
     yield part;
     throw new Error('connection reset mid-body');
   }
-  return { ...response, headers: { ...response.headers, 'content-length': String(Buffer.byteLength(whole)) }, body: resetAfterPart() };
+  return {
+    ...response,
+    headers: { ...response.headers, 'content-length': String(Buffer.byteLength(whole)) },
+    body: resetAfterPart(),
+  };
 }
 
 function untilGone(request: EmulatorRequest): Promise<void> {

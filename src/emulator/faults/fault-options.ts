@@ -66,19 +66,43 @@ export function resolveFaults(options: FaultOptions = {}, datasetSeed = 1): Reso
     downAfter: options.downAfter ?? null,
   };
   check(Number.isSafeInteger(faults.seed) && faults.seed >= 0, 'faults.seed must be a non-negative integer');
-  for (const key of ['latencyMs', 'jitterMs'] as const) check(Number.isFinite(faults[key]) && faults[key] >= 0, `faults.${key} must be a non-negative number`);
-  for (const key of [...SHARES, 'driftRate'] as const) check(faults[key] >= 0 && faults[key] <= 1, `faults.${key} must be a share within 0..1`);
-  check(SHARES.reduce((sum, key) => sum + faults[key], 0) <= 1 + 1e-9, `faults: ${SHARES.join(' + ')} must not exceed 1`);
-  check(Number.isInteger(faults.retryAfterSeconds) && faults.retryAfterSeconds >= 0, 'faults.retryAfterSeconds must be a whole number of seconds');
-  check((ERROR_BODY_CODES as readonly number[]).includes(faults.errorBodyCode), `faults.errorBodyCode must be one of ${ERROR_BODY_CODES.join(', ')}`);
-  check(Number.isInteger(faults.driftReads) && faults.driftReads >= 0, 'faults.driftReads must be a non-negative integer');
-  if (faults.downAfter !== null) check(Number.isInteger(faults.downAfter) && faults.downAfter >= 0, 'faults.downAfter must be a non-negative integer');
+  for (const key of ['latencyMs', 'jitterMs'] as const)
+    check(Number.isFinite(faults[key]) && faults[key] >= 0, `faults.${key} must be a non-negative number`);
+  for (const key of [...SHARES, 'driftRate'] as const)
+    check(faults[key] >= 0 && faults[key] <= 1, `faults.${key} must be a share within 0..1`);
+  check(
+    SHARES.reduce((sum, key) => sum + faults[key], 0) <= 1 + 1e-9,
+    `faults: ${SHARES.join(' + ')} must not exceed 1`,
+  );
+  check(
+    Number.isInteger(faults.retryAfterSeconds) && faults.retryAfterSeconds >= 0,
+    'faults.retryAfterSeconds must be a whole number of seconds',
+  );
+  check(
+    (ERROR_BODY_CODES as readonly number[]).includes(faults.errorBodyCode),
+    `faults.errorBodyCode must be one of ${ERROR_BODY_CODES.join(', ')}`,
+  );
+  check(
+    Number.isInteger(faults.driftReads) && faults.driftReads >= 0,
+    'faults.driftReads must be a non-negative integer',
+  );
+  if (faults.downAfter !== null)
+    check(
+      Number.isInteger(faults.downAfter) && faults.downAfter >= 0,
+      'faults.downAfter must be a non-negative integer',
+    );
   return faults;
 }
 
 /** Whether any fault is switched on (the layer then costs nothing when none is). */
 export function hasFaults(faults: ResolvedFaults): boolean {
-  return faults.latencyMs > 0 || faults.jitterMs > 0 || faults.driftRate > 0 || faults.downAfter !== null || SHARES.some((key) => faults[key] > 0);
+  return (
+    faults.latencyMs > 0 ||
+    faults.jitterMs > 0 ||
+    faults.driftRate > 0 ||
+    faults.downAfter !== null ||
+    SHARES.some((key) => faults[key] > 0)
+  );
 }
 
 function check(condition: boolean, message: string): void {

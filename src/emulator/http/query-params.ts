@@ -18,7 +18,9 @@ export function intParam(query: URLSearchParams, name: string, min: number, max 
   }
   const number = Number(value);
   if (number < min || number > max) {
-    throw SourceError.badRequest(max === Number.MAX_SAFE_INTEGER ? `${name} must be at least ${min}` : `${name} must be within ${min}..${max}`);
+    throw SourceError.badRequest(
+      max === Number.MAX_SAFE_INTEGER ? `${name} must be at least ${min}` : `${name} must be within ${min}..${max}`,
+    );
   }
   return number;
 }
@@ -27,8 +29,13 @@ export function intParam(query: URLSearchParams, name: string, min: number, max 
 export function instantParam(query: URLSearchParams, name: string): number | null {
   const value = query.get(name);
   if (value === null || value === '') return null;
-  const ms = /^\d+$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isSafeInteger(ms)) throw SourceError.badRequest(`${name} must be epoch milliseconds or an ISO timestamp with a zone, got "${value}"`);
+  const ms = /^\d+$/.test(value)
+    ? Number(value)
+    : /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
+  if (!Number.isSafeInteger(ms))
+    throw SourceError.badRequest(`${name} must be epoch milliseconds or an ISO timestamp with a zone, got "${value}"`);
   return ms;
 }
 

@@ -19,7 +19,8 @@ export const SourceError = {
   notUnique: (field: string) => new ApiError(409, 1004, `The following field is not unique: ${field}`),
   dataNotFound: () => new ApiError(404, 1005, 'Data Not Found'),
   invalidFields: (fields: string) => new ApiError(400, 1006, `The following fields are invalid: ${fields}`),
-  atLeastOneRequired: (fields: string) => new ApiError(400, 1010, `At least one of the following fields is required: ${fields}`),
+  atLeastOneRequired: (fields: string) =>
+    new ApiError(400, 1010, `At least one of the following fields is required: ${fields}`),
   badRequest: (message: string) => new ApiError(400, 400, message),
   notAuthorized: () => new ApiError(401, 401, 'Not authorized'),
   notFound: () => new ApiError(404, 404, 'Not Found'),

@@ -13,7 +13,10 @@ export interface Route {
  * Dispatches to the first route matching method and path: 404 for an unknown path, 405 for a known path
  * with another method. An {@link ApiError} becomes its error body; anything else a 500.
  */
-export function createRouter(routes: readonly Route[], errorResponse: (error: ApiError) => EmulatorResponse = defaultErrorResponse): RequestHandler {
+export function createRouter(
+  routes: readonly Route[],
+  errorResponse: (error: ApiError) => EmulatorResponse = defaultErrorResponse,
+): RequestHandler {
   return async (request) => {
     let pathKnown = false;
     for (const route of routes) {
@@ -25,7 +28,9 @@ export function createRouter(routes: readonly Route[], errorResponse: (error: Ap
         return await route.handle(request, params);
       } catch (error) {
         if (error instanceof ApiError) return errorResponse(error);
-        process.stderr.write(`${JSON.stringify({ emulator: 'internal error', path: request.path, error: String(error) })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ emulator: 'internal error', path: request.path, error: String(error) })}\n`,
+        );
         return errorResponse(SourceError.internal());
       }
     }

@@ -21,9 +21,18 @@ export type Members = Record<string, Field>;
 /** Helpers that read like the spec's tables. */
 export const optional = (shape: Shape): Field => ({ kind: 'leaf', shape, required: false });
 export const required = (shape: Shape): Field => ({ kind: 'leaf', shape, required: true });
-export const object = (members: Members, isRequired = false): Field => ({ kind: 'object', members, required: isRequired });
+export const object = (members: Members, isRequired = false): Field => ({
+  kind: 'object',
+  members,
+  required: isRequired,
+});
 /** A list of objects; a required list must not be empty unless `nonEmpty` is false (payments, extras). */
-export const list = (members: Members, isRequired = false, nonEmpty = isRequired): Field => ({ kind: 'list', members, required: isRequired, nonEmpty });
+export const list = (members: Members, isRequired = false, nonEmpty = isRequired): Field => ({
+  kind: 'list',
+  members,
+  required: isRequired,
+  nonEmpty,
+});
 
 const SOURCE_TIME = /^(\d{4}-\d{2}-\d{2}) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
 /** Half a cent, and a hair more for binary fractions: totals agree "to the cent". */
@@ -227,7 +236,9 @@ export const ECOMMERCE: Field = object(
  */
 export function checkTransactionRules(body: Body): void {
   const payments = body.payments as Body[];
-  const missingReference = payments.flatMap((p, i) => (p.voucher === true && isEmpty(p.referenceId) ? [`payments[${i}].referenceId`] : []));
+  const missingReference = payments.flatMap((p, i) =>
+    p.voucher === true && isEmpty(p.referenceId) ? [`payments[${i}].referenceId`] : [],
+  );
   if (missingReference.length > 0) throw SourceError.fieldsEmpty(missingReference.join(', '));
   const wrong = totalsThatDoNotAddUp(body);
   if (wrong.length > 0) throw SourceError.invalidFields(wrong.join(', '));
@@ -243,7 +254,10 @@ export function totalsThatDoNotAddUp(body: Body): string[] {
     ['itemDiscountTotal', sum(items, (i) => num(valueAt(i, 'discount.amount')) * num(i.qty))],
     [
       'billed',
-      sum(items, (i) => num(i.unitPrice) * num(i.qty)) + sum(body.extras as Body[], (e) => num(e.amount)) + num(body.billTax) + num(body.itemTaxTotal),
+      sum(items, (i) => num(i.unitPrice) * num(i.qty)) +
+        sum(body.extras as Body[], (e) => num(e.amount)) +
+        num(body.billTax) +
+        num(body.itemTaxTotal),
     ],
     ['paid', num(body.billed) - num(body.billDiscount) - num(body.itemDiscountTotal) - num(body.redeemed)],
   ];

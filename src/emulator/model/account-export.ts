@@ -59,7 +59,8 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     this.badOffsets = new Uint32Array(calendar.dayCount + 1);
     for (let d = 0; d < calendar.dayCount; d++) {
       const good = changes.offsets[d + 1]! - changes.offsets[d]!;
-      this.badOffsets[d + 1] = this.badOffsets[d]! + badCountFor(seed, Stream.badAccountsPerDay, d, good, badRecordRate);
+      this.badOffsets[d + 1] =
+        this.badOffsets[d]! + badCountFor(seed, Stream.badAccountsPerDay, d, good, badRecordRate);
     }
   }
 
@@ -110,16 +111,22 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     }
     const { offsets } = this.changes;
     const badBase = this.changes.size;
-    const entries = new Uint32Array(offsets[last + 1]! - offsets[first]! + this.badOffsets[last + 1]! - this.badOffsets[first]!);
+    const entries = new Uint32Array(
+      offsets[last + 1]! - offsets[first]! + this.badOffsets[last + 1]! - this.badOffsets[first]!,
+    );
     let length = 0;
     for (let day = first; day <= last; day++) {
       const good: number[] = [];
-      for (let p = offsets[day]!; p < offsets[day + 1]!; p++) if (everyChange || this.changes.isLastThrough(p, last)) good.push(p);
+      for (let p = offsets[day]!; p < offsets[day + 1]!; p++)
+        if (everyChange || this.changes.isLastThrough(p, last)) good.push(p);
       const bad = this.badOffsets[day + 1]! - this.badOffsets[day]!;
       const total = good.length + bad;
       for (let slot = 0; slot < total; slot++) {
         const before = badSlotsBefore(slot, bad, total);
-        entries[length++] = badSlotsBefore(slot + 1, bad, total) > before ? badBase + this.badOffsets[day]! + before : good[slot - before]!;
+        entries[length++] =
+          badSlotsBefore(slot + 1, bad, total) > before
+            ? badBase + this.badOffsets[day]! + before
+            : good[slot - before]!;
       }
     }
     const result = entries.subarray(0, length);

@@ -92,7 +92,8 @@ export class ActivityOverlay {
   vouchersOf(i: number, asOfMs: number, cached = true): HeldVoucher[] {
     const { data } = this;
     const vouchers = seededVouchers(data.options.seed, i, data.directory.createdAt(i), asOfMs, data.days);
-    if (this.hasPostings(i)) vouchers.push(pointsVoucher(data.directory.customerId(i), this.loyaltyOf(i, asOfMs, cached), data.days));
+    if (this.hasPostings(i))
+      vouchers.push(pointsVoucher(data.directory.customerId(i), this.loyaltyOf(i, asOfMs, cached), data.days));
     return vouchers;
   }
 
@@ -137,7 +138,13 @@ export class ActivityOverlay {
     const fields = new Map(previous.customFields);
     for (const [name, value] of Object.entries(edit.businessFields ?? {})) fields.set(name, value);
     const { businessFields: _, ...members } = edit;
-    const version: CustomerVersion = { ...previous, ...members, version: previous.version + 1, profileSetMs: ms, customFields: [...fields] };
+    const version: CustomerVersion = {
+      ...previous,
+      ...members,
+      version: previous.version + 1,
+      profileSetMs: ms,
+      customFields: [...fields],
+    };
     const list = this.versions.get(i) ?? [];
     list.push(version);
     this.versions.set(i, list);
@@ -156,7 +163,9 @@ export class ActivityOverlay {
    */
   accountsWindow(start: string, end: string, listing: AccountsListing = 'last-change'): ExportWindow<TruthAccount> {
     const days = this.data.calendar.span(start, end);
-    const seededWindow: ExportWindow<TruthAccount> = days ? this.data.accounts.window(days.first, days.last, listing) : EMPTY_WINDOW;
+    const seededWindow: ExportWindow<TruthAccount> = days
+      ? this.data.accounts.window(days.first, days.last, listing)
+      : EMPTY_WINDOW;
     const seeded = listing === 'current' && this.versions.size > 0 ? this.currentOf(seededWindow) : seededWindow;
     const [fromMs, toMs] = this.instants(start, end);
     const inWindow = this.changes.filter((version) => version.profileSetMs >= fromMs && version.profileSetMs < toMs);
@@ -169,7 +178,9 @@ export class ActivityOverlay {
     const written =
       listing === 'per-change'
         ? inWindow.sort((a, b) => a.profileSetMs - b.profileSetMs)
-        : [...lastOf.values()].sort((a, b) => a.profileSetMs - b.profileSetMs).map((v) => (listing === 'current' ? this.latest(v.index) : v));
+        : [...lastOf.values()]
+            .sort((a, b) => a.profileSetMs - b.profileSetMs)
+            .map((v) => (listing === 'current' ? this.latest(v.index) : v));
     const replaced = new Set(listing === 'per-change' ? [] : written.map((v) => v.customerId));
     const kept: number[] = [];
     for (let p = 0; p < seeded.totalCount; p++) {
@@ -179,7 +190,8 @@ export class ActivityOverlay {
     const window: ExportWindow<TruthAccount> = {
       totalCount: kept.length + written.length,
       served: (p) => (p < kept.length ? seeded.served(kept[p]!) : this.data.accounts.render(written[p - kept.length]!)),
-      canonical: (p) => (p < kept.length ? seeded.canonical(kept[p]!) : { rows: [truthAccount(written[p - kept.length]!)] }),
+      canonical: (p) =>
+        p < kept.length ? seeded.canonical(kept[p]!) : { rows: [truthAccount(written[p - kept.length]!)] },
     };
     this.windows.set(key, window);
     return window;
@@ -211,7 +223,8 @@ export class ActivityOverlay {
     const [fromMs, toMs] = this.instants(start, end);
     for (const [i, list] of [...this.postings].sort(([a], [b]) => a - b)) {
       const customerId = this.data.directory.customerId(i);
-      for (const posting of list) if (posting.postedMs >= fromMs && posting.postedMs < toMs) yield truthPosting(customerId, posting);
+      for (const posting of list)
+        if (posting.postedMs >= fromMs && posting.postedMs < toMs) yield truthPosting(customerId, posting);
     }
   }
 

@@ -62,7 +62,9 @@ export function badAccount(seed: number, index: number, dayStartMs: number): Bad
   return { payload: record, reason };
 }
 
-const SURVEY_DEFECTS: ReadonlyArray<[string, (element: Record<string, unknown>, answer: Record<string, unknown>) => void]> = [
+const SURVEY_DEFECTS: ReadonlyArray<
+  [string, (element: Record<string, unknown>, answer: Record<string, unknown>) => void]
+> = [
   ['answers is not an array', (e) => (e.answers = 'oops')],
   ['questions is missing', (e) => delete e.questions],
   ['date is not a timestamp', (_, a) => (a.date = 'yesterday')],
@@ -74,7 +76,12 @@ const SURVEY_DEFECTS: ReadonlyArray<[string, (element: Record<string, unknown>, 
  * Malformed survey element number `index` (global). It always carries exactly one answer record (or
  * none, when `answers` itself is broken), so rejecting per element or per answer counts the same.
  */
-export function badSurveyElement(seed: number, index: number, dayStartMs: number, questions: Record<string, string>): BadRecord {
+export function badSurveyElement(
+  seed: number,
+  index: number,
+  dayStartMs: number,
+  questions: Record<string, string>,
+): BadRecord {
   const random = randomFor(seed, Stream.badSurvey, index);
   const [reason, spoil] = random.pick(SURVEY_DEFECTS);
   const codes = Object.values(questions);

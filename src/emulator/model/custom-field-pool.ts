@@ -59,7 +59,17 @@ const UNPARSEABLE_VALUES: Readonly<Record<'date' | 'number' | 'flag', readonly s
 /** Share of values of a typed field (date, number, flag) that are {@link UNPARSEABLE_VALUES}; `anniversary` has none. */
 const UNPARSEABLE_SHARE = 0.1;
 
-const TEXT_VALUES = ['yes', 'no', 'Syntagma', "O'Brien's pick", 'καφές', 'say "cheese"', '🍕', 'a, b; c', 'x'.repeat(80)];
+const TEXT_VALUES = [
+  'yes',
+  'no',
+  'Syntagma',
+  "O'Brien's pick",
+  'καφές',
+  'say "cheese"',
+  '🍕',
+  'a, b; c',
+  'x'.repeat(80),
+];
 
 /** A fresh non-null value for a field. */
 export function customFieldValue(field: CustomFieldDefinition, random: Random): string {

@@ -1,7 +1,17 @@
 import { CUSTOM_FIELD_POOL, type CustomFieldDefinition, customFieldValue } from './custom-field-pool.js';
 import { formatDay, parseDay } from './calendar.js';
 import type { ChangeSchedule, CustomerTimeline } from './customer-timeline.js';
-import { CITIES, COUNTRIES, EMAIL_DOMAINS, FIRST_NAMES, GENDERS, LANGUAGES, LAST_NAMES, NATIONALITIES, SOURCES } from './name-pools.js';
+import {
+  CITIES,
+  COUNTRIES,
+  EMAIL_DOMAINS,
+  FIRST_NAMES,
+  GENDERS,
+  LANGUAGES,
+  LAST_NAMES,
+  NATIONALITIES,
+  SOURCES,
+} from './name-pools.js';
 import { type Random, Stream, randomFor } from './random.js';
 
 /** A customer's profile as of one change: canonical values (null means missing), before rendering. */
@@ -102,7 +112,9 @@ export class CustomerDirectory {
    * changes nothing else of any customer.
    */
   isContactless(i: number): boolean {
-    return this.contactlessRate > 0 && randomFor(this.timeline.seed, Stream.contactless, i).next() < this.contactlessRate;
+    return (
+      this.contactlessRate > 0 && randomFor(this.timeline.seed, Stream.contactless, i).next() < this.contactlessRate
+    );
   }
 
   /** The attributes of customer `i` that never change. */
@@ -116,14 +128,19 @@ export class CustomerDirectory {
     const createdMs = this.timeline.changeInstant(schedule, 0);
     const customerSinceMs = this.customerSince(random, createdMs);
     const memberSinceMs =
-      customerSinceMs === null || random.chance(0.25) ? null : customerSinceMs + Math.floor(random.next() * ((createdMs - customerSinceMs) / 1000)) * 1000;
+      customerSinceMs === null || random.chance(0.25)
+        ? null
+        : customerSinceMs + Math.floor(random.next() * ((createdMs - customerSinceMs) / 1000)) * 1000;
     const contactless = this.isContactless(i);
     return {
       index: i,
       customerId: this.customerId(i),
       // About 10% have no phone and 5% no e-mail; both only for the contactless share.
       phone: contactless || contact < 0.1 ? null : PHONE_PREFIX + String(phoneDigits).padStart(8, '0'),
-      email: contactless || (contact >= 0.1 && contact < 0.15) ? null : `${FIRST_SLUGS[first]}.${LAST_SLUGS[last]}.${i + 1}@${domain}`,
+      email:
+        contactless || (contact >= 0.1 && contact < 0.15)
+          ? null
+          : `${FIRST_SLUGS[first]}.${LAST_SLUGS[last]}.${i + 1}@${domain}`,
       first: random.chance(0.03) ? null : FIRST_NAMES[first]!,
       last: random.chance(0.03) ? null : LAST_NAMES[last]!,
       birthdate: random.chance(0.06) ? null : birthdate(random),
@@ -189,7 +206,11 @@ export class CustomerDirectory {
 }
 
 /** Custom fields of the next version: some values change, some keys come and go. */
-function nextCustomFields(previous: Map<string, string | null>, first: boolean, random: Random): Map<string, string | null> {
+function nextCustomFields(
+  previous: Map<string, string | null>,
+  first: boolean,
+  random: Random,
+): Map<string, string | null> {
   const next = new Map<string, string | null>();
   for (const field of CUSTOM_FIELD_POOL) {
     const isTier = field.name === 'loyaltyTier';
@@ -197,7 +218,10 @@ function nextCustomFields(previous: Map<string, string | null>, first: boolean, 
       if (random.chance(isTier ? 0.9 : 0.3)) next.set(field.name, freshValue(field, random));
     } else if (previous.has(field.name)) {
       if (!isTier && random.chance(0.15)) continue;
-      next.set(field.name, random.chance(isTier ? 0.5 : 0.3) ? freshValue(field, random) : (previous.get(field.name) ?? null));
+      next.set(
+        field.name,
+        random.chance(isTier ? 0.5 : 0.3) ? freshValue(field, random) : (previous.get(field.name) ?? null),
+      );
     } else if (random.chance(0.12)) {
       next.set(field.name, freshValue(field, random));
     }

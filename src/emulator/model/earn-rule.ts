@@ -92,7 +92,12 @@ export function salePostings(history: readonly Posting[], sale: Sale): Posting[]
  * credited back), dated at the rollback's request time, with the tier held at that time. The original
  * postings stay: the source's listing is a ledger, never rewritten.
  */
-export function reversalPostings(history: readonly Posting[], booked: readonly Posting[], txnMs: number, postedMs: number): Posting[] {
+export function reversalPostings(
+  history: readonly Posting[],
+  booked: readonly Posting[],
+  txnMs: number,
+  postedMs: number,
+): Posting[] {
   const { tier } = loyaltyStanding(history);
   return [...booked].reverse().map((p) => ({
     ...p,

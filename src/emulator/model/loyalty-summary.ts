@@ -50,7 +50,11 @@ export function loyaltyStanding(postings: readonly Posting[]): { gained: number;
     2,
   );
   const first = postings[0];
-  return { gained, tier: tierFor(gained), home: first ? { countryIso: first.countryIso, countryName: first.country, currency: first.currency } : EMPTY_WALLET };
+  return {
+    gained,
+    tier: tierFor(gained),
+    home: first ? { countryIso: first.countryIso, countryName: first.country, currency: first.currency } : EMPTY_WALLET,
+  };
 }
 
 /**
@@ -58,7 +62,12 @@ export function loyaltyStanding(postings: readonly Posting[]): { gained: number;
  * first; those after `asOfMs` do not count yet). Points expire by {@link creditExpiresMs} and debits take
  * the soonest-expiring points first ({@link PointsLedger}).
  */
-export function loyaltyState(postings: readonly Posting[], asOfMs: number, joinedMs: number, days: LocalDays): LoyaltyState {
+export function loyaltyState(
+  postings: readonly Posting[],
+  asOfMs: number,
+  joinedMs: number,
+  days: LocalDays,
+): LoyaltyState {
   const ledger = new PointsLedger(days);
   let tier = tierFor(0);
   let reachedMs = joinedMs;
@@ -69,10 +78,17 @@ export function loyaltyState(postings: readonly Posting[], asOfMs: number, joine
     if (now !== tier) [tier, reachedMs] = [now, posting.postedMs];
   }
   ledger.advanceTo(asOfMs);
-  if (ledger.wallets.length === 0) ledger.wallet(EMPTY_WALLET.countryIso, EMPTY_WALLET.currency, EMPTY_WALLET.countryName);
+  if (ledger.wallets.length === 0)
+    ledger.wallet(EMPTY_WALLET.countryIso, EMPTY_WALLET.currency, EMPTY_WALLET.countryName);
   const wallets = ledger.wallets.map((w) => {
     const point = PointsLedger.balance(w) / 100;
-    return { countryIso: w.countryIso, countryName: w.countryName, currency: w.currency, point, redeemable: redeemablePoints(point) };
+    return {
+      countryIso: w.countryIso,
+      countryName: w.countryName,
+      currency: w.currency,
+      point,
+      redeemable: redeemablePoints(point),
+    };
   });
   const byExpiry = new Map<number, { gained: number; redeemed: number; expired: number; remaining: number }>();
   for (const bucket of ledger.wallets.flatMap((w) => w.buckets)) {
@@ -98,7 +114,13 @@ export function loyaltyState(postings: readonly Posting[], asOfMs: number, joine
     wallets,
     details,
     nextExpiry:
-      upcoming === undefined ? null : { points: byExpiry.get(upcoming)!.remaining / 100, expiresMs: upcoming, date: days.format(days.dayOf(upcoming) - 1) },
+      upcoming === undefined
+        ? null
+        : {
+            points: byExpiry.get(upcoming)!.remaining / 100,
+            expiresMs: upcoming,
+            date: days.format(days.dayOf(upcoming) - 1),
+          },
   };
 }
 
@@ -137,7 +159,13 @@ export function loyaltySummary(state: LoyaltyState): Record<string, unknown> {
   });
   return {
     program: { ...LOYALTY_PROGRAM },
-    tier: { name: tier.name, logo: tierLogo(tier), order: tier.order, expiry: labelledUtc(state.tierExpiryMs), benefits: tier.benefits },
+    tier: {
+      name: tier.name,
+      logo: tierLogo(tier),
+      order: tier.order,
+      expiry: labelledUtc(state.tierExpiryMs),
+      benefits: tier.benefits,
+    },
     wallets: state.wallets.map((w) => wallet(w, w.point)),
     redeemable: state.wallets.map((w) => wallet(w, w.redeemable)),
     expiry: { point: state.nextExpiry?.points ?? 0, date: state.nextExpiry?.date ?? null },

@@ -45,7 +45,16 @@ export const LAST_NAMES = [
 /** ASCII spellings used to build e-mail addresses. */
 export const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net'] as const;
 
-export const CITIES = ['Athens', 'Thessaloniki', 'Patras', 'Heraklion', 'Λάρισα', 'Volos', 'Limassol', 'Nicosia'] as const;
+export const CITIES = [
+  'Athens',
+  'Thessaloniki',
+  'Patras',
+  'Heraklion',
+  'Λάρισα',
+  'Volos',
+  'Limassol',
+  'Nicosia',
+] as const;
 
 export const LANGUAGES = ['el', 'en', 'de', 'fr'] as const;
 

@@ -24,7 +24,8 @@ export function pointsExpiryDays(tier: Pick<LoyaltyTier, 'order'>): number {
  * therefore a month boundary, so credits of one month share an expiry (a balance-detail bucket).
  */
 export function creditExpiresMs(posting: Pick<Posting, 'postedMs' | 'tierOrder' | 'type'>, days: LocalDays): number {
-  const validity = posting.type === POSTING_TYPE.bonus ? BONUS_EXPIRY_DAYS : pointsExpiryDays({ order: posting.tierOrder });
+  const validity =
+    posting.type === POSTING_TYPE.bonus ? BONUS_EXPIRY_DAYS : pointsExpiryDays({ order: posting.tierOrder });
   return days.startOf(LocalDays.nextMonth(days.dayOf(posting.postedMs) + validity));
 }
 

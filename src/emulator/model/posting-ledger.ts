@@ -91,7 +91,11 @@ export class PostingLedger {
   /** Postings of customer `i`, oldest first, without touching the cache. */
   generate(i: number): Posting[] {
     const random = randomFor(this.directory.timeline.seed, Stream.postings, i);
-    const count = this.hasLongHistory(i) ? random.int(300, 700) : random.chance(0.15) ? 0 : 1 + Math.floor(random.next() ** 2 * 40);
+    const count = this.hasLongHistory(i)
+      ? random.int(300, 700)
+      : random.chance(0.15)
+        ? 0
+        : 1 + Math.floor(random.next() ** 2 * 40);
     if (count === 0) return [];
     const createdMs = this.directory.createdAt(i);
     const span = this.rangeEndMs - createdMs - 1000;

@@ -31,9 +31,18 @@ export class SourceData {
     this.timeline = new CustomerTimeline(options.seed, options.accounts, this.calendar);
     this.changes = new ChangeLog(this.timeline);
     const firstYear = Number(options.startDate.slice(0, 4));
-    this.directory = new CustomerDirectory(this.timeline, clock.transitions(firstYear - DST_YEARS_BACK, firstYear - 1), options.contactlessRate);
+    this.directory = new CustomerDirectory(
+      this.timeline,
+      clock.transitions(firstYear - DST_YEARS_BACK, firstYear - 1),
+      options.contactlessRate,
+    );
     this.accounts = new AccountExport(this.changes, this.directory, options.badRecordRate);
-    this.surveys = new SurveyExport(this.directory, options.surveysPerDay, options.badRecordRate, options.surveyDuplicateRate);
+    this.surveys = new SurveyExport(
+      this.directory,
+      options.surveysPerDay,
+      options.badRecordRate,
+      options.surveyDuplicateRate,
+    );
     this.postings = new PostingLedger(this.directory, this.calendar.dayStart(this.calendar.dayCount), this.days);
   }
 

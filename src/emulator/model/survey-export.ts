@@ -71,7 +71,8 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     this.totals = new Uint32Array(days + 1);
     for (let d = 0; d < days; d++) {
       const jitter = 0.5 + randomFor(seed, Stream.surveysPerDay, d).next();
-      const good = directory.timeline.firstCreatedOn(d) === 0 ? 0 : Math.round((answersPerDay / ANSWERS_PER_ELEMENT) * jitter);
+      const good =
+        directory.timeline.firstCreatedOn(d) === 0 ? 0 : Math.round((answersPerDay / ANSWERS_PER_ELEMENT) * jitter);
       const bad = badCountFor(seed, Stream.badSurveysPerDay, d, good, badRecordRate);
       this.goodOffsets[d + 1] = this.goodOffsets[d]! + good;
       this.badOffsets[d + 1] = this.badOffsets[d]! + bad;
@@ -98,7 +99,11 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     };
   }
 
-  private entry<R>(position: number, onGood: (element: Element) => R, onBad: (bad: ReturnType<typeof badSurveyElement>) => R): R {
+  private entry<R>(
+    position: number,
+    onGood: (element: Element) => R,
+    onBad: (bad: ReturnType<typeof badSurveyElement>) => R,
+  ): R {
     const day = this.dayOf(position);
     const slot = position - this.totals[day]!;
     const bad = this.badOffsets[day + 1]! - this.badOffsets[day]!;
@@ -107,7 +112,9 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     const dayStart = this.directory.timeline.calendar.dayStart(day);
     if (badSlotsBefore(slot + 1, bad, total) > before) {
       const index = this.badOffsets[day]! + before;
-      return onBad(badSurveyElement(this.directory.timeline.seed, index, dayStart, questionMap(SURVEYS[index % SURVEYS.length]!)));
+      return onBad(
+        badSurveyElement(this.directory.timeline.seed, index, dayStart, questionMap(SURVEYS[index % SURVEYS.length]!)),
+      );
     }
     return onGood(this.element(this.goodOffsets[day]! + slot - before, day, slot, total));
   }

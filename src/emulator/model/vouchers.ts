@@ -63,7 +63,13 @@ export interface TruthVoucher {
  * instant before that. A voucher is listed from its issue until {@link LISTED_DAYS_AFTER_USE} days after it
  * was redeemed or expired; then it vanishes. Voucher `n` draws from stream (seed, vouchers, i, n) alone.
  */
-export function seededVouchers(seed: number, i: number, joinedMs: number, asOfMs: number, days: LocalDays): HeldVoucher[] {
+export function seededVouchers(
+  seed: number,
+  i: number,
+  joinedMs: number,
+  asOfMs: number,
+  days: LocalDays,
+): HeldVoucher[] {
   const held: HeldVoucher[] = [];
   let issuedMs = joinedMs;
   for (let n = 0; ; n++) {
@@ -73,7 +79,12 @@ export function seededVouchers(seed: number, i: number, joinedMs: number, asOfMs
     const voucher = drawVoucher(random, n, issuedMs, days);
     const endMs = voucher.redeemedMs ?? voucher.expiresMs;
     if (endMs + LISTED_DAYS_AFTER_USE * DAY_MS <= asOfMs) continue;
-    const status: VoucherStatus = voucher.redeemedMs !== null && voucher.redeemedMs <= asOfMs ? 'redeemed' : asOfMs >= voucher.expiresMs ? 'expired' : 'active';
+    const status: VoucherStatus =
+      voucher.redeemedMs !== null && voucher.redeemedMs <= asOfMs
+        ? 'redeemed'
+        : asOfMs >= voucher.expiresMs
+          ? 'expired'
+          : 'active';
     const { expiresMs: _, redeemedMs, redeemedText, redeemedBranch, ...rest } = voucher;
     const used = status === 'redeemed';
     held.push({

@@ -27,7 +27,11 @@ export class ZoneClock {
       const last = this.lookUp(utcDay * DAY_MS + DAY_MS - 1);
       offset = first === last ? first : Number.NaN;
       if (first !== last) {
-        this.changes.set(utcDay, [this.firstInstantWithOffset(utcDay * DAY_MS, utcDay * DAY_MS + DAY_MS - 1, last), first, last]);
+        this.changes.set(utcDay, [
+          this.firstInstantWithOffset(utcDay * DAY_MS, utcDay * DAY_MS + DAY_MS - 1, last),
+          first,
+          last,
+        ]);
       }
       this.offsets.set(utcDay, offset);
     }

@@ -97,7 +97,11 @@ export class ReadingLayer {
       case 'status-fields':
         return json(status, { status: 'error', errorCode: String(error.code), errorMessage: error.message });
       case 'text':
-        return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${error.code} ${error.message}` };
+        return {
+          status,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+          body: `${error.code} ${error.message}`,
+        };
     }
   }
 }

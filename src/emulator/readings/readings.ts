@@ -89,9 +89,12 @@ export function resolveReadings(readings: EmulatorReadings = {}): ResolvedReadin
     const choices = CHOICES[name as keyof ResolvedReadings];
     if (choices === undefined) throw new RangeError(`unknown reading "${name}" (known: ${READING_NAMES.join(', ')})`);
     if (choices === 'cap') {
-      if (value !== null && !(Number.isInteger(value) && (value as number) >= 1)) throw new RangeError(`readings.${name} must be null or a positive integer`);
+      if (value !== null && !(Number.isInteger(value) && (value as number) >= 1))
+        throw new RangeError(`readings.${name} must be null or a positive integer`);
     } else if (!(choices as readonly unknown[]).includes(value)) {
-      throw new RangeError(`readings.${name} must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}, got ${JSON.stringify(value)}`);
+      throw new RangeError(
+        `readings.${name} must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}, got ${JSON.stringify(value)}`,
+      );
     }
     resolved[name] = value;
   }
@@ -109,8 +112,17 @@ export function parseReadings(texts: readonly string[]): EmulatorReadings {
     const match = /^([A-Za-z]+)=(.+)$/.exec(text);
     if (!match) throw new RangeError(`reading "${text}" is not key=value (e.g. errorStatus=200)`);
     const [, name, raw] = match as unknown as [string, string, string];
-    if (!(READING_NAMES as string[]).includes(name)) throw new RangeError(`unknown reading "${name}" (known: ${READING_NAMES.join(', ')})`);
-    readings[name] = /^\d+$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw === 'null' ? null : raw;
+    if (!(READING_NAMES as string[]).includes(name))
+      throw new RangeError(`unknown reading "${name}" (known: ${READING_NAMES.join(', ')})`);
+    readings[name] = /^\d+$/.test(raw)
+      ? Number(raw)
+      : raw === 'true'
+        ? true
+        : raw === 'false'
+          ? false
+          : raw === 'null'
+            ? null
+            : raw;
   }
   resolveReadings(readings as EmulatorReadings);
   return readings as EmulatorReadings;

@@ -21,7 +21,11 @@ export class ServedForm {
     clock: ZoneClock,
   ) {
     this.labels = new ZoneLabels(readings.zoneLabels, clock);
-    this.active = readings.unlistedFields || readings.fieldNames === 'sample' || readings.zoneLabels !== 'utc' || readings.scalars === 'strings';
+    this.active =
+      readings.unlistedFields ||
+      readings.fieldNames === 'sample' ||
+      readings.zoneLabels !== 'utc' ||
+      readings.scalars === 'strings';
   }
 
   /** A record of the accounts export (its timestamps `profileSet`, `customerSince`, `memberSince`). */
@@ -53,7 +57,9 @@ export class ServedForm {
   /** A loyalty posting (its times keep the spec's `+0000` shape). */
   posting(record: Json): Json {
     if (!this.active) return record;
-    return this.scalars(this.withUnlisted(record, 'posting', `${String(record.receipt)} ${String(record.postingDate)}`));
+    return this.scalars(
+      this.withUnlisted(record, 'posting', `${String(record.receipt)} ${String(record.postingDate)}`),
+    );
   }
 
   /** The body of `GET /accounts`: the profile, and the loyalty state with its timestamps. */

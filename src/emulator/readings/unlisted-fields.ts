@@ -31,7 +31,10 @@ export function unlistedMembers(type: UnlistedRecordType, identity: string): Rec
     case 'surveyAnswer':
       return { channel: CHANNELS[h % CHANNELS.length], durationSeconds: 20 + ((h >>> 4) % 300) };
     case 'posting':
-      return { channel: (h & 1) === 0 ? 'POS' : 'ONLINE', campaign: (h >>> 1) % 3 === 0 ? null : { id: (h >>> 3) % 90, name: `promo-${(h >>> 3) % 90}` } };
+      return {
+        channel: (h & 1) === 0 ? 'POS' : 'ONLINE',
+        campaign: (h >>> 1) % 3 === 0 ? null : { id: (h >>> 3) % 90, name: `promo-${(h >>> 3) % 90}` },
+      };
     case 'loyalty':
       return { membershipId: `M-${String(h % 1_000_000).padStart(6, '0')}`, pendingCredit: ((h >>> 6) % 5000) / 100 };
     case 'voucher':

@@ -25,7 +25,10 @@ export class ZoneLabels {
     private readonly mode: 'utc' | 'abbreviations' | 'offsets',
     private readonly clock: ZoneClock,
   ) {
-    this.clocks = mode === 'abbreviations' ? LABEL_ZONES.map(({ zone }) => (zone === clock.zone ? clock : new ZoneClock(zone))) : [];
+    this.clocks =
+      mode === 'abbreviations'
+        ? LABEL_ZONES.map(({ zone }) => (zone === clock.zone ? clock : new ZoneClock(zone)))
+        : [];
   }
 
   /** The same instant as `served`, labelled the reading's way; anything that is no served timestamp is kept. */

@@ -96,7 +96,12 @@ export function loyaltyUpdatedBodyOf(
       tierBalance: state.gained,
       pendingTierBalance: 0,
       toNextTier: next ? roundTo(next.attain - state.gained, 2) : 0,
-      redeemable: state.wallets.map((w) => ({ countryIso: w.countryIso, currency: w.currency, point: w.redeemable, value: money(w.redeemable) })),
+      redeemable: state.wallets.map((w) => ({
+        countryIso: w.countryIso,
+        currency: w.currency,
+        point: w.redeemable,
+        value: money(w.redeemable),
+      })),
       membershipDate: labelledUtc(version.memberSinceMs ?? version.customerSinceMs ?? version.profileSetMs),
       cumulativeCredit: state.gained,
       pendingCredit: 0,

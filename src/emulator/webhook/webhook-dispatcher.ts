@@ -45,7 +45,8 @@ export class WebhookDispatcher {
     this.retryDelayMs = options.retryDelayMs ?? 200;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new RangeError('webhooks.maxAttempts must be a positive integer');
+    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1)
+      throw new RangeError('webhooks.maxAttempts must be a positive integer');
     if (!(this.retryDelayMs >= 0) || !(this.maxRetryDelayMs >= 0) || !(this.timeoutMs > 0))
       throw new RangeError('webhook delays must be non-negative and the time-out positive');
     for (const url of options.subscribers ?? []) this.subscribe(url);
@@ -59,7 +60,8 @@ export class WebhookDispatcher {
     } catch {
       throw new RangeError(`webhook subscriber must be an http(s) URL, got "${url}"`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RangeError(`webhook subscriber must be an http(s) URL, got "${url}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new RangeError(`webhook subscriber must be an http(s) URL, got "${url}"`);
     this.urls.add(url);
   }
 

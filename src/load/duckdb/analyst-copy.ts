@@ -13,7 +13,8 @@ import { duckdbDialect } from '../warehouse-dialect.js';
  */
 export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): Promise<void> {
   if (policy.personalData === 'keep') return;
-  if (policy.personalData === 'hash' && !policy.key) throw new Error('personal data is to be hashed, but no key was given');
+  if (policy.personalData === 'hash' && !policy.key)
+    throw new Error('personal data is to be hashed, but no key was given');
   const raw = `${file}.raw`;
   await rename(file, raw);
   try {
@@ -30,9 +31,19 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
                JOIN duckdb_tables() t ON t.database_name = c.database_name AND t.schema_name = c.schema_name AND t.table_name = c.table_name
               WHERE c.database_name = 'src' ORDER BY c.schema_name, c.table_name, c.column_index`,
           )
-        ).getRowObjects() as Array<{ schema_name: string; table_name: string; column_name: string; data_type: string; is_nullable: boolean }>;
+        ).getRowObjects() as Array<{
+          schema_name: string;
+          table_name: string;
+          column_name: string;
+          data_type: string;
+          is_nullable: boolean;
+        }>;
         const tables = new Map<string, typeof columns>();
-        for (const c of columns) tables.set(`${c.schema_name}\u0000${c.table_name}`, [...(tables.get(`${c.schema_name}\u0000${c.table_name}`) ?? []), c]);
+        for (const c of columns)
+          tables.set(`${c.schema_name}\u0000${c.table_name}`, [
+            ...(tables.get(`${c.schema_name}\u0000${c.table_name}`) ?? []),
+            c,
+          ]);
         await conn.run('BEGIN');
         for (const list of tables.values()) {
           const { schema_name: schema, table_name: table } = list[0]!;
@@ -40,13 +51,18 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
           for (const c of list) {
             if (!isWithheld(policy, c.column_name)) continue;
             // a withheld column may read NULL where the warehouse's may not (a reject's payload)
-            if (!c.is_nullable) await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} DROP NOT NULL`);
+            if (!c.is_nullable)
+              await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} DROP NOT NULL`);
             if (policy.personalData === 'hash' && c.data_type !== 'VARCHAR' && c.data_type !== 'JSON')
               await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} SET DATA TYPE VARCHAR`);
           }
           const names = list.map((c) => quoteIdent(c.column_name)).join(', ');
-          const values = list.map((c) => analystValue(duckdbDialect, policy, c.column_name, `s.${quoteIdent(c.column_name)}`, '$1')).join(', ');
-          const prepared = await conn.prepare(`INSERT INTO ${target} (${names}) SELECT ${values} FROM src.${qualified(schema, table)} s`);
+          const values = list
+            .map((c) => analystValue(duckdbDialect, policy, c.column_name, `s.${quoteIdent(c.column_name)}`, '$1'))
+            .join(', ');
+          const prepared = await conn.prepare(
+            `INSERT INTO ${target} (${names}) SELECT ${values} FROM src.${qualified(schema, table)} s`,
+          );
           if (values.includes('$1')) prepared.bindVarchar(1, policy.key!);
           await prepared.run();
         }

@@ -55,7 +55,12 @@ export class DeferredVacuum {
    * it: checked before the transaction, on what earlier commits left, so a process that commits once (a nightly
    * run) still compacts what earlier runs left.
    */
-  async commit<T>(conn: SqlConnection, schema: string, tables: readonly string[], commit: () => Promise<T>): Promise<T> {
+  async commit<T>(
+    conn: SqlConnection,
+    schema: string,
+    tables: readonly string[],
+    commit: () => Promise<T>,
+  ): Promise<T> {
     const due = (await tableRows(conn, schema, tables)).some((t) => this.isDue(t));
     if (!due) return commit();
     await this.setTasks(conn, this.tasks);

@@ -82,7 +82,12 @@ export class DuckDbDestination implements Destination {
    *
    * @throws WarehouseConfigError when the file is no DuckDB database, its directory cannot be made, or it is missing and `create` is false.
    */
-  static async open(path: string, schema = 'main', settings: DuckDbSettings = {}, { create = true }: { create?: boolean } = {}): Promise<DuckDbDestination> {
+  static async open(
+    path: string,
+    schema = 'main',
+    settings: DuckDbSettings = {},
+    { create = true }: { create?: boolean } = {},
+  ): Promise<DuckDbDestination> {
     const file = path === ':memory:' ? path : resolve(path);
     if (file !== ':memory:' && !existsSync(file)) {
       if (!create)
@@ -102,7 +107,13 @@ export class DuckDbDestination implements Destination {
       });
       const raw = await instance.connect();
       try {
-        return new DuckDbDestination(instance, file, schema, await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)), new PoolTrim(memoryLimit));
+        return new DuckDbDestination(
+          instance,
+          file,
+          schema,
+          await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)),
+          new PoolTrim(memoryLimit),
+        );
       } finally {
         raw.closeSync();
       }
@@ -135,7 +146,10 @@ export class DuckDbDestination implements Destination {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
       await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
-      await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
+      await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, {
+        runId: 'migration',
+        now: new Date().toISOString(),
+      });
       await commentWarehouse(conn, duckdbDialect, this.schema);
     });
   }

@@ -26,7 +26,10 @@ export async function openDuckDbExportSource(path: string, schema: string): Prom
     const message = (error as Error).message;
     if (!/lock/i.test(message)) throw error;
     const pid = /PID (\d+)/.exec(message)?.[1];
-    throw new WarehouseBusyError(`${file} is open for writing in another process${pid ? ` (PID ${pid})` : ''}`, pid ? Number(pid) : undefined);
+    throw new WarehouseBusyError(
+      `${file} is open for writing in another process${pid ? ` (PID ${pid})` : ''}`,
+      pid ? Number(pid) : undefined,
+    );
   }
   const conn = await instance.connect();
   await conn.run(`SET TimeZone = 'UTC'`);

@@ -2,7 +2,13 @@ import { quoteLiteral } from '../identifiers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, ResultReturnType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
-import { QueryError, ReadOnlyRefusal, uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse-reader.js';
+import {
+  QueryError,
+  ReadOnlyRefusal,
+  uniqueColumns,
+  type StatementResult,
+  type WarehouseReader,
+} from '../warehouse-reader.js';
 import { WarehouseBusyError } from './duckdb-destination.js';
 
 /**
@@ -30,7 +36,10 @@ export class DuckDbReader implements WarehouseReader {
       const message = (error as Error).message;
       if (/lock/i.test(message)) {
         const pid = /PID (\d+)/.exec(message)?.[1];
-        throw new WarehouseBusyError(`${file} is open for writing in another process${pid ? ` (PID ${pid})` : ''}`, pid ? Number(pid) : undefined);
+        throw new WarehouseBusyError(
+          `${file} is open for writing in another process${pid ? ` (PID ${pid})` : ''}`,
+          pid ? Number(pid) : undefined,
+        );
       }
       throw new QueryError(`cannot open ${file}: ${message}`);
     }
@@ -78,10 +87,14 @@ export class DuckDbReader implements WarehouseReader {
 
 /** DuckDB's refusal of a write, said plainly; any other error as DuckDB words it, on one line. */
 function refusalOrError(message: string): Error {
-  const write = /Cannot execute statement of type "([^"]+)" on database "[^"]*" which is attached in read-only mode/.exec(message);
+  const write =
+    /Cannot execute statement of type "([^"]+)" on database "[^"]*" which is attached in read-only mode/.exec(message);
   if (write) return new ReadOnlyRefusal(`the warehouse is open read-only: ${write[1]} is refused`);
   if (/file system operations are disabled by configuration/.test(message))
-    return new ReadOnlyRefusal('the SQL prompt reads the warehouse only: files and other databases are out of its reach');
-  if (/configuration has been locked/.test(message)) return new ReadOnlyRefusal('the SQL prompt does not change settings');
+    return new ReadOnlyRefusal(
+      'the SQL prompt reads the warehouse only: files and other databases are out of its reach',
+    );
+  if (/configuration has been locked/.test(message))
+    return new ReadOnlyRefusal('the SQL prompt does not change settings');
   return new QueryError(message.replace(/^Failed to extract statements: /, '').split('\n')[0]!);
 }

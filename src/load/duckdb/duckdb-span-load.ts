@@ -80,7 +80,8 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
 
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const staged = this.staged.get(stagingName(table));
-    if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
+    if (!staged)
+      throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     this.keys.add(table, rows);
     const appender = await this.appenderOf(staged);
     const dataColumns = staged.columns.slice(2);
@@ -137,7 +138,10 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     await this.pool.withoutTrim(() => this.closeAppenders());
     for (const t of this.staged.values()) {
       if (windowStart === undefined) await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)}`);
-      else await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
+      else
+        await this.conn.run(`DELETE FROM temp.main.${quoteIdent(t.name)} WHERE "_window_start" = CAST($1 AS DATE)`, [
+          windowStart,
+        ]);
     }
   }
 
@@ -148,7 +152,9 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
       await this.stageDuplicates();
       // a history's tables lose rows at every commit too: its versions are rebuilt, a re-loaded window's observations replaced
       const histories = this.request.tables.flatMap((t) =>
-        t.history ? [t.history.table, t.history.observations, ...(t.history.scope ? [t.history.scope.observations] : [])] : [],
+        t.history
+          ? [t.history.table, t.history.observations, ...(t.history.scope ? [t.history.scope.observations] : [])]
+          : [],
       );
       const written = [...this.request.tables.map((t) => t.name), ...histories, REJECTS_TABLE, FIELD_REJECTS_TABLE];
       const span = { ...this.request, windows, loadedAt: new Date().toISOString(), keys: this.keys.states() };
@@ -235,6 +241,9 @@ function appendValue(appender: DuckDBAppender, value: string | number | null | u
  * something a user of the pipeline can do, the jobs file is.
  */
 export function withMemoryHint(error: unknown): unknown {
-  if (!(error instanceof Error) || !/Out of Memory Error|(could not|failed to) allocate/.test(error.message)) return error;
-  return new Error(`${error.message.split('\n')[0]} — raise destination.memory_limit in the jobs file`, { cause: error });
+  if (!(error instanceof Error) || !/Out of Memory Error|(could not|failed to) allocate/.test(error.message))
+    return error;
+  return new Error(`${error.message.split('\n')[0]} — raise destination.memory_limit in the jobs file`, {
+    cause: error,
+  });
 }

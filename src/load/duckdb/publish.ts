@@ -38,7 +38,11 @@ export class PublishError extends Error {
  * const copy = await publishWarehouse(destination, './warehouse.published.duckdb');
  * copy.bytes // the size of the file readers open
  */
-export async function publishWarehouse(source: PublishSource, target: string, analysts: AnalystsPolicy = { personalData: 'keep' }): Promise<PublishedCopy> {
+export async function publishWarehouse(
+  source: PublishSource,
+  target: string,
+  analysts: AnalystsPolicy = { personalData: 'keep' },
+): Promise<PublishedCopy> {
   const path = resolve(target);
   if (path === resolve(source.path)) throw new PublishError(`the publish path ${path} is the warehouse itself`);
   const started = performance.now();
@@ -66,7 +70,9 @@ export async function publishWarehouse(source: PublishSource, target: string, an
     });
     return { path, bytes: (await stat(path)).size, seconds: (performance.now() - started) / 1000, heldSeconds };
   } catch (error) {
-    throw error instanceof PublishError ? error : new PublishError(`could not publish ${path}: ${(error as Error).message}`, { cause: error });
+    throw error instanceof PublishError
+      ? error
+      : new PublishError(`could not publish ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -89,8 +95,11 @@ async function proveReadable(file: string): Promise<void> {
 async function removeAbandonedCopies(path: string): Promise<void> {
   const legacyPrefix = `${basename(path)}.tmp-`; // the name copies had before they were written in a folder of their own
   for (const name of await readdir(dirname(path))) {
-    const pid = replaceWorkDirOf(path, name)?.pid ?? (name.startsWith(legacyPrefix) ? Number(name.slice(legacyPrefix.length)) : NaN);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(dirname(path), name), { recursive: true, force: true });
+    const pid =
+      replaceWorkDirOf(path, name)?.pid ??
+      (name.startsWith(legacyPrefix) ? Number(name.slice(legacyPrefix.length)) : NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid))
+      await rm(join(dirname(path), name), { recursive: true, force: true });
   }
 }
 

@@ -23,7 +23,8 @@ export function copyTextValue(value: CopyValue): string {
   const text = typeof value === 'string' ? value : String(value);
   // most values hold none of these: one test, no copy
   if (!HAS_SPECIAL.test(text)) return text;
-  if (text.includes('\u0000')) throw new RangeError('a value holds the character U+0000, which PostgreSQL text cannot store');
+  if (text.includes('\u0000'))
+    throw new RangeError('a value holds the character U+0000, which PostgreSQL text cannot store');
   return text.replace(SPECIAL, (c) => ESCAPES[c]!);
 }
 

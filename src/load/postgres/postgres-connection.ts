@@ -41,9 +41,9 @@ export class PostgresSqlConnection implements SqlConnection {
     schema: string,
   ) {
     this.schemaSql = quoteIdent(schema);
-    this.db = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool: singleClientPool((sql, params) => this.query(sql, params)) }) }).withSchema(
-      schema,
-    );
+    this.db = new Kysely<LedgerTables>({
+      dialect: new PostgresDialect({ pool: singleClientPool((sql, params) => this.query(sql, params)) }),
+    }).withSchema(schema);
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<void> {

@@ -47,7 +47,12 @@ export class PostgresDestination implements Destination {
     readonly schema: string,
     private readonly lockTimeoutSeconds: number,
   ) {
-    this.ledgerPool = new pg.Pool({ connectionString: url, types: textTypes, application_name: 'loyalty-etl ledger', max: 2 });
+    this.ledgerPool = new pg.Pool({
+      connectionString: url,
+      types: textTypes,
+      application_name: 'loyalty-etl ledger',
+      max: 2,
+    });
     this.ledgerPool.on('error', () => undefined);
   }
 
@@ -65,18 +70,29 @@ export class PostgresDestination implements Destination {
    * that holds one (an advisory lock, a long transaction) fails the statement with the holder named
    * ({@link WarehouseLockTimeoutError}) instead of holding the night without a word.
    */
-  static async open(url: string, schema = 'public', options: { lockTimeoutSeconds?: number } = {}): Promise<PostgresDestination> {
+  static async open(
+    url: string,
+    schema = 'public',
+    options: { lockTimeoutSeconds?: number } = {},
+  ): Promise<PostgresDestination> {
     const pool = new pg.Pool({ connectionString: url, types: textTypes, application_name: 'loyalty-etl', max: 16 });
     // An idle client whose server went away emits 'error' on the pool; without a listener that would end the
     // process. The next checkout gets a fresh connection, and its own error if the server is still gone.
     pool.on('error', () => undefined);
-    const destination = new PostgresDestination(pool, url, schema, options.lockTimeoutSeconds ?? DEFAULT_LOCK_TIMEOUT_S);
+    const destination = new PostgresDestination(
+      pool,
+      url,
+      schema,
+      options.lockTimeoutSeconds ?? DEFAULT_LOCK_TIMEOUT_S,
+    );
     try {
       const client = await pool.connect();
       client.release();
     } catch (error) {
       await destination.close().catch(() => undefined);
-      throw new WarehouseConnectionError(`cannot connect to the warehouse ${displayUrl(url)}: ${scrub((error as Error).message, url)}`);
+      throw new WarehouseConnectionError(
+        `cannot connect to the warehouse ${displayUrl(url)}: ${scrub((error as Error).message, url)}`,
+      );
     }
     return destination;
   }
@@ -98,9 +114,15 @@ export class PostgresDestination implements Destination {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
         await migrate(conn, 'postgres', this.schema, new Date().toISOString());
-        await dropSharedQuestionColumns(conn, postgresDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
+        await dropSharedQuestionColumns(conn, postgresDialect, this.schema, {
+          runId: 'migration',
+          now: new Date().toISOString(),
+        });
         await commentWarehouse(conn, postgresDialect, this.schema);
-        await refreshAnalystViews(conn, postgresDialect, this.schema, { runId: 'migration', now: new Date().toISOString() });
+        await refreshAnalystViews(conn, postgresDialect, this.schema, {
+          runId: 'migration',
+          now: new Date().toISOString(),
+        });
       } finally {
         await conn.run('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
       }
@@ -109,7 +131,9 @@ export class PostgresDestination implements Destination {
 
   /** Records what analysts may read of personal data, and makes their schema of views (`load/analyst-views.ts`). */
   async keepAnalysts(policy: AnalystsPolicy, runId: string): Promise<void> {
-    await this.withConnection((conn) => recordAnalystsPolicy(conn, postgresDialect, this.schema, policy, { runId, now: new Date().toISOString() }));
+    await this.withConnection((conn) =>
+      recordAnalystsPolicy(conn, postgresDialect, this.schema, policy, { runId, now: new Date().toISOString() }),
+    );
   }
 
   async openSpan(request: SpanLoadRequest): Promise<SpanLoad> {
@@ -127,7 +151,9 @@ export class PostgresDestination implements Destination {
       ...span,
       commit: (windows, work) =>
         span.commit(windows, work).catch(async (error: unknown) => {
-          throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE ? await this.lockTimeoutError(error as Error) : error;
+          throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE
+            ? await this.lockTimeoutError(error as Error)
+            : error;
         }),
     };
   }
@@ -160,7 +186,11 @@ export class PostgresDestination implements Destination {
    */
   private async lockTimeoutError(error: Error): Promise<WarehouseLockTimeoutError> {
     const waited = `waited ${this.lockTimeoutSeconds} s (destination.busy_timeout_s) for a lock on the warehouse ${this.shownUrl}`;
-    const client = new pg.Client({ connectionString: this.url, types: textTypes, application_name: 'loyalty-etl lock report' });
+    const client = new pg.Client({
+      connectionString: this.url,
+      types: textTypes,
+      application_name: 'loyalty-etl lock report',
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -185,7 +215,8 @@ export class PostgresDestination implements Destination {
           LIMIT 3`,
         [this.schema],
       );
-      if (rows.length === 0) return new WarehouseLockTimeoutError(`${waited}; its holder has let it go since`, { cause: error });
+      if (rows.length === 0)
+        return new WarehouseLockTimeoutError(`${waited}; its holder has let it go since`, { cause: error });
       const holders = rows.map(
         (r) =>
           `session pid ${r.pid} (user ${r.usename ?? '?'}, application '${r.application_name}'${r.client ? `, from ${r.client}` : ''}, connected ${r.since} UTC, ${r.state ?? 'state unknown'}; holds ${r.locks})`,
@@ -212,7 +243,9 @@ export class PostgresDestination implements Destination {
     try {
       client = await pool.connect();
     } catch (error) {
-      throw new WarehouseConnectionError(`cannot connect to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`);
+      throw new WarehouseConnectionError(
+        `cannot connect to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`,
+      );
     }
     try {
       // 0 would mean "wait for ever" to PostgreSQL: a wait of 0 s gives up at once (1 ms)

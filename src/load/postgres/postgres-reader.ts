@@ -1,6 +1,12 @@
 import pg from 'pg';
 import { quoteIdent, quoteLiteral } from '../identifiers.js';
-import { QueryError, ReadOnlyRefusal, uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse-reader.js';
+import {
+  QueryError,
+  ReadOnlyRefusal,
+  uniqueColumns,
+  type StatementResult,
+  type WarehouseReader,
+} from '../warehouse-reader.js';
 import { displayUrl, WarehouseConnectionError } from './postgres-destination.js';
 import { textTypes } from './postgres-connection.js';
 import { excessPowers, readRolePowers } from './role-powers.js';
@@ -9,7 +15,8 @@ import { excessPowers, readRolePowers } from './role-powers.js';
 const READ_ONLY_SQL_TRANSACTION = '25006';
 
 /** What every session of the reader starts with, and is brought back to after each statement. */
-const SESSION_SETTINGS = (schema: string) => `SET search_path TO ${quoteIdent(schema)}; SET TIME ZONE 'UTC'; SET DateStyle TO 'ISO, YMD'`;
+const SESSION_SETTINGS = (schema: string) =>
+  `SET search_path TO ${quoteIdent(schema)}; SET TIME ZONE 'UTC'; SET DateStyle TO 'ISO, YMD'`;
 
 /**
  * A read-only session on a PostgreSQL warehouse: the session defaults to read-only transactions, and each
@@ -43,10 +50,19 @@ export class PostgresReader implements WarehouseReader {
       await client.query(SESSION_SETTINGS(schema));
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw new WarehouseConnectionError(`cannot connect to the warehouse ${displayUrl(url)}: ${(error as Error).message.split(url).join('[URL]')}`);
+      throw new WarehouseConnectionError(
+        `cannot connect to the warehouse ${displayUrl(url)}: ${(error as Error).message.split(url).join('[URL]')}`,
+      );
     }
-    const powers = await readRolePowers(async (sql, params) => (await client.query(sql, params)).rows, schema).catch(() => undefined);
-    return new PostgresReader(client, url, schema, powers ? excessPowers(powers, true).map((p) => `the role ${powers.role} ${p}`) : []);
+    const powers = await readRolePowers(async (sql, params) => (await client.query(sql, params)).rows, schema).catch(
+      () => undefined,
+    );
+    return new PostgresReader(
+      client,
+      url,
+      schema,
+      powers ? excessPowers(powers, true).map((p) => `the role ${powers.role} ${p}`) : [],
+    );
   }
 
   readonly descriptions = {
@@ -65,7 +81,11 @@ export class PostgresReader implements WarehouseReader {
   async execute(statement: string): Promise<StatementResult> {
     await this.client.query('BEGIN READ ONLY');
     try {
-      const result = await this.client.query({ text: statement, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+      const result = await this.client.query({
+        text: statement,
+        rowMode: 'array',
+        queryMode: 'extended',
+      } as pg.QueryArrayConfig);
       const columns = uniqueColumns(result.fields.map((f) => f.name));
       if (result.fields.length === 0) return { columns };
       const rows = result.rows as unknown[][];
@@ -77,7 +97,8 @@ export class PostgresReader implements WarehouseReader {
       };
     } catch (error) {
       const e = error as Error & { code?: string };
-      if (e.code === READ_ONLY_SQL_TRANSACTION) throw new ReadOnlyRefusal(`the warehouse is open read-only: ${e.message}`);
+      if (e.code === READ_ONLY_SQL_TRANSACTION)
+        throw new ReadOnlyRefusal(`the warehouse is open read-only: ${e.message}`);
       throw new QueryError(e.message.split('\n')[0]!);
     } finally {
       await this.reset();
@@ -97,7 +118,9 @@ export class PostgresReader implements WarehouseReader {
       await this.client.query(SESSION_SETTINGS(this.schema));
     } catch (error) {
       await this.client.end().catch(() => undefined);
-      throw new QueryError(`the session could not be reset after the statement, and is closed: ${(error as Error).message.split('\n')[0]!}`);
+      throw new QueryError(
+        `the session could not be reset after the statement, and is closed: ${(error as Error).message.split('\n')[0]!}`,
+      );
     }
   }
 

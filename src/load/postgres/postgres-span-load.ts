@@ -9,7 +9,15 @@ import { mergeSpan } from '../merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../identifiers.js';
-import { createStagingSql, DUPLICATE_COLUMNS, DUPLICATES_STAGING, FIELD_REJECTS_STAGING, REJECTS_STAGING, spanStagingTables, stagingName } from '../staging.js';
+import {
+  createStagingSql,
+  DUPLICATE_COLUMNS,
+  DUPLICATES_STAGING,
+  FIELD_REJECTS_STAGING,
+  REJECTS_STAGING,
+  spanStagingTables,
+  stagingName,
+} from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { postgresDialect } from '../warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
@@ -66,10 +74,12 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
   async append(table: string, rows: ReadonlyArray<{ seq: number; windowStart: Day; row: Row }>): Promise<void> {
     const name = stagingName(table);
     const staged = this.staged.get(name);
-    if (!staged) throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
+    if (!staged)
+      throw new Error(`no staging table for ${table} (a table staged with another's rows is never appended to)`);
     this.keys.add(table, rows);
     const dataColumns = staged.columns.slice(2).map((c) => c.name);
-    for (const { seq, windowStart, row } of rows) this.add(staged, [seq, windowStart, ...dataColumns.map((c) => row[c])]);
+    for (const { seq, windowStart, row } of rows)
+      this.add(staged, [seq, windowStart, ...dataColumns.map((c) => row[c])]);
     if (staged.chars >= COPY_BATCH_CHARS) await this.copy(name);
   }
 
@@ -89,7 +99,9 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
     this.keys.forget();
     await this.copyAll();
     if (windowStart === undefined) await this.client.query(`TRUNCATE ${this.stagedNames().join(', ')}`);
-    else for (const name of this.stagedNames()) await this.client.query(`DELETE FROM ${name} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
+    else
+      for (const name of this.stagedNames())
+        await this.client.query(`DELETE FROM ${name} WHERE "_window_start" = CAST($1 AS DATE)`, [windowStart]);
   }
 
   async commit<T>(windows: Window[], work: SpanTransaction<T>): Promise<T> {

@@ -52,7 +52,8 @@ export async function readRolePowers(query: RowQuery, schema: string): Promise<R
  * `forReaders` counts writing too: the pipeline's role must write, an analyst's must not.
  */
 export function excessPowers(powers: RolePowers, forReaders: boolean): string[] {
-  if (powers.superuser) return ['is a superuser (it can read and write any file of the server, run programs there, and end any session)'];
+  if (powers.superuser)
+    return ['is a superuser (it can read and write any file of the server, run programs there, and end any session)'];
   return [
     forReaders && powers.writes && 'can write to the warehouse’s tables',
     powers.signalsSessions && 'can end other sessions, the pipeline’s among them (pg_signal_backend)',

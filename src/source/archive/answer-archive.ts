@@ -74,7 +74,15 @@ export class AnswerArchive {
         const m = SPAN_FILE.exec(name);
         if (!m) continue;
         const file = join(folder, name);
-        files.push({ file, job, stream: s, from: m[1]!, through: m[2]!, opened: m[3]!, bytes: (await stat(file)).size });
+        files.push({
+          file,
+          job,
+          stream: s,
+          from: m[1]!,
+          through: m[2]!,
+          opened: m[3]!,
+          bytes: (await stat(file)).size,
+        });
       }
     }
     return files.sort((a, b) => a.opened.localeCompare(b.opened) || a.file.localeCompare(b.file));
@@ -135,7 +143,11 @@ export async function readSpan(file: string): Promise<ArchivedSpan | undefined> 
   const text = (await gunzip(await readFile(file), { finishFlush: constants.Z_SYNC_FLUSH })).toString('utf8');
   const lines = text.split('\n');
   lines.pop(); // after the last newline: empty, or a line cut by a kill
-  const span: Partial<ArchivedSpan> & { customers: CustomerIdentity[]; answers: SourceAnswer[] } = { customers: [], answers: [], committed: false };
+  const span: Partial<ArchivedSpan> & { customers: CustomerIdentity[]; answers: SourceAnswer[] } = {
+    customers: [],
+    answers: [],
+    committed: false,
+  };
   for (const [i, raw] of lines.entries()) {
     let line: ArchiveLine;
     try {
@@ -146,7 +158,8 @@ export async function readSpan(file: string): Promise<ArchivedSpan | undefined> 
     if (line.kind === 'span') {
       const { kind: _, ...header } = line;
       span.header = header;
-    } else if (line.kind === 'customer') span.customers.push({ customerId: line.customerId, phone: line.phone, email: line.email });
+    } else if (line.kind === 'customer')
+      span.customers.push({ customerId: line.customerId, phone: line.phone, email: line.email });
     else if (line.kind === 'answer') {
       const { kind: _, ...answer } = line;
       span.answers.push(answer);

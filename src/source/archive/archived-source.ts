@@ -27,13 +27,21 @@ export class ArchivedSource implements SourceClient {
 
   setRequestsPerSecond(): void {}
 
-  get(path: string, query: Record<string, string | number | boolean>, label = path, counter?: RequestCounter): Promise<unknown> {
+  get(
+    path: string,
+    query: Record<string, string | number | boolean>,
+    label = path,
+    counter?: RequestCounter,
+  ): Promise<unknown> {
     if (counter?.signal?.aborted) return Promise.reject(new CancelledRequestError(`${label}: called off`, label));
     const asked = new Map<string, string>();
     for (const [k, v] of Object.entries(query)) asked.set(k, String(v));
     const key = requestKey(path, Object.fromEntries(asked));
     const list = this.answers.get(key);
-    if (!list) return Promise.reject(new FatalSourceError(`${label}: not in the archive (the load replayed never asked it)`, label));
+    if (!list)
+      return Promise.reject(
+        new FatalSourceError(`${label}: not in the archive (the load replayed never asked it)`, label),
+      );
     const n = this.served.get(key) ?? 0;
     this.served.set(key, n + 1);
     const answer = list[Math.min(n, list.length - 1)]!;

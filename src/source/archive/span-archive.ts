@@ -31,7 +31,10 @@ export interface SpanHeader {
 
 /** The lines of a span's file (JSON, one per line). */
 export type ArchiveLine =
-  ({ kind: 'span' } & SpanHeader) | ({ kind: 'customer' } & CustomerIdentity) | ({ kind: 'answer' } & SourceAnswer) | { kind: 'committed'; at: string };
+  | ({ kind: 'span' } & SpanHeader)
+  | ({ kind: 'customer' } & CustomerIdentity)
+  | ({ kind: 'answer' } & SourceAnswer)
+  | { kind: 'committed'; at: string };
 
 /** The folder of a job's stream in the archive (`job=<name>`: a job named `..` stays a folder name). */
 export function streamFolder(root: string, job: string, stream: string): string {

@@ -12,7 +12,10 @@ function parseCopyLine(line: string): Array<string | null> {
   expect(body).not.toMatch(/[\n\r]/);
   return body.split('\t').map((field) => {
     if (field === '\\N') return null;
-    return field.replace(/\\(.)/gs, (_, c: string) => ({ t: '\t', n: '\n', r: '\r', b: '\b', f: '\f', v: '\v', '\\': '\\' })[c] ?? c);
+    return field.replace(
+      /\\(.)/gs,
+      (_, c: string) => ({ t: '\t', n: '\n', r: '\r', b: '\b', f: '\f', v: '\v', '\\': '\\' })[c] ?? c,
+    );
   });
 }
 

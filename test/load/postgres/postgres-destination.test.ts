@@ -89,9 +89,10 @@ describe('PostgreSQL destination', () => {
     await loadAccounts(destination, '2024-01-01', accounts);
 
     await destination.withConnection(async (conn) => {
-      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1', [
-        'accounts',
-      ]);
+      const map = await conn.all<{ column_name: string; source_key: string }>(
+        'SELECT column_name, source_key FROM _etl_columns WHERE table_name = $1',
+        ['accounts'],
+      );
       expect(map.map((m) => m.source_key).sort()).toEqual([...HOSTILE_KEYS].sort());
       expect(new Set(map.map((m) => m.column_name)).size).toBe(HOSTILE_KEYS.length);
       const rows = await conn.all<Record<string, string | null>>('SELECT * FROM accounts');
@@ -107,9 +108,14 @@ describe('PostgreSQL destination', () => {
       const long = await conn.all<{ customer_id: string; field_name: string; value: string }>(
         'SELECT customer_id, field_name, value FROM account_custom_fields',
       );
-      const expected = accounts.flatMap((a) => Object.entries(a.fields).map(([field_name, value]) => ({ customer_id: a.row.customer_id, field_name, value })));
-      const order = (x: { customer_id: unknown; field_name: string }) => `${String(x.customer_id)}\u0001${x.field_name}`;
-      expect(long.sort((a, b) => (order(a) < order(b) ? -1 : 1))).toEqual(expected.sort((a, b) => (order(a) < order(b) ? -1 : 1)));
+      const expected = accounts.flatMap((a) =>
+        Object.entries(a.fields).map(([field_name, value]) => ({ customer_id: a.row.customer_id, field_name, value })),
+      );
+      const order = (x: { customer_id: unknown; field_name: string }) =>
+        `${String(x.customer_id)}\u0001${x.field_name}`;
+      expect(long.sort((a, b) => (order(a) < order(b) ? -1 : 1))).toEqual(
+        expected.sort((a, b) => (order(a) < order(b) ? -1 : 1)),
+      );
     });
   });
 
@@ -125,10 +131,17 @@ describe('PostgreSQL destination', () => {
       {
         seq: 1,
         windowStart: '2024-01-01',
-        row: { ...account('C1', null), birthdate: '1999-12-31', profile_set_at: '2024-02-29T23:59:59.123Z', customer_since: '2020-01-01T00:00:00+03:00' },
+        row: {
+          ...account('C1', null),
+          birthdate: '1999-12-31',
+          profile_set_at: '2024-02-29T23:59:59.123Z',
+          customer_since: '2020-01-01T00:00:00+03:00',
+        },
       },
     ]);
-    await span.reject(HOSTILE_VALUES.map((v) => ({ windowStart: '2024-01-01', payload: JSON.stringify({ v }), error: v })));
+    await span.reject(
+      HOSTILE_VALUES.map((v) => ({ windowStart: '2024-01-01', payload: JSON.stringify({ v }), error: v })),
+    );
     await commitWindows(
       span,
       { job: 'j', stream: 'accounts', runId: 'r1', firstDay: '2024-01-01' },
@@ -141,10 +154,22 @@ describe('PostgreSQL destination', () => {
       expect(rejects.map((r) => r.error).sort()).toEqual([...HOSTILE_VALUES].sort());
       for (const r of rejects) expect(JSON.parse(r.payload)).toEqual({ v: r.error });
       expect(await conn.all('SELECT birthdate, profile_set_at, customer_since, member_since FROM accounts')).toEqual([
-        { birthdate: '1999-12-31', profile_set_at: '2024-02-29 23:59:59.123+00', customer_since: '2019-12-31 21:00:00+00', member_since: null },
+        {
+          birthdate: '1999-12-31',
+          profile_set_at: '2024-02-29 23:59:59.123+00',
+          customer_since: '2019-12-31 21:00:00+00',
+          member_since: null,
+        },
       ]);
-      expect(await conn.all('SELECT window_start, rows_extracted, rows_loaded, rows_rejected FROM _etl_windows')).toEqual([
-        { window_start: '2024-01-01', rows_extracted: String(1 + HOSTILE_VALUES.length), rows_loaded: '1', rows_rejected: String(HOSTILE_VALUES.length) },
+      expect(
+        await conn.all('SELECT window_start, rows_extracted, rows_loaded, rows_rejected FROM _etl_windows'),
+      ).toEqual([
+        {
+          window_start: '2024-01-01',
+          rows_extracted: String(1 + HOSTILE_VALUES.length),
+          rows_loaded: '1',
+          rows_rejected: String(HOSTILE_VALUES.length),
+        },
       ]);
     });
   });
@@ -156,9 +181,13 @@ describe('PostgreSQL destination', () => {
     const fields = Object.fromEntries(keys.map((k, i) => [k, values[i]!]));
     await loadAccounts(destination, '2024-01-01', [{ row: account('C1', values[0]!), fields }]);
     await destination.withConnection(async (conn) => {
-      const long = await conn.all<{ field_name: string; value: string }>('SELECT field_name, value FROM account_custom_fields');
+      const long = await conn.all<{ field_name: string; value: string }>(
+        'SELECT field_name, value FROM account_custom_fields',
+      );
       expect(Object.fromEntries(long.map((r) => [r.field_name, r.value]))).toEqual(fields);
-      const map = await conn.all<{ column_name: string; source_key: string }>('SELECT column_name, source_key FROM _etl_columns');
+      const map = await conn.all<{ column_name: string; source_key: string }>(
+        'SELECT column_name, source_key FROM _etl_columns',
+      );
       const [row] = await conn.all<Record<string, string>>('SELECT * FROM accounts');
       for (const m of map) expect(row![m.column_name]).toBe(fields[m.source_key]);
     });
@@ -170,13 +199,22 @@ describe('PostgreSQL destination', () => {
       await withClient(config.url, async (holder) => {
         await holder.query('BEGIN');
         await holder.query(`SELECT pg_advisory_xact_lock(hashtext('public.accounts'))`);
-        const committing = loadAccounts(destination, '2024-01-01', [{ row: account('C1', 'first'), fields: { 'shared key': '1' } }]);
+        const committing = loadAccounts(destination, '2024-01-01', [
+          { row: account('C1', 'first'), fields: { 'shared key': '1' } },
+        ]);
         // a commit of another span of the same stream waits too; its staging does not
-        const second = loadAccounts(other, '2024-01-02', [{ row: account('C1', 'second'), fields: { 'shared key': '2' } }], 'run-b');
+        const second = loadAccounts(
+          other,
+          '2024-01-02',
+          [{ row: account('C1', 'second'), fields: { 'shared key': '2' } }],
+          'run-b',
+        );
         let waiting = 0;
         for (let i = 0; i < 200 && waiting < 2; i++) {
           await new Promise((r) => setTimeout(r, 25));
-          const { rows } = await holder.query<{ n: string }>(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          const { rows } = await holder.query<{ n: string }>(
+            `SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+          );
           waiting = Number(rows[0]!.n);
         }
         expect(waiting).toBe(2);
@@ -184,8 +222,12 @@ describe('PostgreSQL destination', () => {
         await Promise.all([committing, second]);
       });
       await destination.withConnection(async (conn) => {
-        expect(await conn.all('SELECT city, cf_shared_key FROM accounts')).toEqual([{ city: 'second', cf_shared_key: '2' }]);
-        expect(await conn.all('SELECT column_name, source_key FROM _etl_columns')).toEqual([{ column_name: 'cf_shared_key', source_key: 'shared key' }]);
+        expect(await conn.all('SELECT city, cf_shared_key FROM accounts')).toEqual([
+          { city: 'second', cf_shared_key: '2' },
+        ]);
+        expect(await conn.all('SELECT column_name, source_key FROM _etl_columns')).toEqual([
+          { column_name: 'cf_shared_key', source_key: 'shared key' },
+        ]);
       });
     } finally {
       await other.close();
@@ -198,7 +240,12 @@ describe('PostgreSQL destination', () => {
       // every span adds the same new pivot columns: without the lock two of them would both try to add them
       await Promise.all(
         [destination, ...others].map((d, i) =>
-          loadAccounts(d, `2024-01-0${i + 1}`, [{ row: account(`C${i}`, `city ${i}`), fields: { 'new a': `a${i}`, 'new b': `b${i}` } }], `run-${i}`),
+          loadAccounts(
+            d,
+            `2024-01-0${i + 1}`,
+            [{ row: account(`C${i}`, `city ${i}`), fields: { 'new a': `a${i}`, 'new b': `b${i}` } }],
+            `run-${i}`,
+          ),
         ),
       );
       await destination.withConnection(async (conn) => {
@@ -206,7 +253,9 @@ describe('PostgreSQL destination', () => {
           [0, 1, 2, 3].map((i) => ({ customer_id: `C${i}`, cf_new_a: `a${i}`, cf_new_b: `b${i}` })),
         );
         expect(await conn.all('SELECT COUNT(*) AS n FROM _etl_windows')).toEqual([{ n: '4' }]);
-        expect(await conn.all('SELECT complete_through FROM _etl_watermarks')).toEqual([{ complete_through: '2024-01-04' }]);
+        expect(await conn.all('SELECT complete_through FROM _etl_watermarks')).toEqual([
+          { complete_through: '2024-01-04' },
+        ]);
       });
     } finally {
       await Promise.all(others.map((d) => d.close()));
@@ -244,9 +293,13 @@ describe('PostgreSQL destination', () => {
     try {
       await loadAccounts(odd, '2024-01-01', [{ row: account('C1', 'Athens'), fields: { tier: 'gold' } }]);
       await odd.withConnection(async (conn) => {
-        expect(await conn.all(`SELECT city, cf_tier FROM ${conn.schemaSql}.accounts`)).toEqual([{ city: 'Athens', cf_tier: 'gold' }]);
+        expect(await conn.all(`SELECT city, cf_tier FROM ${conn.schemaSql}.accounts`)).toEqual([
+          { city: 'Athens', cf_tier: 'gold' },
+        ]);
       });
-      await destination.withConnection(async (conn) => expect(await conn.all('SELECT * FROM public.accounts')).toEqual([]));
+      await destination.withConnection(async (conn) =>
+        expect(await conn.all('SELECT * FROM public.accounts')).toEqual([]),
+      );
     } finally {
       await odd.close();
     }

@@ -45,7 +45,10 @@ export function customerRoutes(context: RouteContext): Route[] {
           nationality: version.nationality,
           businessFields: Object.fromEntries(version.customFields),
         };
-        const body = includeLoyalty === 'true' ? { profile, loyalty: loyaltySummary(activity.loyaltyOf(customer, now)) } : { profile };
+        const body =
+          includeLoyalty === 'true'
+            ? { profile, loyalty: loyaltySummary(activity.loyaltyOf(customer, now)) }
+            : { profile };
         return json(200, context.readings.form.lookup(body));
       },
     },
@@ -104,6 +107,8 @@ function searchRecord(version: CustomerVersion, wanted: readonly string[]): Reco
     last: version.last,
     birthdate: version.birthdate,
     profileSet: `${formatUtcWall(version.profileSetMs)} UTC`,
-    businessFields: Object.fromEntries(wanted.filter((name) => fields.has(name)).map((name) => [name, fields.get(name) ?? null])),
+    businessFields: Object.fromEntries(
+      wanted.filter((name) => fields.has(name)).map((name) => [name, fields.get(name) ?? null]),
+    ),
   };
 }

@@ -25,14 +25,17 @@ export function exportRoutes(context: RouteContext): Route[] {
     const served = (position: number): unknown => {
       const record = window.served(position);
       if (!form.active || !('rows' in window.canonical(position))) return record;
-      return stream === 'accounts' ? form.account(record as Record<string, unknown>) : form.surveyElement(record as Record<string, unknown>);
+      return stream === 'accounts'
+        ? form.account(record as Record<string, unknown>)
+        : form.surveyElement(record as Record<string, unknown>);
     };
     let view: ExportPageView = {
       totalCount: window.totalCount,
       records: (from, to) => Array.from({ length: to - from }, (_, n) => served(from + n)),
     };
     view = readings.orderView(view, `${stream} ${start}..${end}`);
-    if (context.dataView) view = context.dataView(view, { stream, start, end, page: asked.ordinal, size: asked.size, request });
+    if (context.dataView)
+      view = context.dataView(view, { stream, start, end, page: asked.ordinal, size: asked.size, request });
     const to = Math.min(view.totalCount, asked.from + asked.size);
     return json(200, {
       pageNumber: asked.page,

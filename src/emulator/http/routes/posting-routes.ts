@@ -32,7 +32,14 @@ export function postingRoutes(context: RouteContext): Route[] {
         };
         const customerId = data.directory.customerId(customer);
         view = readings.orderView(view, `postings ${customerId}`);
-        if (context.dataView) view = context.dataView(view, { stream: 'postings', customerId, page: asked.ordinal, size: asked.size, request });
+        if (context.dataView)
+          view = context.dataView(view, {
+            stream: 'postings',
+            customerId,
+            page: asked.ordinal,
+            size: asked.size,
+            request,
+          });
         const to = Math.min(view.totalCount, asked.from + asked.size);
         const page = asked.from < to ? view.records(asked.from, to) : [];
         return json(200, { pageNumber: asked.page, pageSize: asked.size, totalCount: view.totalCount, data: page });

@@ -20,7 +20,8 @@ export function setupRoutes({ readings }: Pick<RouteContext, 'readings'>): Route
             throw SourceError.badRequest('body must be JSON');
           }
         }
-        const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).integrationToken : undefined;
+        const token =
+          typeof body === 'object' && body !== null ? (body as Record<string, unknown>).integrationToken : undefined;
         if (typeof token !== 'string' || token === '') throw SourceError.atLeastOneRequired('integrationToken');
         return json(200, integrationFor(token));
       },

@@ -10,7 +10,8 @@ import type { RouteContext } from './route-context.js';
  */
 export function truthRoutes({ data, truth, stats, faults, now }: RouteContext): Route[] {
   /** Rows as of `asOf` (an ISO instant or epoch milliseconds), by default the emulator's clock. */
-  const asOf = (rows: (asOfMs: number) => Iterable<unknown>) => (request: EmulatorRequest) => ndjson(rows(instantParam(request.query, 'asOf') ?? now()));
+  const asOf = (rows: (asOfMs: number) => Iterable<unknown>) => (request: EmulatorRequest) =>
+    ndjson(rows(instantParam(request.query, 'asOf') ?? now()));
   const ranged = (rows: (start: string, end: string) => Iterable<unknown>) => (request: EmulatorRequest) => {
     const { start, end } = dayRangeParams(request.query);
     return ndjson(rows(start, end));
@@ -19,8 +20,16 @@ export function truthRoutes({ data, truth, stats, faults, now }: RouteContext): 
     { method: 'GET', path: '/_emulator/truth/accounts', handle: ranged(truth.accounts) },
     { method: 'GET', path: '/_emulator/truth/survey-responses', handle: ranged(truth.surveyResponses) },
     { method: 'GET', path: '/_emulator/truth/postings', handle: ranged(truth.postings) },
-    { method: 'GET', path: '/_emulator/truth/rejects-accounts', handle: ranged((s, e) => truth.rejects('accounts', s, e)) },
-    { method: 'GET', path: '/_emulator/truth/rejects-surveys', handle: ranged((s, e) => truth.rejects('surveys', s, e)) },
+    {
+      method: 'GET',
+      path: '/_emulator/truth/rejects-accounts',
+      handle: ranged((s, e) => truth.rejects('accounts', s, e)),
+    },
+    {
+      method: 'GET',
+      path: '/_emulator/truth/rejects-surveys',
+      handle: ranged((s, e) => truth.rejects('surveys', s, e)),
+    },
     {
       method: 'GET',
       path: '/_emulator/truth/customers',
@@ -37,7 +46,11 @@ export function truthRoutes({ data, truth, stats, faults, now }: RouteContext): 
     { method: 'GET', path: '/_emulator/truth/loyalty-balance-details', handle: asOf(truth.loyaltyBalanceDetails) },
     { method: 'GET', path: '/_emulator/truth/vouchers', handle: asOf(truth.vouchers) },
     { method: 'GET', path: '/_emulator/truth/surveys', handle: () => json(200, truth.surveys()) },
-    { method: 'GET', path: '/_emulator/stats', handle: () => json(200, { requests: stats.requests(), byPath: stats.snapshot() }) },
+    {
+      method: 'GET',
+      path: '/_emulator/stats',
+      handle: () => json(200, { requests: stats.requests(), byPath: stats.snapshot() }),
+    },
     {
       method: 'GET',
       path: '/_emulator/info',

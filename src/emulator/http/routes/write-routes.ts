@@ -89,7 +89,11 @@ const PAGE_VIEW: Members = {
  */
 export function writeRoutes(context: RouteContext): Route[] {
   const writes = new Writes(context);
-  const route = (method: Route['method'], path: string, write: (body: Body, query: URLSearchParams) => void): Route => ({
+  const route = (
+    method: Route['method'],
+    path: string,
+    write: (body: Body, query: URLSearchParams) => void,
+  ): Route => ({
     method,
     path,
     handle: async (request) => {
@@ -129,7 +133,8 @@ class Writes {
     if (customer < 0) throw SourceError.dataNotFound();
     // Identifiers find the customer and never change; one that belongs to someone else is a conflict.
     const id = this.data.directory.customerId(customer);
-    if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id) throw SourceError.notUnique('accountId');
+    if (typeof body.accountId === 'string' && body.accountId !== '' && body.accountId !== id)
+      throw SourceError.notUnique('accountId');
     const byEmail = email ? this.data.directory.findByEmail(email) : -1;
     if (byEmail >= 0 && byEmail !== customer) throw SourceError.notUnique('email');
     this.activity.modify(customer, profileEdit(body), this.context.now());
@@ -157,7 +162,10 @@ class Writes {
     original.rolledBack = true;
     if (original.customer >= 0 && original.booked.length > 0) {
       const history = activity.postingsOf(original.customer);
-      activity.book(original.customer, reversalPostings(history, original.booked, this.instantOf(body.closeTime as string), this.context.now()));
+      activity.book(
+        original.customer,
+        reversalPostings(history, original.booked, this.instantOf(body.closeTime as string), this.context.now()),
+      );
       this.notify(original.customer, 'ROLLBACK');
     }
   }
@@ -167,7 +175,8 @@ class Writes {
     const reference = body.referenceNumber as string;
     const identity = body.account as Body;
     const customer = this.customerOf(identity);
-    const owner = customer >= 0 ? this.data.directory.customerId(customer) : String(identity.phone || identity.email || '');
+    const owner =
+      customer >= 0 ? this.data.directory.customerId(customer) : String(identity.phone || identity.email || '');
     const now = this.context.now();
     const { appointments } = this.activity;
     const existing = appointments.get(reference);
@@ -182,7 +191,9 @@ class Writes {
 
   pageView(body: Body): void {
     checkBody(body, PAGE_VIEW);
-    const wrongType = (body.items as Body[]).flatMap((item, i) => (item.type === 'Product' || item.type === 'Service' ? [] : [`items[${i}].type`]));
+    const wrongType = (body.items as Body[]).flatMap((item, i) =>
+      item.type === 'Product' || item.type === 'Service' ? [] : [`items[${i}].type`],
+    );
     if (wrongType.length > 0) throw SourceError.invalidFields(wrongType.join(', '));
     this.activity.pageViews++;
   }
@@ -194,7 +205,10 @@ class Writes {
     const customer = this.customerOf(body[identity]);
     const redeemed = body.redeemed as number;
     // A redemption debits the home wallet, so it is held against that wallet's points as of now.
-    if (redeemed > 0 && (customer < 0 || pointsWorth(redeemed) > activity.loyaltyOf(customer, context.now()).wallets[0]!.point)) {
+    if (
+      redeemed > 0 &&
+      (customer < 0 || pointsWorth(redeemed) > activity.loyaltyOf(customer, context.now()).wallets[0]!.point)
+    ) {
       throw SourceError.invalidFields('redeemed');
     }
     const booked =
@@ -230,7 +244,9 @@ class Writes {
 
   private notify(customer: number, source: string): void {
     const { activity, context } = this;
-    context.webhooks.notify(loyaltyUpdatedBodyOf(activity.latest(customer), activity.loyaltyOf(customer, context.now()), source));
+    context.webhooks.notify(
+      loyaltyUpdatedBodyOf(activity.latest(customer), activity.loyaltyOf(customer, context.now()), source),
+    );
   }
 }
 
@@ -242,7 +258,9 @@ function profileEdit(body: Body): ProfileEdit {
     edit[name] = body[name] === '' ? null : (body[name] as string | null);
   }
   if (isObject(body.businessFields)) {
-    edit.businessFields = Object.fromEntries(Object.entries(body.businessFields).map(([k, v]) => [k, v === '' ? null : (v as string | null)]));
+    edit.businessFields = Object.fromEntries(
+      Object.entries(body.businessFields).map(([k, v]) => [k, v === '' ? null : (v as string | null)]),
+    );
   }
   return edit;
 }
