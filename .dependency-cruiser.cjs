@@ -1,6 +1,6 @@
 /**
- * The imports that must never be (../shared/ARCHITECTURE.md, "Never"), checked by `npm run check:architecture`
- * in CI. Each rule names the parts of `src/` as ARCHITECTURE.md does.
+ * The imports that must never be (docs/architecture.md, "Never"), checked by `npm run check:architecture`
+ * in CI. Each rule names the parts of `src/` as docs/architecture.md does, and says why in its comment.
  */
 module.exports = {
   forbidden: [
