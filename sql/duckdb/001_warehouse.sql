@@ -1,4 +1,4 @@
--- The warehouse tables of loyalty-etl (DuckDB). Column meanings: README.md, "The warehouse".
+-- The warehouse tables of loyalty-etl (DuckDB). Column meanings: docs/warehouse.md.
 -- Pivot columns (cf_* on accounts, q_* on survey_responses) are added at load time; _etl_columns maps each
 -- back to its source key.
 

@@ -1,5 +1,5 @@
 -- Survey answers, loyalty postings, reference data, and the account change signal.
--- survey_id and response_id are derived from content (README.md, "Keys without ids"); q_* pivot columns
+-- survey_id and response_id are derived from content (docs/warehouse.md, "Keys without ids"); q_* pivot columns
 -- are added to survey_responses at load time and mapped in _etl_columns.
 
 CREATE TABLE IF NOT EXISTS survey_responses (

@@ -1,5 +1,5 @@
 -- Operating the warehouse from several processes: run leases, window claims, shared backfills, the run lock.
--- README.md, "Backfills, claims and locks" describes how these columns and tables are used.
+-- docs/operations.md describes how these columns and tables are used.
 
 -- A run is alive while it is 'running' and its lease (expires_at, renewed by its process) lies ahead.
 -- host and pid name the process, so a dead process on the same host is noticed without waiting.

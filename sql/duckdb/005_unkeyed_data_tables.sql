@@ -1,7 +1,7 @@
--- The data tables without index-backed keys. Their keys (README.md, "The warehouse") hold because every load
+-- The data tables without index-backed keys. Their keys (docs/warehouse.md, "Keys") hold because every load
 -- merges on them — it deletes the rows the staged ones replace and inserts the staged ones, one transaction per
 -- span — not because DuckDB checks them: an ART index of a key made every load maintain a second copy of it,
--- kept in memory, which grew with the table and cost more than the rows themselves (README.md, "Performance").
+-- kept in memory, which grew with the table and cost more than the rows themselves (docs/performance.md).
 -- The ledger tables (_etl_runs, _etl_windows, _etl_watermarks, …) keep theirs: they are small and their writes
 -- rely on them; _etl_account_windows, a data table of the accounts stream, is unkeyed too.
 -- Each table is copied as it is (pivot columns included), then its NOT NULL columns are marked again.

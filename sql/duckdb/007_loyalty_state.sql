@@ -1,4 +1,4 @@
--- Loyalty state and vouchers (README.md, "The warehouse"; docs/warehouse.md): what the service reports about each
+-- Loyalty state and vouchers (docs/warehouse.md): what the service reports about each
 -- customer today, and when each customer was last asked by each state stream. Like every data table here since
 -- 005, no index-backed key: the merge keeps the keys (docs/warehouse.md).
 

@@ -1,4 +1,4 @@
--- History of accounts (README.md, "History"; docs/warehouse.md, "History"). Every commit of the accounts stream
+-- History of accounts (docs/history.md; docs/warehouse.md, "History"). Every commit of the accounts stream
 -- records what each window served in _etl_accounts_observations (one row per customer and window, with a hash of
 -- its content) and rebuilds the versions of the customers it touched in accounts_history from all of their
 -- observations, so the versions never depend on the order windows are loaded in (src/load/history-statements.ts).

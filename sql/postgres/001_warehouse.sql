@@ -1,4 +1,4 @@
--- The warehouse tables of loyalty-etl (PostgreSQL). Column meanings: README.md, "The warehouse".
+-- The warehouse tables of loyalty-etl (PostgreSQL). Column meanings: docs/warehouse.md.
 -- The same tables, columns and keys as sql/duckdb/001_warehouse.sql, in plain PostgreSQL only (no
 -- extensions, foreign keys, triggers or exclusion constraints), so the file also runs on Citus; the
 -- distribution column each table would take there is in sql/postgres/README.md.

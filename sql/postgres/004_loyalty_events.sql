@@ -1,5 +1,5 @@
 -- Loyalty webhook events stored by `loyalty-etl webhook`, and how far each job's postings stream has read them
--- (PostgreSQL). event_key is derived from the body (README.md, "The loyalty webhook"); seq numbers events in
+-- (PostgreSQL). event_key is derived from the body (docs/webhook.md, "Events and their keys"); seq numbers events in
 -- the order they were committed; the postings selection `webhook` asks for the customers of events after its
 -- bookmark.
 

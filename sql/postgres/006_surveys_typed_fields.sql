@@ -1,4 +1,4 @@
--- What an analyst finds surveys and typed custom fields by (README.md, "The warehouse"; docs/warehouse.md).
+-- What an analyst finds surveys and typed custom fields by (docs/warehouse.md).
 -- survey_questions keeps each question's place in its survey: the first one labels the survey.
 -- surveys is rebuilt from survey_questions and survey_responses at every commit of the surveys stream, and a
 -- view per survey (surveys.view_name) holds that survey's q_ columns alone. accounts_typed reads the cf_ columns

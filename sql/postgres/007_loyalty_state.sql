@@ -1,4 +1,4 @@
--- Loyalty state and vouchers (README.md, "The warehouse"; docs/warehouse.md), PostgreSQL: what the service reports
+-- Loyalty state and vouchers (docs/warehouse.md), PostgreSQL: what the service reports
 -- about each customer today, and when each customer was last asked by each state stream.
 
 CREATE TABLE IF NOT EXISTS loyalty_status (

@@ -1,4 +1,4 @@
--- History of the loyalty state and vouchers (README.md, "History"; docs/warehouse.md, "History"). A customer's
+-- History of the loyalty state and vouchers (docs/history.md; docs/warehouse.md, "History"). A customer's
 -- answer is the whole of its state in a table: every time a state stream asks a customer, the instant is logged
 -- (_etl_loyalty_status_asked, _etl_vouchers_asked), each row present then is an observation of its key, and the
 -- versions of the customer's keys are rebuilt from all of the customer's observations: a version starts at the

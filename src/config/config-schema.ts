@@ -153,7 +153,7 @@ const jobSchema = z
     reject_threshold: z.number().min(0).max(1).default(0.05),
     /**
      * The state streams ask the customers with a sign of change in the night's windows, plus a rolling sweep
-     * that asks every customer at least once in this many nights (README: "Which customers the state streams ask").
+     * that asks every customer at least once in this many nights (docs/customers.md).
      */
     sweep_days: z.int().min(1).max(366).default(DEFAULT_SWEEP_DAYS),
     postings: z
