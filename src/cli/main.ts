@@ -6,7 +6,7 @@ import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
 import { UnsafeTargetError } from '../load/replace-file.js';
-import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse-errors.js';
+import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';

@@ -1,4 +1,4 @@
-import { qualified, quoteIdent } from './identifiers.js';
+import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import { latestOrder, type Statement } from './merge-statements.js';
 import { stagedRows } from './staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';

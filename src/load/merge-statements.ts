@@ -1,8 +1,8 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
-import { qualified, quoteIdent } from './identifiers.js';
+import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import type { HistoryContext } from './history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
-import type { Statement } from './sql-connection.js';
+import type { Statement } from './warehouse/sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { pivotChild, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';

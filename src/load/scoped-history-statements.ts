@@ -1,6 +1,6 @@
 import { keptColumns, type HistoryContext } from './history-context.js';
-import { qualified, quoteIdent as q } from './identifiers.js';
-import type { Statement } from './sql-connection.js';
+import { qualified, quoteIdent as q } from './warehouse/identifiers.js';
+import type { Statement } from './warehouse/sql-connection.js';
 import { stagedRows } from './staging.js';
 import type { HistoryScope, HistorySpec, TableSpec } from './table-spec.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { quoteLiteral } from '../identifiers.js';
+import { quoteLiteral } from '../warehouse/identifiers.js';
 import type { ExportSource } from '../parquet-export.js';
 import { WarehouseBusyError } from './duckdb-destination.js';
 

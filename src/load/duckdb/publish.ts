@@ -6,7 +6,7 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
 import { replaceFile, replaceWorkDirOf } from '../replace-file.js';
-import type { SqlConnection } from '../sql-connection.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
 export interface PublishSource {

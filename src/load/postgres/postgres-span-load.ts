@@ -8,7 +8,7 @@ import { holdAnalystsLock } from '../analyst-views.js';
 import { mergeSpan } from '../merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
-import { quoteIdent } from '../identifiers.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
 import {
   createStagingSql,
   DUPLICATE_COLUMNS,
@@ -19,7 +19,7 @@ import {
   stagingName,
 } from '../staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
-import { postgresDialect } from '../warehouse-dialect.js';
+import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
 import { SpanKeys } from '../span-keys.js';
 import { PostgresSqlConnection } from './postgres-connection.js';
