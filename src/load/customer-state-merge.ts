@@ -1,6 +1,6 @@
 import { qualified, quoteIdent as q } from './warehouse/identifiers.js';
 import type { Statement } from './warehouse/sql-connection.js';
-import { stagedRows } from './staging.js';
+import { stagedRows } from './staging/staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse/warehouse-dialect.js';
 

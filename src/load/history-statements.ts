@@ -1,6 +1,6 @@
 import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import { latestOrder, type Statement } from './merge-statements.js';
-import { stagedRows } from './staging.js';
+import { stagedRows } from './staging/staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';
 import { scopedHistoryStatements } from './scoped-history-statements.js';
 import type { HistorySpec, TableSpec } from './table-spec.js';

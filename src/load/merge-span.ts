@@ -7,8 +7,14 @@ import { refreshDerived } from './derived-objects.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from './warehouse/sql-connection.js';
-import { byKeyRepetition, type StagedKeys } from './span-keys.js';
-import { FIELD_REJECTS_STAGING, FIELD_REJECTS_TABLE, REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
+import { byKeyRepetition, type StagedKeys } from './staging/span-keys.js';
+import {
+  FIELD_REJECTS_STAGING,
+  FIELD_REJECTS_TABLE,
+  REJECTS_STAGING,
+  REJECTS_TABLE,
+  stagedRows,
+} from './staging/staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse/warehouse-dialect.js';
 

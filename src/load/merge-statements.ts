@@ -3,8 +3,8 @@ import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import type { HistoryContext } from './history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
 import type { Statement } from './warehouse/sql-connection.js';
-import { byKeyRepetition, type StagedKeys } from './span-keys.js';
-import { pivotChild, stagedRows } from './staging.js';
+import { byKeyRepetition, type StagedKeys } from './staging/span-keys.js';
+import { pivotChild, stagedRows } from './staging/staging.js';
 import type { TableSpec } from './table-spec.js';
 
 class Params {

@@ -1,7 +1,7 @@
 import { pivotColumnName } from '../transform/column-names.js';
 import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import type { SqlConnection } from './warehouse/sql-connection.js';
-import { pivotChild, stagingName } from './staging.js';
+import { pivotChild, stagingName } from './staging/staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse/warehouse-dialect.js';
 

@@ -10,7 +10,7 @@ import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerTyp
 import { qualified, quoteIdent, quoteLiteral } from './warehouse/identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from './warehouse/sql-connection.js';
-import { pivotChild, stagedRows } from './staging.js';
+import { pivotChild, stagedRows } from './staging/staging.js';
 import type { ColumnType, TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse/warehouse-dialect.js';
 

@@ -15,13 +15,13 @@ import {
   REJECTS_TABLE,
   spanStagingTables,
   stagingName,
-} from '../staging.js';
+} from '../staging/staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import type { DeferredVacuum } from './deferred-vacuum.js';
 import type { PoolTrim } from './pool-trim.js';
-import { SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../staging/span-keys.js';
 
 interface Staged {
   name: string;

@@ -17,11 +17,11 @@ import {
   REJECTS_STAGING,
   spanStagingTables,
   stagingName,
-} from '../staging.js';
+} from '../staging/staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
 import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
-import { SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../staging/span-keys.js';
 import { PostgresSqlConnection } from './postgres-connection.js';
 
 /**

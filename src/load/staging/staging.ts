@@ -1,6 +1,6 @@
-import { quoteIdent } from './warehouse/identifiers.js';
-import type { ColumnSpec, StagedWith, TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse/warehouse-dialect.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import type { ColumnSpec, StagedWith, TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** Name of the staging table of a target table; staging tables are temporary, one set per window load. */
 export function stagingName(table: string): string {
