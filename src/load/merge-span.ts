@@ -1,7 +1,7 @@
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { MergedSpan, SpanLoadRequest } from './destination.js';
-import { historyStatements } from './history-statements.js';
+import { historyStatements } from './history/history-statements.js';
 import { qualified, quoteIdent } from './warehouse/identifiers.js';
 import { refreshDerived } from './derived-objects.js';
 import { mergeStatements } from './merge-statements.js';

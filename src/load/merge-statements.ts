@@ -1,6 +1,6 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
 import { qualified, quoteIdent } from './warehouse/identifiers.js';
-import type { HistoryContext } from './history-context.js';
+import type { HistoryContext } from './history/history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
 import type { Statement } from './warehouse/sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './staging/span-keys.js';
@@ -187,5 +187,3 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
     },
   ];
 }
-
-export type { Statement };
