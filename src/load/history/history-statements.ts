@@ -1,7 +1,6 @@
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
-import { latestOrder } from '../merge-statements.js';
 import type { Statement } from '../warehouse/sql-connection.js';
-import { stagedRows } from '../staging/staging.js';
+import { latestOrder, stagedRows } from '../staging/staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';
 import { scopedHistoryStatements } from './scoped-history-statements.js';
 import type { HistorySpec, TableSpec } from '../table-spec.js';

@@ -64,6 +64,15 @@ export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: r
   );
 }
 
+/**
+ * The order of a key's staged rows, the winner first: the last occurrence, or for a `latest-wins` rule with `order`,
+ * the latest window, then the greatest value of that column.
+ */
+export function latestOrder(spec: TableSpec): string {
+  const order = spec.merge.kind === 'latest-wins' ? spec.merge.order : undefined;
+  return order ? `"_window_start" DESC, ${quoteIdent(order)} DESC NULLS LAST, "_seq" DESC` : '"_seq" DESC';
+}
+
 /** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from `SpanKeys`. */
 export const DUPLICATES_STAGING = '_stg_duplicates';
 
