@@ -1,7 +1,7 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import { mergeSpan } from '../merge-span.js';
+import { mergeSpan } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../warehouse/identifiers.js';

@@ -1,11 +1,11 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
-import { qualified, quoteIdent } from './warehouse/identifiers.js';
-import type { HistoryContext } from './history/history-context.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { HistoryContext } from '../history/history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
-import type { Statement } from './warehouse/sql-connection.js';
-import { byKeyRepetition, type StagedKeys } from './staging/span-keys.js';
-import { latestOrder, pivotChild, stagedRows } from './staging/staging.js';
-import type { TableSpec } from './table-spec.js';
+import type { Statement } from '../warehouse/sql-connection.js';
+import { byKeyRepetition, type StagedKeys } from '../staging/span-keys.js';
+import { latestOrder, pivotChild, stagedRows } from '../staging/staging.js';
+import type { TableSpec } from '../table-spec.js';
 
 class Params {
   readonly values: unknown[] = [];
