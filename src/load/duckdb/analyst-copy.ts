@@ -2,7 +2,7 @@ import { rename, rm } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
-import { analystValue, isWithheld } from '../personal-data.js';
+import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
 /**

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { migrate } from '../warehouse/migrate.js';
-import { dropSharedQuestionColumns } from '../survey-catalog.js';
+import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
 import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';

@@ -3,7 +3,7 @@ import type { Window } from '../../plan/windows.js';
 import type { MergedSpan, SpanLoadRequest } from '../destination.js';
 import { historyStatements } from '../history/history-statements.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
-import { refreshDerived } from '../derived-objects.js';
+import { refreshDerived } from '../derived/derived-objects.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';

@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import { holdAnalystsLock } from '../analyst-views.js';
+import { holdAnalystsLock } from '../derived/analyst-views.js';
 import { mergeSpan } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
