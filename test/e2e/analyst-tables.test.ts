@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { runSqlPrompt } from '../../src/commands/sql-prompt.js';
 import { DuckDbReader } from '../../src/load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
-import { describeRelations } from '../../src/load/table-comments.js';
+import { describeRelations } from '../../src/load/catalog/table-comments.js';
 import { duckdbDialect, postgresDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import type { WarehouseReader } from '../../src/load/warehouse/warehouse-reader.js';
 import { backfillCommand } from '../../src/commands/backfill.js';

@@ -3,7 +3,7 @@ import { qualified, quoteIdent } from '../warehouse/identifiers.js';
 import { analystValue, isWithheld } from './personal-data.js';
 import type { ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { describeRelations } from '../table-comments.js';
+import { describeRelations } from '../catalog/table-comments.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The pipeline's record of the analysts' policy (PostgreSQL, `sql/postgres/011_analysts.sql`); not shown to analysts. */

@@ -1,7 +1,7 @@
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import type { TableSpec } from '../table-spec.js';
 import { refreshSurveyCatalog } from './survey-catalog.js';
-import { commentWarehouse } from '../table-comments.js';
+import { commentWarehouse } from '../catalog/table-comments.js';
 import { refreshAnalystViews } from './analyst-views.js';
 import { refreshTypedFields } from './typed-fields.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';

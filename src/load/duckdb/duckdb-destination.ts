@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { migrate } from '../warehouse/migrate.js';
 import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
-import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../catalog/table-comments.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import { Mutex } from '../warehouse/mutex.js';

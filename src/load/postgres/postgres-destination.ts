@@ -5,7 +5,7 @@ import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
 import { quoteIdent } from '../warehouse/identifiers.js';
 import { migrate } from '../warehouse/migrate.js';
 import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
-import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../catalog/table-comments.js';
 import { recordAnalystsPolicy, refreshAnalystViews } from '../derived/analyst-views.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { postgresDialect } from '../warehouse/warehouse-dialect.js';
