@@ -5,7 +5,7 @@ import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
-import { UnsafeTargetError } from '../load/replace-file.js';
+import { UnsafeTargetError } from '../load/export/replace-file.js';
 import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import type { ExportManifest } from '../../src/load/parquet-export.js';
+import type { ExportManifest } from '../../src/load/export/parquet-export.js';
 import { quoteIdent, quoteLiteral } from '../../src/load/warehouse/identifiers.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
