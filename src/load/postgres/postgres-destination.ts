@@ -129,7 +129,7 @@ export class PostgresDestination implements Destination {
     });
   }
 
-  /** Records what analysts may read of personal data, and makes their schema of views (`load/analyst-views.ts`). */
+  /** Records what analysts may read of personal data, and makes their schema of views (`derived/analyst-views.ts`). */
   async keepAnalysts(policy: AnalystsPolicy, runId: string): Promise<void> {
     await this.withConnection((conn) =>
       recordAnalystsPolicy(conn, postgresDialect, this.schema, policy, { runId, now: new Date().toISOString() }),
