@@ -48,6 +48,38 @@ module.exports = {
       to: { path: '^src/state/' },
     },
     {
+      name: 'load-dialects-apart',
+      comment: 'duckdb/ and postgres/ are the same shape side by side: what both need lives in the rooms of load/.',
+      severity: 'error',
+      from: { path: '^src/load/(duckdb|postgres)/' },
+      to: { path: '^src/load/(duckdb|postgres)/', pathNot: '^src/load/$1/' },
+    },
+    {
+      name: 'load-only-the-opening-picks-a-dialect',
+      comment: "The rooms of load/ serve both warehouses; only opening a destination chooses one's folder.",
+      severity: 'error',
+      from: {
+        path: '^src/load/',
+        pathNot: ['^src/load/(duckdb|postgres)/', '^src/load/open-(destination|when-free)\\.ts$'],
+      },
+      to: { path: '^src/load/(duckdb|postgres)/' },
+    },
+    {
+      name: 'load-warehouse-is-the-ground-floor',
+      comment:
+        'load/warehouse/ (connection, identifiers, dialect, migrations) stands on nothing of load/ but the table specs.',
+      severity: 'error',
+      from: { path: '^src/load/warehouse/' },
+      to: { path: '^src/load/', pathNot: ['^src/load/warehouse/', '^src/load/table-spec\\.ts$'] },
+    },
+    {
+      name: 'load-merge-runs-in-a-span-load',
+      comment: "A span's merge runs inside the span load of a dialect: staging, history and derived objects serve it.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/load/(merge|duckdb|postgres)/' },
+      to: { path: '^src/load/merge/' },
+    },
+    {
       name: 'stages-know-no-command-line',
       comment: 'Load, state, pipeline and streams know nothing of the command line.',
       severity: 'error',

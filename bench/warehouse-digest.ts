@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DestinationSettings, StreamName } from '../src/plan/job-plan.js';
-import { quoteIdent } from '../src/load/identifiers.js';
+import { quoteIdent } from '../src/load/warehouse/identifiers.js';
 import { openDestination } from '../src/load/open-destination.js';
 import { startBenchEmulator } from './support/bench-emulator.js';
 import { writeBenchJobs } from './support/bench-jobs.js';

@@ -16,7 +16,7 @@ export {
 } from './plan/job-plan.js';
 export type { Destination, DestinationCapabilities, SpanLoad, SpanLoadRequest } from './load/destination.js';
 export { openDestination } from './load/open-destination.js';
-export type { SqlConnection } from './load/sql-connection.js';
+export type { SqlConnection } from './load/warehouse/sql-connection.js';
 export { createLogger, silentLogger, type Logger } from './log/logger.js';
 export { loadSpan } from './pipeline/load-span.js';
 export { runJob, type JobRunRequest, type JobRunResult } from './pipeline/run-job.js';

@@ -1,5 +1,5 @@
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
-import { quoteIdent } from '../../src/load/identifiers.js';
+import { quoteIdent } from '../../src/load/warehouse/identifiers.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { runCli, type CliRun } from './cli-process.js';
 

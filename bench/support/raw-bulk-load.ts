@@ -4,10 +4,10 @@ import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duc
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/load/duckdb/duckdb-destination.js';
-import { quoteIdent } from '../../src/load/identifiers.js';
+import { quoteIdent } from '../../src/load/warehouse/identifiers.js';
 import { copyTextRow } from '../../src/load/postgres/copy-text-row.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';
-import { duckdbDialect, postgresDialect, type WarehouseDialect } from '../../src/load/warehouse-dialect.js';
+import { duckdbDialect, postgresDialect, type WarehouseDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import type { RowSink, StagedRows } from './row-sink.js';
 
 /** Rows gathered per COPY of the raw PostgreSQL load: one statement per this many rows, as a bulk load would. */

@@ -1,7 +1,8 @@
 -- History of accounts (docs/history.md; docs/warehouse.md, "History"). Every commit of the accounts stream
 -- records what each window served in _etl_accounts_observations (one row per customer and window, with a hash of
 -- its content) and rebuilds the versions of the customers it touched in accounts_history from all of their
--- observations, so the versions never depend on the order windows are loaded in (src/load/history-statements.ts).
+-- observations, so the versions never depend on the order windows are loaded in
+-- (src/load/history/history-statements.ts).
 -- A warehouse that held accounts before this file starts its history with each customer's current row, observed
 -- in the window that served it (accounts._window_start): the versions before it were overwritten and are lost,
 -- unless a backfill re-reads the windows that served them, whose observations then take their place in time.

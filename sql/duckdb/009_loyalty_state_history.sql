@@ -4,8 +4,8 @@
 -- versions of the customer's keys are rebuilt from all of the customer's observations: a version starts at the
 -- first observation of a content and ends at the next observation with another content or without the key
 -- (a wallet gone, a voucher no longer listed, a customer answered 1005), whatever order nights are loaded in
--- (src/load/scoped-history-statements.ts). valid_from/valid_to are instants (TIMESTAMPTZ): when the customer was
--- asked. A warehouse that held the state before this file starts each customer's history with its current rows,
+-- (src/load/history/scoped-history-statements.ts). valid_from/valid_to are instants (TIMESTAMPTZ): when the
+-- customer was asked. A warehouse that held the state before this file starts each customer's history with its current rows,
 -- observed when it was last asked (_etl_customer_observations); vouchers already gone have no version.
 
 -- Like the other data tables here (005_unkeyed_data_tables.sql), they declare no key: the loader keeps it.

@@ -1,7 +1,7 @@
 -- Where each survey question's answers are (docs/warehouse.md, "Surveys and their views"): survey_responses no longer
 -- has q_ columns (one column held the answers of different questions of different surveys); each survey's view has
 -- a column per question of its own, typed from its answers. Rebuilt at every commit of the surveys stream. The q_
--- columns of warehouses made before are dropped by the loader after this migration (load/survey-catalog.ts).
+-- columns of warehouses made before are dropped by the loader after this migration (load/derived/survey-catalog.ts).
 
 CREATE TABLE IF NOT EXISTS survey_question_columns (
   survey_id text NOT NULL,

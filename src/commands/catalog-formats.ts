@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { DescribedRelation } from '../load/table-comments.js';
+import type { DescribedRelation } from '../load/catalog/table-comments.js';
 
 /** Where the described tables are read from, for the catalog's header and dbt's `schema`. */
 export interface CatalogTarget {

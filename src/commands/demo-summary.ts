@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import { count } from './counts.js';
 import { readAs } from './stream-units.js';

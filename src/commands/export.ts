@@ -9,7 +9,7 @@ import {
   exportDirProblem,
   exportParquet,
   type ExportSource,
-} from '../load/parquet-export.js';
+} from '../load/export/parquet-export.js';
 import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
 import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { StatementResult } from '../load/warehouse-reader.js';
+import type { StatementResult } from '../load/warehouse/warehouse-reader.js';
 import { table } from './table.js';
 
 /** How `sql` prints a result: a text table for people, CSV or JSON for programs. */

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse-reader.js';
+import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { type Output, type OutputFormat, writeResult } from './result-output.js';
 import { splitSql } from './sql-statements.js';
 

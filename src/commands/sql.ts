@@ -8,7 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../load/postgres/postgres-reader.js';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse-reader.js';
+import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { registerSecret } from '../log/redact.js';
 import { type OutputFormat, writeResult } from './result-output.js';
 import { runSqlPrompt } from './sql-prompt.js';

@@ -1,6 +1,6 @@
 import type { StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
-import { quoteIdent } from '../load/identifiers.js';
+import { quoteIdent } from '../load/warehouse/identifiers.js';
 import { firstPeriodEnd, stateCoverage, type StateCoverage } from '../state/state-coverage.js';
 import { streamDefinition } from '../streams/registry.js';
 

@@ -1,8 +1,8 @@
 import type { AnalystsPolicy } from '../plan/job-plan.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { SqlConnection } from './sql-connection.js';
-import type { DescribedRelation } from './table-comments.js';
+import type { SqlConnection } from './warehouse/sql-connection.js';
+import type { DescribedRelation } from './catalog/table-comments.js';
 import type { Row, TableSpec } from './table-spec.js';
 
 /** What a destination can do; the pipeline reads these instead of asking which database it is. */

@@ -2,7 +2,7 @@ import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Destination } from './destination.js';
 import { DuckDbDestination } from './duckdb/duckdb-destination.js';
 import { DEFAULT_LOCK_TIMEOUT_S, PostgresDestination } from './postgres/postgres-destination.js';
-import { WarehouseConfigError } from './warehouse-errors.js';
+import { WarehouseConfigError } from './warehouse/warehouse-errors.js';
 
 /**
  * Opens the configured warehouse and brings its tables up to date. With `create: false` (the commands that only

@@ -58,8 +58,8 @@ export type StagedWith =
 
 /**
  * What the loader keeps current from a table's rows, in the same transaction, after each merge of it:
- * - `surveys`: the `surveys` table and a wide view per survey (`load/survey-catalog.ts`);
- * - `typed-fields`: typed `cf_` columns where `profile_fields` gives a type (`load/typed-fields.ts`).
+ * - `surveys`: the `surveys` table and a wide view per survey (`load/derived/survey-catalog.ts`);
+ * - `typed-fields`: typed `cf_` columns where `profile_fields` gives a type (`load/derived/typed-fields.ts`).
  */
 export type DerivedObjects = 'surveys' | 'typed-fields';
 

@@ -1,6 +1,6 @@
 import type { StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
-import { Mutex } from '../load/mutex.js';
+import { Mutex } from '../load/warehouse/mutex.js';
 import { addDays, type Day } from '../plan/days.js';
 import { groupWindows, type Window } from '../plan/windows.js';
 import type { Backfill } from '../state/backfills.js';

@@ -1,4 +1,4 @@
-import type { JobSettings } from '../plan/job-plan.js';
+import type { JobSettings } from './job-plan.js';
 import { addDays, daysBetween, maxDay, type Day } from './days.js';
 import { planWindows, type Window } from './windows.js';
 

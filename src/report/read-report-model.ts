@@ -1,6 +1,6 @@
 import type { JobSettings } from '../plan/job-plan.js';
-import { qualified } from '../load/identifiers.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import { qualified } from '../load/warehouse/identifiers.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import { readJobStatus } from '../state/status-report.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';

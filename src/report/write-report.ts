@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { JobSettings } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
-import { replaceFile, replaceProblem } from '../load/replace-file.js';
+import { replaceFile, replaceProblem } from '../load/export/replace-file.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { readReportModel } from './read-report-model.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { ensureWindowRows } from './ledger.js';

@@ -1,6 +1,6 @@
 import type { CustomerRule, PostingsSweep } from '../plan/customer-rule.js';
 import { addDays, maxDay } from '../plan/days.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Window } from '../plan/windows.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
 import { pagedSelection, type SelectedRow } from './paged-selection.js';

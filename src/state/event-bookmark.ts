@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { readWatermark } from './ledger.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { SqlConnection } from '../load/sql-connection.js';
-import { quoteIdent } from '../load/identifiers.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import { quoteIdent } from '../load/warehouse/identifiers.js';
 
 /** A history table (`accounts_history`, …) as `status` shows it: it grows with changes, not with nights. */
 export interface HistoryStatus {

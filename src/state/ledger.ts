@@ -1,7 +1,7 @@
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
-import type { SqlConnection } from '../load/sql-connection.js';
-import { valuesList } from '../load/values-list.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import { valuesList } from '../load/warehouse/values-list.js';
 
 /**
  * Windows written per ledger statement. A statement carries only what differs from window to window (the

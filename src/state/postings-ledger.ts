@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Day } from '../plan/days.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 
 /** The windows of `stream` from `from` to `to` that hold rejected records (`_etl_rejects`): what `replay --rejects` loads again. */
 export async function rejectedWindows(

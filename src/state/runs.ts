@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DestinationCapabilities } from '../load/destination.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 
 /**
  * A run is one process working on a job (`run`, `backfill`, `demo`), recorded in `_etl_runs`. It is alive

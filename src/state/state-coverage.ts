@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 import type { JobSettings } from '../plan/job-plan.js';
 import type { UnlistedField } from './unlisted-fields.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
 import type { HistoryStatus } from './history-status.js';

@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerSelection, WarehouseRead } from './selected-customers.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';

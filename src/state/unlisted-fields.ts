@@ -1,5 +1,5 @@
-import type { SqlConnection } from '../load/sql-connection.js';
-import { valuesList } from '../load/values-list.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import { valuesList } from '../load/warehouse/values-list.js';
 
 /** A member the spec does not list, as a span saw it: the record type, its path, the table keeping it, in how many rows. */
 export interface UnlistedSighting {

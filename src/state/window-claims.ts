@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DestinationCapabilities } from '../load/destination.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { liveRunSql } from './runs.js';

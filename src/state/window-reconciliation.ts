@@ -1,6 +1,6 @@
 import type { StreamName } from '../plan/job-plan.js';
-import { quoteIdent } from '../load/identifiers.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import { quoteIdent } from '../load/warehouse/identifiers.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 
 /** The streams of what the service knows about each customer today: snapshots, not records of a window. */

@@ -54,7 +54,7 @@ export const surveyResponsesTable: TableSpec = {
   key: ['response_id'],
   merge: { kind: 'replace-window' },
   // no answer columns: a code names different questions in different surveys, so each survey's own view holds its
-  // questions, typed (load/survey-catalog.ts)
+  // questions, typed (load/derived/survey-catalog.ts)
   derived: 'surveys',
   columns: [
     { name: 'response_id', type: 'text' },

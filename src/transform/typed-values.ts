@@ -21,7 +21,7 @@ const DATE_TOKENS = /[yMdL]/;
 /**
  * The type a custom field's `format` says it has for sure, or null when it says none (no format, or one that is no
  * date or number pattern). The spec gives `typeId` no meaning, so no code types a field: a field without a format is
- * typed from its values instead (`load/typed-fields.ts`).
+ * typed from its values instead (`load/derived/typed-fields.ts`).
  *
  * @example
  * formatTypeOf('dd/MM/yyyy') // { kind: 'date', format: 'dd/MM/yyyy' }

@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 
 /** One acknowledged event that `loyalty_events` could not take, and why. */
 export interface QuarantinedEvent {

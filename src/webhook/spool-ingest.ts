@@ -1,5 +1,5 @@
 import type { Destination } from '../load/destination.js';
-import type { SqlConnection } from '../load/sql-connection.js';
+import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Logger } from '../log/logger.js';
 import { quarantineEvent } from './event-quarantine.js';
 import { type EventSpool, type SpooledEvent, UnreadableSpoolFileError } from './event-spool.js';

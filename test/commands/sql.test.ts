@@ -4,7 +4,7 @@ import { runSqlPrompt } from '../../src/commands/sql-prompt.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { DuckDbReader } from '../../src/load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
-import type { WarehouseReader } from '../../src/load/warehouse-reader.js';
+import type { WarehouseReader } from '../../src/load/warehouse/warehouse-reader.js';
 import { runCli, writeJobsFile } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';

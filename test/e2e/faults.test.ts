@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
 import { type Emulator, type FaultOptions, startEmulator } from '../../src/emulator/index.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';

@@ -4,7 +4,7 @@ import { backfillCommand } from '../../src/commands/backfill.js';
 import { checkCommand } from '../../src/commands/check.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { verifyCommand } from '../../src/commands/verify.js';
-import { WarehouseConfigError } from '../../src/load/warehouse-errors.js';
+import { WarehouseConfigError } from '../../src/load/warehouse/warehouse-errors.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planWindows } from '../../src/plan/windows.js';
 import type { JobStatus } from '../../src/state/status-report.js';

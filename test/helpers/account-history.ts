@@ -1,5 +1,5 @@
 import type { Destination } from '../../src/load/destination.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import type { Row } from '../../src/load/table-spec.js';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import { accountsStream, withCustomFields } from '../../src/streams/accounts.js';

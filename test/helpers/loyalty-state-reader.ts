@@ -1,5 +1,5 @@
 import type { GroundTruth } from '../../src/emulator/index.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { epochMs, isoOf, sortedByJson } from './warehouse-reader.js';
 
 type Raw = Record<string, string | number | boolean | null>;

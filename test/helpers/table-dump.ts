@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 
 /** Tables of the run's own bookkeeping: who ran when, not what the source said. */
 const BOOKKEEPING = new Set([

@@ -1,7 +1,7 @@
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 
 /** Opens the warehouse of `config` for the length of `fn`. */
 export async function withWarehouse<T>(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SpanKeys } from '../../src/load/span-keys.js';
+import { SpanKeys } from '../../src/load/staging/span-keys.js';
 import type { TableSpec } from '../../src/load/table-spec.js';
 
 const table: TableSpec = {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { describeRelations } from '../../src/load/table-comments.js';
-import { duckdbDialect, postgresDialect } from '../../src/load/warehouse-dialect.js';
+import { describeRelations } from '../../src/load/catalog/table-comments.js';
+import { duckdbDialect, postgresDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import { testDestinations } from '../helpers/destinations.js';
 
 describe.each(testDestinations)('comments on every table and column of $name', (target) => {

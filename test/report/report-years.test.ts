@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSettings } from '../../src/plan/job-plan.js';
-import type { SqlConnection } from '../../src/load/sql-connection.js';
+import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { readReportModel } from '../../src/report/read-report-model.js';
 import { renderReportPage } from '../../src/report/render-page.js';
 import { testDestinations } from '../helpers/destinations.js';

@@ -1,9 +1,9 @@
 import { rename, rm } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
-import { qualified, quoteIdent } from '../identifiers.js';
-import { analystValue, isWithheld } from '../personal-data.js';
-import { duckdbDialect } from '../warehouse-dialect.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import { analystValue, isWithheld } from '../derived/personal-data.js';
+import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
  * Rewrites the DuckDB file `file` (a copy of the warehouse) as analysts may read it under `policy`: every table's

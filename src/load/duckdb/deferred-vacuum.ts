@@ -1,5 +1,5 @@
-import { qualified } from '../identifiers.js';
-import type { SqlConnection } from '../sql-connection.js';
+import { qualified } from '../warehouse/identifiers.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /** A table's rows as DuckDB stores them: `dead` were deleted but still take up space in its row groups. */
 export interface TableRows {

@@ -10,8 +10,8 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
-import { quoteIdent } from '../identifiers.js';
-import type { LedgerTables, SqlConnection } from '../sql-connection.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import type { LedgerTables, SqlConnection } from '../warehouse/sql-connection.js';
 
 /**
  * What every statement of a connection goes through: lets work that must not overlap a statement on any connection

@@ -3,20 +3,20 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
-import { migrate } from '../migrate.js';
-import { dropSharedQuestionColumns } from '../survey-catalog.js';
-import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
-import { duckdbDialect } from '../warehouse-dialect.js';
+import { migrate } from '../warehouse/migrate.js';
+import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../catalog/table-comments.js';
+import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
-import { Mutex } from '../mutex.js';
-import { quoteIdent } from '../identifiers.js';
+import { Mutex } from '../warehouse/mutex.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
 import type { Destination, PublishedCopy, SpanLoad, SpanLoadRequest } from '../destination.js';
-import type { SqlConnection } from '../sql-connection.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
-import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse-errors.js';
+import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse/warehouse-errors.js';
 import { publishWarehouse } from './publish.js';
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { quoteLiteral } from '../identifiers.js';
-import type { ExportSource } from '../parquet-export.js';
+import { quoteLiteral } from '../warehouse/identifiers.js';
+import type { ExportSource } from '../export/parquet-export.js';
 import { WarehouseBusyError } from './duckdb-destination.js';
 
 /** A DuckDB warehouse file opened read-only for an export, and what closes it. */

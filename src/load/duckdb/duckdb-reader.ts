@@ -1,4 +1,4 @@
-import { quoteLiteral } from '../identifiers.js';
+import { quoteLiteral } from '../warehouse/identifiers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, ResultReturnType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
@@ -8,7 +8,7 @@ import {
   uniqueColumns,
   type StatementResult,
   type WarehouseReader,
-} from '../warehouse-reader.js';
+} from '../warehouse/warehouse-reader.js';
 import { WarehouseBusyError } from './duckdb-destination.js';
 
 /**

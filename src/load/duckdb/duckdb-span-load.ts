@@ -1,11 +1,11 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import { mergeSpan } from '../merge-span.js';
+import { mergeSpan } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
-import { quoteIdent } from '../identifiers.js';
-import type { Mutex } from '../mutex.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import type { Mutex } from '../warehouse/mutex.js';
 import {
   createStagingSql,
   DUPLICATES_STAGING,
@@ -15,13 +15,13 @@ import {
   REJECTS_TABLE,
   spanStagingTables,
   stagingName,
-} from '../staging.js';
+} from '../staging/staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
-import { duckdbDialect } from '../warehouse-dialect.js';
+import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import { DuckDbSqlConnection } from './duckdb-connection.js';
 import type { DeferredVacuum } from './deferred-vacuum.js';
 import type { PoolTrim } from './pool-trim.js';
-import { SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../staging/span-keys.js';
 
 interface Staged {
   name: string;

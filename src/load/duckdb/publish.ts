@@ -5,8 +5,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
-import { replaceFile, replaceWorkDirOf } from '../replace-file.js';
-import type { SqlConnection } from '../sql-connection.js';
+import { replaceFile, replaceWorkDirOf } from '../export/replace-file.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
 export interface PublishSource {

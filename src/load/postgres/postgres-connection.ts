@@ -1,9 +1,9 @@
 import pg from 'pg';
 import type { CustomTypesConfig, PoolClient } from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { quoteIdent } from '../identifiers.js';
-import { Mutex } from '../mutex.js';
-import type { LedgerTables, SqlConnection } from '../sql-connection.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import { Mutex } from '../warehouse/mutex.js';
+import type { LedgerTables, SqlConnection } from '../warehouse/sql-connection.js';
 
 /** Type OIDs whose values stay as PostgreSQL's text (dates, timestamps, JSON), as DuckDB hands them out. */
 const KEEP_AS_TEXT = new Set([

@@ -2,16 +2,16 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { redactUrl } from '../../log/redact.js';
 import type { Destination, SpanLoad, SpanLoadRequest } from '../destination.js';
-import { quoteIdent } from '../identifiers.js';
-import { migrate } from '../migrate.js';
-import { dropSharedQuestionColumns } from '../survey-catalog.js';
-import { commentWarehouse, describeRelations, type DescribedRelation } from '../table-comments.js';
-import { recordAnalystsPolicy, refreshAnalystViews } from '../analyst-views.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import { migrate } from '../warehouse/migrate.js';
+import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
+import { commentWarehouse, describeRelations, type DescribedRelation } from '../catalog/table-comments.js';
+import { recordAnalystsPolicy, refreshAnalystViews } from '../derived/analyst-views.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
-import { postgresDialect } from '../warehouse-dialect.js';
+import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
-import type { SqlConnection } from '../sql-connection.js';
-import { WarehouseLockTimeoutError } from '../warehouse-errors.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { WarehouseLockTimeoutError } from '../warehouse/warehouse-errors.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
 
@@ -129,7 +129,7 @@ export class PostgresDestination implements Destination {
     });
   }
 
-  /** Records what analysts may read of personal data, and makes their schema of views (`load/analyst-views.ts`). */
+  /** Records what analysts may read of personal data, and makes their schema of views (`derived/analyst-views.ts`). */
   async keepAnalysts(policy: AnalystsPolicy, runId: string): Promise<void> {
     await this.withConnection((conn) =>
       recordAnalystsPolicy(conn, postgresDialect, this.schema, policy, { runId, now: new Date().toISOString() }),

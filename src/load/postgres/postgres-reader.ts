@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { quoteIdent, quoteLiteral } from '../identifiers.js';
+import { quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import {
   QueryError,
   ReadOnlyRefusal,
   uniqueColumns,
   type StatementResult,
   type WarehouseReader,
-} from '../warehouse-reader.js';
+} from '../warehouse/warehouse-reader.js';
 import { displayUrl, WarehouseConnectionError } from './postgres-destination.js';
 import { textTypes } from './postgres-connection.js';
 import { excessPowers, readRolePowers } from './role-powers.js';

@@ -4,11 +4,11 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import { holdAnalystsLock } from '../analyst-views.js';
-import { mergeSpan } from '../merge-span.js';
+import { holdAnalystsLock } from '../derived/analyst-views.js';
+import { mergeSpan } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
-import { quoteIdent } from '../identifiers.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
 import {
   createStagingSql,
   DUPLICATE_COLUMNS,
@@ -17,11 +17,11 @@ import {
   REJECTS_STAGING,
   spanStagingTables,
   stagingName,
-} from '../staging.js';
+} from '../staging/staging.js';
 import type { ColumnSpec, Row } from '../table-spec.js';
-import { postgresDialect } from '../warehouse-dialect.js';
+import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { copyTextRow, type CopyValue } from './copy-text-row.js';
-import { SpanKeys } from '../span-keys.js';
+import { SpanKeys } from '../staging/span-keys.js';
 import { PostgresSqlConnection } from './postgres-connection.js';
 
 /**

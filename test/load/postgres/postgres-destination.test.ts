@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { SQL_DIR } from '../../../src/load/migrate.js';
+import { SQL_DIR } from '../../../src/load/warehouse/migrate.js';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

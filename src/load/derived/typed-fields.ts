@@ -1,18 +1,18 @@
-import { keySuffix } from '../transform/column-names.js';
+import { keySuffix } from '../../transform/column-names.js';
 import {
   choiceTypeOf,
   formatTypeOf,
   parseTypedValue,
   type FieldKind,
   type FieldType,
-} from '../transform/typed-values.js';
+} from '../../transform/typed-values.js';
 import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
-import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
+import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
-import type { SqlConnection } from './sql-connection.js';
-import { pivotChild, stagedRows } from './staging.js';
-import type { ColumnType, TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { pivotChild, stagedRows } from '../staging/staging.js';
+import type { ColumnType, TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
  * The table whose `cf_` columns are typed, its long form (`field_name`, `value`), and the view that offers them

@@ -1,10 +1,10 @@
-import type { SqlConnection } from './sql-connection.js';
-import type { TableSpec } from './table-spec.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import type { TableSpec } from '../table-spec.js';
 import { refreshSurveyCatalog } from './survey-catalog.js';
-import { commentWarehouse } from './table-comments.js';
+import { commentWarehouse } from '../catalog/table-comments.js';
 import { refreshAnalystViews } from './analyst-views.js';
 import { refreshTypedFields } from './typed-fields.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
  * Rebuilds what the span's tables declare as derived from them (`TableSpec.derived`), after their merge and in the

@@ -1,11 +1,11 @@
 import { afterUpsert, beforeUpsert } from './customer-state-merge.js';
-import { qualified, quoteIdent } from './identifiers.js';
-import type { HistoryContext } from './history-context.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { HistoryContext } from '../history/history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
-import type { Statement } from './sql-connection.js';
-import { byKeyRepetition, type StagedKeys } from './span-keys.js';
-import { pivotChild, stagedRows } from './staging.js';
-import type { TableSpec } from './table-spec.js';
+import type { Statement } from '../warehouse/sql-connection.js';
+import { byKeyRepetition, type StagedKeys } from '../staging/span-keys.js';
+import { latestOrder, pivotChild, stagedRows } from '../staging/staging.js';
+import type { TableSpec } from '../table-spec.js';
 
 class Params {
   readonly values: unknown[] = [];
@@ -30,15 +30,6 @@ function latestStaged(spec: TableSpec, ctx: MergeContext): string {
   const latest = (from: string) =>
     `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY ${latestOrder(spec)}) AS "_latest" FROM ${from} st) n WHERE "_latest" = 1`;
   return `(${byKeyRepetition(ctx.dialect, spec, ctx.tables, ctx.keys, rows, once, latest)})`;
-}
-
-/**
- * The order of a key's staged rows, the winner first: the last occurrence, or for a `latest-wins` rule with `order`,
- * the latest window, then the greatest value of that column.
- */
-export function latestOrder(spec: TableSpec): string {
-  const order = spec.merge.kind === 'latest-wins' ? spec.merge.order : undefined;
-  return order ? `"_window_start" DESC, ${q(order)} DESC NULLS LAST, "_seq" DESC` : '"_seq" DESC';
 }
 
 /**
@@ -187,5 +178,3 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
     },
   ];
 }
-
-export type { Statement };

@@ -1,16 +1,22 @@
-import type { Day } from '../plan/days.js';
-import type { Window } from '../plan/windows.js';
-import type { MergedSpan, SpanLoadRequest } from './destination.js';
-import { historyStatements } from './history-statements.js';
-import { qualified, quoteIdent } from './identifiers.js';
-import { refreshDerived } from './derived-objects.js';
+import type { Day } from '../../plan/days.js';
+import type { Window } from '../../plan/windows.js';
+import type { MergedSpan, SpanLoadRequest } from '../destination.js';
+import { historyStatements } from '../history/history-statements.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import { refreshDerived } from '../derived/derived-objects.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
-import type { SqlConnection } from './sql-connection.js';
-import { byKeyRepetition, type StagedKeys } from './span-keys.js';
-import { FIELD_REJECTS_STAGING, FIELD_REJECTS_TABLE, REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
-import type { TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { byKeyRepetition, type StagedKeys } from '../staging/span-keys.js';
+import {
+  FIELD_REJECTS_STAGING,
+  FIELD_REJECTS_TABLE,
+  REJECTS_STAGING,
+  REJECTS_TABLE,
+  stagedRows,
+} from '../staging/staging.js';
+import type { TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** Everything the merge of a span (one or more consecutive windows of one stream) needs. */
 export interface SpanMerge extends SpanLoadRequest {

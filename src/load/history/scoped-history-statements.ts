@@ -1,8 +1,8 @@
 import { keptColumns, type HistoryContext } from './history-context.js';
-import { qualified, quoteIdent as q } from './identifiers.js';
-import type { Statement } from './sql-connection.js';
-import { stagedRows } from './staging.js';
-import type { HistoryScope, HistorySpec, TableSpec } from './table-spec.js';
+import { qualified, quoteIdent as q } from '../warehouse/identifiers.js';
+import type { Statement } from '../warehouse/sql-connection.js';
+import { stagedRows } from '../staging/staging.js';
+import type { HistoryScope, HistorySpec, TableSpec } from '../table-spec.js';
 
 type ScopedSpec = TableSpec & { history: HistorySpec & { scope: HistoryScope } };
 

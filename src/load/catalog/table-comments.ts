@@ -1,7 +1,7 @@
-import { qualified, quoteIdent } from './identifiers.js';
-import type { SqlConnection } from './sql-connection.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { columnDescription, tableDoc } from './warehouse-catalog.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** A table or view of the warehouse as described: its comment and its columns' comments, in column order. */
 export interface DescribedRelation {

@@ -1,9 +1,9 @@
-import { pivotColumnName } from '../transform/column-names.js';
-import { qualified, quoteIdent } from './identifiers.js';
-import type { SqlConnection } from './sql-connection.js';
-import { pivotChild, stagingName } from './staging.js';
-import type { TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { pivotColumnName } from '../../transform/column-names.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { pivotChild, stagingName } from '../staging/staging.js';
+import type { TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** A pivot column and the source key it holds. */
 export interface PivotColumn {

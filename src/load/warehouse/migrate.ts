@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { quoteIdent } from './identifiers.js';
 import type { SqlConnection } from './sql-connection.js';
 
-/** Folder of the DDL files: `sql/` at the package root, from both `src/load` and `dist/load`. */
-export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+/** Folder of the DDL files: `sql/` at the package root, from both `src/load/warehouse` and `dist/load/warehouse`. */
+export const SQL_DIR = fileURLToPath(new URL('../../../sql/', import.meta.url));
 
 /**
  * Applies `sql/<dialect>/NNN_*.sql` files not yet recorded in `_etl_migrations`, in order, each in its own

@@ -1,6 +1,6 @@
-import type { AnalystsPolicy } from '../plan/job-plan.js';
-import { PERSONAL_COLUMNS, PERSONAL_PAYLOADS } from './warehouse-catalog.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
+import { PERSONAL_COLUMNS, PERSONAL_PAYLOADS } from '../catalog/warehouse-catalog.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** Whether analysts read `column` other than as it is under `policy`. */
 export function isWithheld(policy: AnalystsPolicy, column: string): boolean {

@@ -11,9 +11,9 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { Destination } from './destination.js';
-import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
-import type { SqlConnection } from './sql-connection.js';
+import type { Destination } from '../destination.js';
+import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /**
  * The columns that partition a data table by month, first present wins: a day or instant every row has and that

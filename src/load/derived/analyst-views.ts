@@ -1,10 +1,10 @@
-import type { AnalystsPolicy } from '../plan/job-plan.js';
-import { qualified, quoteIdent } from './identifiers.js';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
 import { analystValue, isWithheld } from './personal-data.js';
 import type { ViewStamp } from './replace-view.js';
-import type { SqlConnection } from './sql-connection.js';
-import { describeRelations } from './table-comments.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { describeRelations } from '../catalog/table-comments.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The pipeline's record of the analysts' policy (PostgreSQL, `sql/postgres/011_analysts.sql`); not shown to analysts. */
 const POLICY_TABLE = '_etl_analysts';

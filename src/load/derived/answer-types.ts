@@ -1,4 +1,4 @@
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
  * The type a survey view gives a question's column, read from the question's answers: the first of `integer`,

@@ -1,5 +1,5 @@
 import { quoteLiteral } from './identifiers.js';
-import type { ColumnType } from './table-spec.js';
+import type { ColumnType } from '../table-spec.js';
 
 /** What differs between the warehouses in the SQL the loader generates; everything else is shared. */
 export interface WarehouseDialect {

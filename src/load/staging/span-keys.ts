@@ -1,7 +1,7 @@
-import { quoteIdent, quoteLiteral } from './identifiers.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 import { DUPLICATES_STAGING, stagedTables } from './staging.js';
-import type { Row, TableSpec } from './table-spec.js';
+import type { Row, TableSpec } from '../table-spec.js';
 
 /**
  * What a span knows of the keys it staged for a table:

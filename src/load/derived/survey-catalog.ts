@@ -1,5 +1,5 @@
-import { pivotColumnName, snakeCase } from '../transform/column-names.js';
-import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
+import { pivotColumnName, snakeCase } from '../../transform/column-names.js';
+import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import {
   ANSWER_TYPES,
   answerTypeOf,
@@ -9,9 +9,9 @@ import {
   type AnswerType,
 } from './answer-types.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
-import { valuesList } from './values-list.js';
-import type { SqlConnection } from './sql-connection.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { valuesList } from '../warehouse/values-list.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** A question of a survey, as `survey_questions` holds it. */
 interface QuestionRow {

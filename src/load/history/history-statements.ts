@@ -1,9 +1,9 @@
-import { qualified, quoteIdent } from './identifiers.js';
-import { latestOrder, type Statement } from './merge-statements.js';
-import { stagedRows } from './staging.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { Statement } from '../warehouse/sql-connection.js';
+import { latestOrder, stagedRows } from '../staging/staging.js';
 import { keptColumns, type HistoryContext } from './history-context.js';
 import { scopedHistoryStatements } from './scoped-history-statements.js';
-import type { HistorySpec, TableSpec } from './table-spec.js';
+import type { HistorySpec, TableSpec } from '../table-spec.js';
 
 const q = quoteIdent;
 

@@ -1,5 +1,5 @@
-import { qualified } from './identifiers.js';
-import type { SqlConnection } from './sql-connection.js';
+import { qualified } from '../warehouse/identifiers.js';
+import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /** Who (re)creates a view, and when: for `_etl_views`. */
 export interface ViewStamp {

@@ -1,5 +1,5 @@
-import { UNLISTED_COLUMN, type HistorySpec, type TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { UNLISTED_COLUMN, type HistorySpec, type TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** What the history statements of a span need; the span's windows are consecutive. */
 export interface HistoryContext {

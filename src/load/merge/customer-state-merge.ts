@@ -1,8 +1,8 @@
-import { qualified, quoteIdent as q } from './identifiers.js';
-import type { Statement } from './sql-connection.js';
-import { stagedRows } from './staging.js';
-import type { TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { qualified, quoteIdent as q } from '../warehouse/identifiers.js';
+import type { Statement } from '../warehouse/sql-connection.js';
+import { stagedRows } from '../staging/staging.js';
+import type { TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** What the statements of a `customer-state` or `customer-listing` table need of the merge. */
 export interface StateMergeContext {

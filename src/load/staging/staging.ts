@@ -1,6 +1,6 @@
-import { quoteIdent } from './identifiers.js';
-import type { ColumnSpec, StagedWith, TableSpec } from './table-spec.js';
-import type { WarehouseDialect } from './warehouse-dialect.js';
+import { quoteIdent } from '../warehouse/identifiers.js';
+import type { ColumnSpec, StagedWith, TableSpec } from '../table-spec.js';
+import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** Name of the staging table of a target table; staging tables are temporary, one set per window load. */
 export function stagingName(table: string): string {
@@ -62,6 +62,15 @@ export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: r
     quoteIdent(own.nameColumn),
     quoteIdent(own.valueColumn),
   );
+}
+
+/**
+ * The order of a key's staged rows, the winner first: the last occurrence, or for a `latest-wins` rule with `order`,
+ * the latest window, then the greatest value of that column.
+ */
+export function latestOrder(spec: TableSpec): string {
+  const order = spec.merge.kind === 'latest-wins' ? spec.merge.order : undefined;
+  return order ? `"_window_start" DESC, ${quoteIdent(order)} DESC NULLS LAST, "_seq" DESC` : '"_seq" DESC';
 }
 
 /** The `_seq` of staged rows whose key may repeat, per staged table: filled at commit from `SpanKeys`. */
