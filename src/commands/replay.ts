@@ -87,7 +87,7 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
   process.stdout.write(
     `replay ${from}..${to} from ${archive.root}: ${result.spans} archived span(s), ${result.loaded.length} window(s) loaded again ` +
       `(${rows} rows, ${rejected} rejected), no request to the service\n` +
-      (events
+      (events && (eventsOnly || events.events > 0)
         ? `${EVENTS_STREAM}: ${events.events} kept webhook event(s) received ${from}..${to}: ${events.inserted} inserted, ${events.rewritten} written again, ${events.quarantined} quarantined\n`
         : '') +
       result.failed.map((f) => `not replayed: ${f.stream} ${f.window.start}: ${f.error}\n`).join('') +

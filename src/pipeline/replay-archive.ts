@@ -8,8 +8,8 @@ import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
 import {
   readSpan,
+  readSpanSummary,
   type AnswerArchive,
-  type ArchivedSpan,
   type ArchivedSpanFile,
 } from '../source/archive/answer-archive.js';
 import { ArchivedSource } from '../source/archive/archived-source.js';
@@ -163,10 +163,12 @@ async function replayStream(
   }
   const stream = streamDefinition(name);
   for (const file of chosen.spans) {
-    const span = (await readSpan(file.file))!;
+    // the header and customers now, the answers as the load asks them: a span's answers are never held at once
+    const span = (await readSpanSummary(file.file, { customers: true }))!;
+    const source = new ArchivedSource(file.file);
     const windows: Window[] = span.header.windows;
     const ctx: StreamContext = {
-      api: new LoyaltyApi(new ArchivedSource(span), conventionsOf(plan)),
+      api: new LoyaltyApi(source, conventionsOf(plan)),
       pageSize: span.header.pageSize,
       concurrency: plan.sourceConcurrency,
       timezone: plan.timezone,
@@ -193,6 +195,8 @@ async function replayStream(
       const message = redact(error instanceof Error ? error.message : String(error));
       logger.error({ stream: name, file: file.file, err: error }, 'archived span could not be replayed');
       for (const window of failed) result.failed.push({ stream: name, window, error: message });
+    } finally {
+      await source.close();
     }
   }
 }
@@ -213,7 +217,7 @@ async function chooseSpans(
   const uncommitted = new Map<Day, string>();
   const spans: ArchivedSpanFile[] = [];
   for (const file of files) {
-    const span: ArchivedSpan | undefined = await readSpan(file.file);
+    const span = await readSpanSummary(file.file);
     const windows = (span?.header.windows ?? []).filter(inRange);
     if (!span || windows.length === 0) continue;
     const marked = span.committed || span.header.windows.every((w) => doneBy.has(`${w.start} ${span.header.runId}`));
