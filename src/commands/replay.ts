@@ -20,8 +20,9 @@ export interface ReplayOptions extends CommonOptions, RangeOptions {
 /**
  * `loyalty-etl replay --from D --to D [--stream S] [--rejects]`: rebuilds the tables of a range from the raw
  * archive alone, with no request to the service (after a parser fix, a type change, or a lost warehouse). With
- * `--rejects`, only the windows holding rejected records load again. Exit 1 when a window of the range could
- * not be rebuilt from the archive (its answers never committed, or missing).
+ * `--rejects`, only the windows holding rejected records load again. The kept webhook events of the range are
+ * written again into `loyalty_events` too (without `--stream`; `--stream loyalty_events`: those alone). Exit 1
+ * when a window of the range could not be rebuilt from the archive (its answers never committed, or missing).
  */
 export async function replayCommand(options: ReplayOptions): Promise<void> {
   const { config, plan } = resolveJob(options);
