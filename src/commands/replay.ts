@@ -1,7 +1,13 @@
+import { DateTime } from 'luxon';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from '../cli/exit-codes.js';
 import { replayArchive } from '../pipeline/replay-archive.js';
+import type { Day } from '../plan/days.js';
+import type { AnswerArchive } from '../source/archive/answer-archive.js';
+import { archivedEvents, EVENTS_STREAM } from '../source/archive/event-archive.js';
 import { rejectedWindows } from '../state/replay-windows.js';
+import { replayEvents, type EventReplay, type KeptEvent } from '../webhook/event-replay.js';
+import type { LoyaltyEvent } from '../webhook/loyalty-event.js';
 import { commandLogger, createArchive, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { parseRange, withJobFlags, withRangeFlags, type RangeOptions } from './shared-flags.js';
@@ -14,12 +20,24 @@ export interface ReplayOptions extends CommonOptions, RangeOptions {
 /**
  * `loyalty-etl replay --from D --to D [--stream S] [--rejects]`: rebuilds the tables of a range from the raw
  * archive alone, with no request to the service (after a parser fix, a type change, or a lost warehouse). With
- * `--rejects`, only the windows holding rejected records load again. Exit 1 when a window of the range could
- * not be rebuilt from the archive (its answers never committed, or missing).
+ * `--rejects`, only the windows holding rejected records load again. The kept webhook events of the range are
+ * written again into `loyalty_events` too (without `--stream`; `--stream loyalty_events`: those alone). Exit 1
+ * when a window of the range could not be rebuilt from the archive (its answers never committed, or missing).
  */
 export async function replayCommand(options: ReplayOptions): Promise<void> {
   const { config, plan } = resolveJob(options);
-  const { from, to, streams } = parseRange(options, plan.job);
+  // the webhook's events belong to no stream of the job: `--stream loyalty_events` replays them alone
+  const eventsOnly = options.stream === EVENTS_STREAM;
+  const range = parseRange(eventsOnly ? { ...options, stream: undefined } : options, plan.job);
+  const { from, to } = range;
+  const streams = eventsOnly ? [] : range.streams;
+  if (eventsOnly && options.rejects)
+    throw new CommandError(
+      `replay: --rejects and --stream ${EVENTS_STREAM}: webhook events have no rejects (one the table refuses is in _etl_event_quarantine)`,
+      ExitCode.usage,
+    );
+  const withEvents = eventsOnly || (options.stream === undefined && !options.rejects);
+  let events: EventReplay | undefined;
   const archive = createArchive(config);
   if (!archive)
     throw new CommandError(
@@ -43,6 +61,19 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
       to,
       streams,
       command,
+      ...(withEvents
+        ? {
+            events: async (runId: string) => {
+              events = await replayEvents(destination, keptEvents(archive, from, to, plan.timezone), {
+                timezone: plan.timezone,
+                runId,
+              });
+              return events.unreadable.map(
+                (u) => `${EVENTS_STREAM} ${u.eventKey} received ${u.receivedAt}: ${u.problem}`,
+              );
+            },
+          }
+        : {}),
       ...(options.rejects
         ? {
             windows: (stream) =>
@@ -57,11 +88,20 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
   process.stdout.write(
     `replay ${from}..${to} from ${archive.root}: ${result.spans} archived span(s), ${result.loaded.length} window(s) loaded again ` +
       `(${rows} rows, ${rejected} rejected), no request to the service\n` +
+      (events && (eventsOnly || events.events > 0)
+        ? `${EVENTS_STREAM}: ${events.events} kept webhook event(s) received ${from}..${to}: ${events.inserted} inserted, ${events.rewritten} written again, ${events.quarantined} quarantined\n`
+        : '') +
       result.failed.map((f) => `not replayed: ${f.stream} ${f.window.start}: ${f.error}\n`).join('') +
+      result.eventsFailed.map((e) => `not replayed: ${e}\n`).join('') +
       describeSession(session),
   );
   // nothing in the archive for the range is no success: the tables of the range were not rebuilt
-  if (result.spans === 0 && !options.rejects)
+  if (eventsOnly && events?.events === 0)
+    throw new CommandError(
+      `replay: no webhook event received ${from}..${to} (${plan.timezone}) is kept in ${archive.root} (no receiver ran with the archive on, or past its retention)`,
+      ExitCode.windowsFailed,
+    );
+  if (!eventsOnly && result.spans === 0 && !options.rejects)
     throw new CommandError(
       `replay: no archived span of job ${plan.name} holds a window of ${from}..${to}${options.stream ? ` for ${options.stream}` : ''} in ${archive.root} (never loaded with the archive on, or past its retention)`,
       ExitCode.windowsFailed,
@@ -71,7 +111,20 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
       `${result.failed.length} window(s) could not be rebuilt from the archive; first: ${result.failed[0]!.error}`,
       ExitCode.windowsFailed,
     );
+  if (result.eventsFailed.length > 0)
+    throw new CommandError(
+      `${result.eventsFailed.length} kept webhook event(s) could not be replayed; first: ${result.eventsFailed[0]}`,
+      ExitCode.windowsFailed,
+    );
   failIfUnpublished(session.published);
+}
+
+/** The kept webhook events received from the start of `from` to the end of `to` in `zone`, a UTC day at a time. */
+async function* keptEvents(archive: AnswerArchive, from: Day, to: Day, zone: string): AsyncIterable<KeptEvent[]> {
+  const fromUtc = DateTime.fromISO(from, { zone }).startOf('day').toUTC().toISO()!;
+  const toUtc = DateTime.fromISO(to, { zone }).plus({ days: 1 }).startOf('day').toUTC().toISO()!;
+  for await (const day of archivedEvents(archive, fromUtc, toUtc))
+    yield day.map((e) => ({ event: JSON.parse(e.body) as LoyaltyEvent, receivedAt: e.at, receiverId: e.receiverId }));
 }
 
 /** `loyalty-etl replay` and its flags. */

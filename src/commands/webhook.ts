@@ -138,9 +138,10 @@ function archivingEvents(
   const events = new EventArchive(archive.root, receiverId);
   return {
     check: () => store.check(),
-    save: async (event) => {
-      await events.keep(HOOKS_PATH, event);
-      return store.save(event);
+    save: async (event, receivedAt = new Date()) => {
+      // one instant for both: the row's received_at is the one kept, so a replay gives the row back as it was
+      await events.keep(HOOKS_PATH, event, receivedAt.toISOString());
+      return store.save(event, receivedAt);
     },
     close: async () => {
       await events.close();

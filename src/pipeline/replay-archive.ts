@@ -8,8 +8,8 @@ import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
 import {
   readSpan,
+  readSpanSummary,
   type AnswerArchive,
-  type ArchivedSpan,
   type ArchivedSpanFile,
 } from '../source/archive/answer-archive.js';
 import { ArchivedSource } from '../source/archive/archived-source.js';
@@ -38,6 +38,11 @@ export interface ReplayRequest {
   windows?: (stream: StreamName) => Promise<Set<Day>>;
   /** As recorded in `_etl_runs`. */
   command: string;
+  /**
+   * Writes the kept webhook events of the range again (`loyalty_events`), first, as a run ingests its spool
+   * first; returns what could not be replayed, one line each.
+   */
+  events?: (runId: string) => Promise<string[]>;
 }
 
 export interface ReplayResult {
@@ -46,6 +51,8 @@ export interface ReplayResult {
   failed: Array<{ stream: StreamName; window: Window; error: string }>;
   /** Spans read from the archive and loaded again. */
   spans: number;
+  /** Kept webhook events that could not be replayed, one line each. */
+  eventsFailed: string[];
 }
 
 /**
@@ -59,7 +66,7 @@ export interface ReplayResult {
 export async function replayArchive(request: ReplayRequest): Promise<ReplayResult> {
   const { plan, destination, logger } = request;
   const runId = randomUUID();
-  const result: ReplayResult = { runId, loaded: [], failed: [], spans: 0 };
+  const result: ReplayResult = { runId, loaded: [], failed: [], spans: 0, eventsFailed: [] };
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
       runId,
@@ -74,6 +81,7 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
   );
   let unexpected: string | undefined;
   try {
+    if (request.events) result.eventsFailed = await request.events(runId);
     // reference data first, as a run refreshes it: the profiles last kept say how custom fields are read
     if (!request.windows && request.streams.includes('accounts')) await replayProfiles(request, runId);
     for (const stream of STREAM_ORDER.filter((s) => request.streams.includes(s)))
@@ -87,7 +95,9 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
       unexpected ??
       (first
         ? `${result.failed.length} window(s) not replayed; first: ${first.stream} ${first.window.start}: ${first.error}`
-        : null);
+        : result.eventsFailed.length > 0
+          ? `${result.eventsFailed.length} webhook event(s) not replayed; first: ${result.eventsFailed[0]}`
+          : null);
     await destination
       .ledgerTransaction((conn) =>
         finishRun(conn, {
@@ -153,10 +163,12 @@ async function replayStream(
   }
   const stream = streamDefinition(name);
   for (const file of chosen.spans) {
-    const span = (await readSpan(file.file))!;
+    // the header and customers now, the answers as the load asks them: a span's answers are never held at once
+    const span = (await readSpanSummary(file.file, { customers: true }))!;
+    const source = new ArchivedSource(file.file);
     const windows: Window[] = span.header.windows;
     const ctx: StreamContext = {
-      api: new LoyaltyApi(new ArchivedSource(span), conventionsOf(plan)),
+      api: new LoyaltyApi(source, conventionsOf(plan)),
       pageSize: span.header.pageSize,
       concurrency: plan.sourceConcurrency,
       timezone: plan.timezone,
@@ -183,6 +195,8 @@ async function replayStream(
       const message = redact(error instanceof Error ? error.message : String(error));
       logger.error({ stream: name, file: file.file, err: error }, 'archived span could not be replayed');
       for (const window of failed) result.failed.push({ stream: name, window, error: message });
+    } finally {
+      await source.close();
     }
   }
 }
@@ -203,7 +217,7 @@ async function chooseSpans(
   const uncommitted = new Map<Day, string>();
   const spans: ArchivedSpanFile[] = [];
   for (const file of files) {
-    const span: ArchivedSpan | undefined = await readSpan(file.file);
+    const span = await readSpanSummary(file.file);
     const windows = (span?.header.windows ?? []).filter(inRange);
     if (!span || windows.length === 0) continue;
     const marked = span.committed || span.header.windows.every((w) => doneBy.has(`${w.start} ${span.header.runId}`));

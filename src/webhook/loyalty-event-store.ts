@@ -15,7 +15,8 @@ export type SaveOutcome = 'stored' | 'duplicate' | 'quarantined';
 
 /** Where the receiver puts events. `save` resolves only once the event is committed. */
 export interface EventStore {
-  save(event: LoyaltyEvent): Promise<SaveOutcome>;
+  /** Stores `event`, received at `receivedAt` (default: now). */
+  save(event: LoyaltyEvent, receivedAt?: Date): Promise<SaveOutcome>;
   close(): Promise<void>;
 }
 
@@ -93,10 +94,10 @@ export class WarehouseEventStore implements EventStore {
     });
   }
 
-  save(event: LoyaltyEvent): Promise<SaveOutcome> {
+  save(event: LoyaltyEvent, receivedAt?: Date): Promise<SaveOutcome> {
     return this.turns.run(async () => {
       const destination = await this.acquire();
-      const now = this.options.now ?? (() => new Date());
+      const now = receivedAt ? () => receivedAt : (this.options.now ?? (() => new Date()));
       try {
         return await destination.withConnection((conn) =>
           insertLoyaltyEvent(conn, event, {

@@ -22,10 +22,10 @@ export class SpoolEventStore implements EventStore {
     return `event spool ${this.spool.dir} (each run ingests it into loyalty_events)`;
   }
 
-  async save(event: LoyaltyEvent): Promise<SaveOutcome> {
+  async save(event: LoyaltyEvent, receivedAt?: Date): Promise<SaveOutcome> {
     await (this.prepared ??= this.spool.prepare());
     await this.spool.append({
-      receivedAt: (this.options.now ?? (() => new Date()))().toISOString(),
+      receivedAt: (receivedAt ?? (this.options.now ?? (() => new Date()))()).toISOString(),
       receiverId: this.options.runId,
       event,
     });

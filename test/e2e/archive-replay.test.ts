@@ -213,6 +213,123 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
     SLOW,
   );
 
+  it(
+    'replay rebuilds loyalty_events from the kept webhook events, with the service stopped: the same rows, numbers and instants, and again on a re-run',
+    async () => {
+      const archive = join(testTempDir('archive-'), 'answers');
+      const { config, file } = await job(archive);
+      const secret = 'b'.repeat(40);
+      const receiver = await startReceiverCli(['--config', file], { LOYALTY_WEBHOOK_SECRET: secret });
+      const sent = [3, 7, 3, 12, 7, 20].map((n, i) => ({
+        origin: {
+          trigger: i % 2 ? 'LOYALTY_TIER_UPDATED' : 'LOYALTY_POINT_UPDATED',
+          source: 'POS',
+          country: { iso: 'GR' },
+        },
+        customer: { accountId: `C${String(n).padStart(6, '0')}`, phone: `30690000${String(n).padStart(4, '0')}` },
+        entity: {
+          loyaltyTier: { name: i > 2 ? 'Gold' : 'Silver', tierOrder: i > 2 ? 2 : 1 },
+          wallets: [{ point: 10.5 * (i + 1) }, { point: '4' }],
+          cumulativeCredit: 100 + i,
+          pointExpiry: `2025-0${i + 1}-01 00:00:00`,
+        },
+      }));
+      try {
+        // the third call is delivered twice: one row, as the receiver stores it once
+        for (const body of [...sent, sent[2]]) {
+          const res = await fetch(`${receiver.url}/hooks/${secret}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          expect(res.status).toBe(200);
+        }
+      } finally {
+        receiver.child.kill('SIGTERM');
+        await receiver.done;
+      }
+      // a night's run: with DuckDB it takes the spooled events into loyalty_events first
+      const night = await runCli(['run', '--config', file, '--until', END]);
+      expect(night.code, night.stderr).toBe(0);
+      const events = `SELECT event_key, seq, CAST(received_at AS VARCHAR) AS received_at, _run_id FROM loyalty_events ORDER BY seq`;
+      const original = await withWarehouse(config, async (conn) => ({
+        tables: await dumpTables(conn, config.schema),
+        numbered: await conn.all(events),
+      }));
+      expect(original.tables.get('loyalty_events')).toHaveLength(sent.length);
+
+      // the warehouse lost, the service gone: every stream and the events of the range, from the archive alone
+      const { config: lost } = await target.fresh();
+      const rebuilt = { ...lost, archive: { path: archive } };
+      const rebuiltFile = emulatorJobs({
+        url: 'http://127.0.0.1:9',
+        timezone: TZ,
+        firstDay: START,
+        destination: rebuilt,
+        streams: STREAMS,
+        lookbackDays: 1,
+      });
+      if (config.type === 'duckdb') rmSync(config.path);
+      // the events came today: the range reaches tomorrow in the job's zone, whatever the hour
+      const until = new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', { timeZone: TZ });
+      const replay = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', until]);
+      expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+      expect(replay.stdout).toContain(
+        `loyalty_events: ${sent.length} kept webhook event(s) received ${START}..${until}: ${sent.length} inserted, 0 written again, 0 quarantined`,
+      );
+      const again = await withWarehouse(rebuilt, async (conn) => ({
+        tables: await dumpTables(conn, rebuilt.schema),
+        numbered: await conn.all(events),
+      }));
+      expect(again.numbered).toEqual(original.numbered);
+      for (const [table, rows] of original.tables) expect(again.tables.get(table), table).toEqual(rows);
+
+      // run again, the events alone: each row made again from its payload (a row an older reading wrote is
+      // mended), the same rows, numbers and instants
+      await withWarehouse(rebuilt, (conn) =>
+        conn.run(`UPDATE loyalty_events SET tier_name = 'as read before', points = NULL WHERE seq = 2`),
+      );
+      const twice = await runCli([
+        'replay',
+        '--config',
+        rebuiltFile,
+        '--from',
+        START,
+        '--to',
+        until,
+        '--stream',
+        'loyalty_events',
+      ]);
+      expect(twice.code, twice.stdout + twice.stderr).toBe(0);
+      expect(twice.stdout).toContain(
+        `${sent.length} kept webhook event(s) received ${START}..${until}: 0 inserted, ${sent.length} written again`,
+      );
+      const thrice = await withWarehouse(rebuilt, async (conn) => ({
+        tables: await dumpTables(conn, rebuilt.schema),
+        numbered: await conn.all(events),
+      }));
+      expect(thrice.numbered).toEqual(original.numbered);
+      for (const [table, rows] of original.tables) expect(thrice.tables.get(table), table).toEqual(rows);
+      // a range no kept event was received in, for the events alone: a failure, not an empty success
+      const none = await runCli([
+        'replay',
+        '--config',
+        rebuiltFile,
+        '--from',
+        '2023-01-01',
+        '--to',
+        '2023-01-31',
+        '--stream',
+        'loyalty_events',
+      ]);
+      expect([none.code, none.stderr]).toEqual([
+        1,
+        expect.stringMatching(/no webhook event received 2023-01-01\.\.2023-01-31/),
+      ]);
+    },
+    SLOW,
+  );
+
   it('keeps every webhook event the receiver stores, before it answers', async () => {
     const archive = join(testTempDir('archive-'), 'answers');
     const { file } = await job(archive);

@@ -124,4 +124,27 @@ describe('a source answering from the archive', () => {
       FatalSourceError,
     );
   });
+
+  it('reads a span file as it is asked: requests in another order, the same request twice, past its kept answers, and never asked', async () => {
+    const archive = new AnswerArchive(join(testTempDir('archive-'), 'a'));
+    const span = archive.openSpan({ job: 'nightly', stream: 'accounts', runId: 'r1', windows: WINDOW, pageSize: 50 });
+    for (const i of [1, 2, 3])
+      span.keep({ ...page(i), body: `{"pageNumber":${i},"pageSize":50,"totalCount":150,"data":[{"n":${i}}]}` });
+    span.keep({ ...page(2), body: '{"pageNumber":2,"pageSize":50,"totalCount":150,"data":[{"n":"2 again"}]}' });
+    await span.seal();
+    await span.committed();
+    const source = new ArchivedSource(span.file);
+    const api = new LoyaltyApi(source);
+    const ask = async (i: number) => (await api.accountsPage(WINDOW[0]!, i, 50)).data;
+    // asked at once, out of order: each gets its own answer
+    expect(await Promise.all([ask(3), ask(1), ask(2)])).toEqual([[{ n: 3 }], [{ n: 1 }], [{ n: 2 }]]);
+    expect(await ask(2)).toEqual([{ n: '2 again' }]);
+    expect(await ask(2)).toEqual([{ n: '2 again' }]); // past its kept answers: the last one again
+    await expect(ask(4)).rejects.toBeInstanceOf(FatalSourceError);
+    await source.close();
+    // a load that stops early closes the file
+    const early = new ArchivedSource(span.file);
+    expect((await new LoyaltyApi(early).accountsPage(WINDOW[0]!, 1, 50)).data).toEqual([{ n: 1 }]);
+    await early.close();
+  });
 });

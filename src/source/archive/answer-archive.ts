@@ -1,12 +1,12 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { constants, gunzip as gunzipCallback } from 'node:zlib';
+import { pipeline } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { constants, createGunzip } from 'node:zlib';
 import type { SourceAnswer } from '../http-client.js';
 import type { CustomerIdentity } from '../loyalty-api.js';
 import { SpanArchive, streamFolder, type ArchiveLine, type SpanHeader } from './span-archive.js';
-
-const gunzip = promisify(gunzipCallback);
 
 /** How long and how much the archive keeps (`destination.archive.keep_days`, `.max_bytes`); unset keeps all. */
 export interface ArchiveRetention {
@@ -136,25 +136,17 @@ export class AnswerArchive {
 /**
  * Reads a span's file. A kill while it was written leaves a cut last gzip member: its complete lines are read and
  * the cut one dropped (such a span never committed, since its commit waits for the file to be sealed); a file cut
- * before its header is whole reads as undefined. A line
- * that is not JSON anywhere else is an error naming the file.
+ * before its header is whole reads as undefined. A line that is not JSON anywhere else is an error naming the
+ * file. The file is decompressed as a stream, a line at a time: what is held is the span's answers, not its
+ * text besides.
  */
 export async function readSpan(file: string): Promise<ArchivedSpan | undefined> {
-  const text = (await gunzip(await readFile(file), { finishFlush: constants.Z_SYNC_FLUSH })).toString('utf8');
-  const lines = text.split('\n');
-  lines.pop(); // after the last newline: empty, or a line cut by a kill
   const span: Partial<ArchivedSpan> & { customers: CustomerIdentity[]; answers: SourceAnswer[] } = {
     customers: [],
     answers: [],
     committed: false,
   };
-  for (const [i, raw] of lines.entries()) {
-    let line: ArchiveLine;
-    try {
-      line = JSON.parse(raw) as ArchiveLine;
-    } catch {
-      throw new Error(`${file}: line ${i + 1} of the archive is not JSON`);
-    }
+  for await (const line of spanLines(file)) {
     if (line.kind === 'span') {
       const { kind: _, ...header } = line;
       span.header = header;
@@ -168,6 +160,66 @@ export async function readSpan(file: string): Promise<ArchivedSpan | undefined> 
   // a kill before the span's first batch was whole leaves no header: that span never committed
   if (!span.header) return undefined;
   return span as ArchivedSpan;
+}
+
+/**
+ * A span's header, whether its commit was marked, and (with `customers`) the customers it asked, read without
+ * keeping (or parsing) its answers.
+ */
+export async function readSpanSummary(
+  file: string,
+  options: { customers?: boolean } = {},
+): Promise<Omit<ArchivedSpan, 'answers'> | undefined> {
+  let header: SpanHeader | undefined;
+  let committed = false;
+  const customers: CustomerIdentity[] = [];
+  for await (const line of spanLines(file, options.customers ? [ANSWER] : [ANSWER, CUSTOMER])) {
+    if (line.kind === 'span') {
+      const { kind: _, ...rest } = line;
+      header = rest;
+    } else if (line.kind === 'customer')
+      customers.push({ customerId: line.customerId, phone: line.phone, email: line.email });
+    else if (line.kind === 'committed') committed = true;
+  }
+  return header ? { header, customers, committed } : undefined;
+}
+
+/** The answers of a span's file, in the order they came, read as they are taken (see `ArchivedSource`). */
+export async function* spanAnswers(file: string): AsyncIterable<SourceAnswer> {
+  for await (const line of spanLines(file, [CUSTOMER])) {
+    if (line.kind !== 'answer') continue;
+    const { kind: _, ...answer } = line;
+    yield answer;
+  }
+}
+
+/** How the lines a reader may pass over begin (`JSON.stringify` writes `kind` first). */
+const ANSWER = '{"kind":"answer"';
+const CUSTOMER = '{"kind":"customer"';
+
+/**
+ * The whole lines of a span's file, parsed, in order, decompressed as a stream (the gzip members one after the
+ * other); text after the last newline (a line a kill cut) is dropped, and so are lines beginning with `skip`.
+ */
+async function* spanLines(file: string, skip: readonly string[] = []): AsyncIterable<ArchiveLine> {
+  const decoder = new StringDecoder('utf8');
+  // a pipeline: a reader that stops early (its loop left) closes the file too, and a read error reaches the loop
+  const text = pipeline(createReadStream(file), createGunzip({ finishFlush: constants.Z_SYNC_FLUSH }), () => {});
+  let rest = '';
+  let n = 0;
+  for await (const chunk of text as AsyncIterable<Buffer>) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop()!;
+    for (const raw of lines) {
+      n++;
+      if (skip.some((prefix) => raw.startsWith(prefix))) continue;
+      try {
+        yield JSON.parse(raw) as ArchiveLine;
+      } catch {
+        throw new Error(`${file}: line ${n} of the archive is not JSON`);
+      }
+    }
+  }
 }
 
 async function names(folder: string): Promise<string[]> {
