@@ -45,14 +45,12 @@ function staged(asks: readonly Ask[]): Map<string, Row[]> {
     ['_etl_customer_observations', []],
   ]);
   for (const ask of asks) {
-    out
-      .get('_etl_customer_observations')!
-      .push({
-        stream: 'loyalty_status',
-        customer_id: ask.customer,
-        observed_at: ask.at,
-        outcome: ask.state ? 'answered' : 'not_found',
-      });
+    out.get('_etl_customer_observations')!.push({
+      stream: 'loyalty_status',
+      customer_id: ask.customer,
+      observed_at: ask.at,
+      outcome: ask.state ? 'answered' : 'not_found',
+    });
     if (!ask.state) continue;
     const status: Row = { customer_id: ask.customer, tier_name: ask.state.tier, observed_at: ask.at };
     for (const c of STATUS_NULLS) status[c] = null;
