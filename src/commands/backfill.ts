@@ -7,7 +7,7 @@ import type { CustomersAsked } from '../pipeline/customer-tally.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { WindowCounts } from '../state/ledger.js';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { runJob } from '../pipeline/run-job.js';
 import { planRange } from '../plan/plan-windows.js';
 import { finishBackfill, openBackfill } from '../state/backfills.js';

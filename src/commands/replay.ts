@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { replayArchive } from '../pipeline/replay-archive.js';
 import { rejectedWindows } from '../state/replay-windows.js';
 import { commandLogger, createArchive, resolveJob, type CommonOptions } from './job-session.js';

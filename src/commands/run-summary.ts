@@ -1,4 +1,4 @@
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/run-job.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import { formatWindow } from '../plan/windows.js';
