@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobPlan, StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
-import type { JobRunResult } from '../pipeline/run-job.js';
+import type { JobRunResult } from '../pipeline/job-run-request.js';
 import type { CustomersAsked } from '../pipeline/customer-tally.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
