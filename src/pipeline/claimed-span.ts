@@ -6,7 +6,10 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import type { RunUnderWay } from './job-run-request.js';
 import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.js';
 
-/** Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor `loaded`). */
+/**
+ * Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor
+ * `loaded`).
+ */
 export type SpanTarget = { backfillId?: string; directory?: boolean };
 
 /**
