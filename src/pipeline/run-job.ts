@@ -85,6 +85,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   let unexpected: string | undefined;
   let rateShare: SourceRateShare | undefined;
   try {
+    // the source's rate limit, shared with the live runs of the same warehouse
     rateShare = await shareSourceRate(destination, request.api.http, plan.requestsPerSecond, log);
     // 3. reference data, which is not windowed: a failure is reported but does not fail the windows
     if (request.refreshReferenceData !== false) await refreshReferenceData(run);
