@@ -87,6 +87,15 @@ module.exports = {
       to: { path: '^src/(cli|commands)/' },
     },
     {
+      name: 'commands-never-reach-up-to-cli',
+      comment:
+        'The command line (cli/) imports the commands; a command importing cli/ would be an arrow back up. What both ' +
+        'need (exit codes, CommandError) lives in commands/.',
+      severity: 'error',
+      from: { path: '^src/commands/' },
+      to: { path: '^src/cli/' },
+    },
+    {
       name: 'streams-declare',
       comment: "Streams declare; the pipeline loads: no destination's SQL, only table specs.",
       severity: 'error',

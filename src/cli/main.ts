@@ -28,7 +28,7 @@ import { useLogFormat } from '../commands/job-session.js';
 import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
-import { CommandError, ExitCode } from './exit-codes.js';
+import { CommandError, ExitCode } from '../commands/exit-codes.js';
 
 /** The `loyalty-etl` command line: each command registers itself and its flags, in its own file. */
 export function buildProgram(): Command {

@@ -1,5 +1,5 @@
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
-import type { JobRunResult } from '../pipeline/run-job.js';
+import type { JobRunResult } from '../pipeline/job-run-request.js';
 import { count } from './counts.js';
 import { readAs } from './stream-units.js';
 

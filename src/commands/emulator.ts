@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import {
   type EmulatorOptions,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import {

@@ -1,6 +1,6 @@
 import { loadConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-config.js';
 import type { JobPlan, JobSettings } from '../plan/job-plan.js';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/open-destination.js';
 import { createLogger, type LogFormat, type Logger } from '../log/logger.js';

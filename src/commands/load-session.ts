@@ -1,4 +1,4 @@
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, eventSpoolOf, publishPathOf } from '../config/duckdb-files.js';
 import { requireAnalystsKey, type ResolvedConfig } from '../config/load-config.js';
 import type { Destination, PublishedCopy } from '../load/destination.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import { lastClosedDay } from '../plan/days.js';
 import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';

@@ -1,4 +1,4 @@
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
 import { requireAnalystsKey } from '../config/load-config.js';
 import { openWhenFree } from '../load/open-when-free.js';

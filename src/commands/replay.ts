@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Command } from 'commander';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { replayArchive } from '../pipeline/replay-archive.js';
 import type { Day } from '../plan/days.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isoDay } from '../config/config-schema.js';
 import { type JobSettings } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
 import { isLoopback, serveReport } from '../report/serve-report.js';
 import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';

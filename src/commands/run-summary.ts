@@ -1,5 +1,5 @@
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
-import type { JobRunResult } from '../pipeline/run-job.js';
+import { CommandError, ExitCode } from './exit-codes.js';
+import type { JobRunResult } from '../pipeline/job-run-request.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import { formatWindow } from '../plan/windows.js';
 import { formatDuration } from '../report/format.js';

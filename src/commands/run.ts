@@ -1,5 +1,5 @@
 import { isoDay } from '../config/config-schema.js';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { incrementalWindows } from '../pipeline/incremental-windows.js';
 import { runJob } from '../pipeline/run-job.js';
 import { lastClosedDay } from '../plan/days.js';

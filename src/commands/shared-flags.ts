@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { isoDay } from '../config/config-schema.js';
 import { STREAM_NAMES, type JobSettings, type StreamName } from '../plan/job-plan.js';
 import type { Day } from '../plan/days.js';

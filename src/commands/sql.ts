@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { publishPathOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { StreamName } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import { readAllPages } from '../extract/paged-listing.js';
 import { planRange } from '../plan/plan-windows.js';
 import type { Window } from '../plan/windows.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CommandError, ExitCode } from '../cli/exit-codes.js';
+import { CommandError, ExitCode } from './exit-codes.js';
 import type { DestinationSettings } from '../plan/job-plan.js';
 import { eventSpoolOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';

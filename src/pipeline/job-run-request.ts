@@ -1,13 +1,13 @@
 import type { Destination } from '../load/destination.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
-import type { JobPlan, StreamName } from '../plan/job-plan.js';
+import type { JobPlan, JobSettings, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
 import type { WindowCounts } from '../state/ledger.js';
-import type { CustomersAskedListener } from './customer-tally.js';
+import type { CustomerTally, CustomersAskedListener } from './customer-tally.js';
 import type { RunStop } from './run-stop.js';
 
 /** A window that could not be loaded, and why. */
@@ -66,4 +66,23 @@ export interface JobRunRequest {
   onCustomersAsked?: CustomersAskedListener;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;
+}
+
+/**
+ * What the stages of a run share once its start is recorded (`runJob`): what it was asked, its id, the result
+ * they add to, what stops it, its log.
+ */
+export interface RunUnderWay {
+  readonly request: JobRunRequest;
+  readonly runId: string;
+  /** The job's name (`request.plan.name`) and settings (`request.plan.job`). */
+  readonly job: string;
+  readonly jobConfig: JobSettings;
+  readonly result: JobRunResult;
+  readonly stop: RunStop;
+  readonly log: Logger;
+  /** The customers the per-customer spans under way ask, for `onCustomersAsked`. */
+  readonly customers: CustomerTally;
+  /** When the run last looked for dead holders of the windows it waits on (ms; see `lanes.ts`). */
+  lastReap: number;
 }

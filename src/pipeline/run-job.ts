@@ -1,30 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { hostname } from 'node:os';
 import type { Destination } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
-import type { JobRunRequest, JobRunResult } from './job-run-request.js';
-import { JobRun } from './job-run.js';
+import { readUnlistedFields } from '../state/unlisted-fields.js';
+import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
+import { CustomerTally } from './customer-tally.js';
+import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
+import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
+import { refreshProfiles } from './refresh-profiles.js';
 import { RunInterruptedError, RunStop } from './run-stop.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
-
-export type { JobRunRequest, JobRunResult, JobWork, WindowFailure } from './job-run-request.js';
+import { directoryQueue, streamQueue } from './stream-queues.js';
 
 /**
- * Loads a job's windows, recording the run in `_etl_runs`. Every span is claimed before it is extracted
- * (claim → extract → commit), so two workers never load the same window at once. A window that fails is
- * recorded and reported; the others go on. Each span commits on its own, so work done survives a later failure.
+ * The order of one run, from the job's plan to its last commit:
+ *
+ *   record the start in `_etl_runs` ─► keep the lease, share the source's rate with the live runs ─► refresh the
+ *   reference data ─► make the customer directory complete (accounts windows from `source.history_start`) ─►
+ *   every stream in `STREAM_ORDER`: a queue of spans (stream-queues.ts), worked through by the stream's lanes
+ *   (lanes.ts), each span claimed, loaded and committed on its own (load-span.ts) ─► the fields first seen ─►
+ *   record how the run ended.
+ *
+ * Every span is claimed before it is extracted, so two workers never load the same window at once. A window that
+ * fails is recorded and reported; the others go on. Each span commits on its own, so work done survives a later
+ * failure.
  *
  * @throws JobBusyError when `exclusive` and another run of the job is alive (nothing was started).
  */
 export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   const { plan, destination, logger } = request;
   const runId = request.runId ?? randomUUID();
-  const { leaseSeconds } = plan;
   const backfill = request.work.kind === 'backfill' ? request.work.backfill : undefined;
   const result: JobRunResult = {
     runId,
@@ -36,22 +45,22 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     newFields: [],
   };
   const stop = request.stop ?? new RunStop();
-  const startedAt = new Date().toISOString();
-  const lock = request.exclusive ? `run:${plan.name}` : undefined;
+  // 1. the start, recorded (with the job's run lock when `exclusive`)
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
       runId,
       job: plan.name,
       command: request.command,
-      startedAt,
+      startedAt: new Date().toISOString(),
       host: hostname(),
       pid: process.pid,
-      leaseSeconds,
+      leaseSeconds: plan.leaseSeconds,
       backfillId: backfill?.backfillId,
-      lock,
+      lock: request.exclusive ? `run:${plan.name}` : undefined,
     }),
   );
-  const lease = keepLease(destination, runId, leaseSeconds, logger);
+  // 2. the lease kept while the run lives; the run's requests called off when it stops
+  const lease = keepLease(destination, runId, plan.leaseSeconds, logger);
   const letGoOfApi = stop.callsOff(request.api);
   const log = logger.child({ job: plan.name, runId });
   log.info(
@@ -62,11 +71,36 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     },
     'run started',
   );
+  const run: RunUnderWay = {
+    request,
+    runId,
+    job: plan.name,
+    jobConfig: plan.job,
+    result,
+    stop,
+    log,
+    customers: new CustomerTally(request.onCustomersAsked),
+    lastReap: 0,
+  };
   let unexpected: string | undefined;
   let rateShare: SourceRateShare | undefined;
   try {
+    // the source's rate limit, shared with the live runs of the same warehouse
     rateShare = await shareSourceRate(destination, request.api.http, plan.requestsPerSecond, log);
-    await new JobRun(request, runId, result, stop, log).load();
+    // 3. reference data, which is not windowed: a failure is reported but does not fail the windows
+    if (request.refreshReferenceData !== false) await refreshReferenceData(run);
+    // 4. the customer directory: the job's own windows, which do not count towards a backfill's progress
+    const directory = await directoryQueue(run);
+    if (directory) await runLanes(run, 'accounts', streamDefinition('accounts'), directory, { directory: true });
+    // 5. every stream, in order, span by span
+    for (const name of STREAM_ORDER) {
+      if (stop.reason) break;
+      const stream = streamDefinition(name);
+      const queue = await streamQueue(run, name, stream);
+      if (queue) await runLanes(run, name, stream, queue, { backfillId: backfill?.backfillId });
+    }
+    if (stop.reason) throw stop.reason;
+    // 6. the members the spec does not list that this run loaded first
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
@@ -75,9 +109,22 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     lease.stop();
     rateShare?.stop();
     letGoOfApi();
+    // 7. the end, recorded
     await recordEnd(destination, result, stop, unexpected, log);
   }
   return result;
+}
+
+/** Replaces `profiles` and `profile_fields`; a failure is logged, and the previous ones are kept. */
+async function refreshReferenceData(run: RunUnderWay): Promise<void> {
+  const { request, log } = run;
+  const today = new Date().toISOString().slice(0, 10);
+  await refreshProfiles(request.api, request.destination, run.job, run.runId, today, request.archive).then(
+    (n) => log.info(n, 'profiles refreshed'),
+    (error) =>
+      run.stop.absorbs(error) ||
+      log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+  );
 }
 
 /** Records how the run ended: `interrupted`, `failed` (with its first failure or what stopped it) or `succeeded`. */

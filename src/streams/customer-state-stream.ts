@@ -1,9 +1,10 @@
-import { pMapIterable } from 'p-map';
 import { z } from 'zod';
 import type { StreamName } from '../plan/job-plan.js';
+import type { Window } from '../plan/windows.js';
 import type { CustomerReject } from '../extract/askable-customer.js';
-import { readCustomerState, type CustomerStateRecord } from '../extract/customer-state.js';
+import { readCustomerState, type CustomerStateRead, type CustomerStateRecord } from '../extract/customer-state.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
+import { askEachCustomer, type CustomerFanOut } from './customer-fan-out.js';
 import { customerObservationsTable } from './customer-observations.js';
 import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 import { RecordError } from '../transform/record-error.js';
@@ -42,13 +43,14 @@ export interface CustomerStateDeclaration {
 }
 
 /**
- * A stream of what the service knows about each customer today (loyalty status, vouchers): per-customer fan-out
- * like the postings', on the customers the pipeline selected (signs of change plus the sweep), `source.concurrency`
- * at a time. A span asks each selected customer once and files every row under its last window: the night the
- * state was observed. Each customer's answer is one record, normalized to its rows and an observation.
+ * A stream of what the service knows about each customer today (loyalty status, vouchers): the per-customer
+ * fan-out of the postings ({@link askEachCustomer}), on the customers the pipeline selected (signs of change plus
+ * the sweep), `source.concurrency` at a time. A span asks each selected customer once and files every row under
+ * its last window: the night the state was observed. Each customer's answer is one record, normalized to its rows
+ * and an observation.
  */
 export function customerStateStream(declaration: CustomerStateDeclaration): StreamDefinition {
-  const { name, what } = declaration;
+  const { name } = declaration;
   return {
     name,
     tables: [...declaration.tables, customerObservationsTable],
@@ -62,51 +64,7 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
     // one span keeps `source.concurrency` requests in flight by itself
     lanes: () => 1,
     async *extract(ctx: StreamContext, span): AsyncGenerator<ExtractedBatch> {
-      if (!ctx.customers) throw new Error(`${name}: no customers were selected for the span`);
-      const windowStart = span.at(-1)!.start;
-      const reads = pMapIterable(
-        ctx.customers,
-        (customer) =>
-          readCustomerState(
-            customer,
-            `${what} of ${customer.customerId}`,
-            () => declaration.ask(ctx.api, customer),
-            () => ctx.api.observedAt(customer),
-          ),
-        { concurrency: ctx.concurrency },
-      );
-      let records: CustomerStateRecord[] = [];
-      let rejects: CustomerReject[] = [];
-      const counts = { asked: 0, notFound: 0, rejected: 0 };
-      for await (const read of reads) {
-        counts.asked++;
-        if (read.record.outcome === 'not_found') counts.notFound++;
-        if (read.rejected) {
-          counts.rejected++;
-          rejects.push(read.rejected);
-          ctx.logger.warn(
-            { stream: name, customerId: read.record.customerId, reason: read.rejected.error },
-            'customer cannot be asked; rejected',
-          );
-        }
-        records.push(read.record);
-        if (records.length >= BATCH) {
-          yield { windowStart, records, restart: false, rejects };
-          [records, rejects] = [[], []];
-        }
-      }
-      yield { windowStart, records, restart: false, rejects };
-      ctx.logger.info(
-        {
-          stream: name,
-          window: `${span[0]!.start}..${span.at(-1)!.end}`,
-          customersAsked: counts.asked,
-          customersNotFound: counts.notFound,
-          customersRejected: counts.rejected,
-          requests: ctx.api.counter.requests,
-        },
-        `${what} read`,
-      );
+      yield* askEachCustomer(ctx, span, stateFanOut(ctx, span, declaration));
     },
     normalizer: (ctx) => (raw) => {
       const parsed = recordSchema.safeParse(raw);
@@ -125,5 +83,44 @@ export function customerStateStream(declaration: CustomerStateDeclaration): Stre
           : {};
       return { ...rows, [customerObservationsTable.name]: [observation] };
     },
+  };
+}
+
+/**
+ * A state stream's side of the fan-out ({@link askEachCustomer}), for one span: each customer's answer is one record,
+ * filed under the span's last window.
+ */
+function stateFanOut(
+  ctx: StreamContext,
+  span: Window[],
+  declaration: CustomerStateDeclaration,
+): CustomerFanOut<CustomerStateRead> {
+  const { name, what } = declaration;
+  const windowStart = span.at(-1)!.start;
+  let records: CustomerStateRecord[] = [];
+  let rejects: CustomerReject[] = [];
+  let notFound = 0;
+  return {
+    stream: name,
+    ask: (customer) =>
+      readCustomerState(
+        customer,
+        `${what} of ${customer.customerId}`,
+        () => declaration.ask(ctx.api, customer),
+        () => ctx.api.observedAt(customer),
+      ),
+    *take(read) {
+      if (read.record.outcome === 'not_found') notFound++;
+      if (read.rejected) rejects.push(read.rejected);
+      records.push(read.record);
+      if (records.length >= BATCH) {
+        yield { windowStart, records, restart: false, rejects };
+        [records, rejects] = [[], []];
+      }
+    },
+    *rest() {
+      yield { windowStart, records, restart: false, rejects };
+    },
+    summary: () => ({ message: `${what} read`, counts: { customersNotFound: notFound } }),
   };
 }

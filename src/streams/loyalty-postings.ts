@@ -1,15 +1,21 @@
-import { pMapIterable } from 'p-map';
 import { z } from 'zod';
 import type { CustomerReject } from '../extract/askable-customer.js';
-import { readCustomerPostings, SpanDays, type PostingRecord } from '../extract/customer-postings.js';
+import {
+  readCustomerPostings,
+  SpanDays,
+  type CustomerPostings,
+  type PostingRecord,
+} from '../extract/customer-postings.js';
 import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import type { Day } from '../plan/days.js';
+import type { Window } from '../plan/windows.js';
 import { contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
+import { askEachCustomer, type CustomerFanOut } from './customer-fan-out.js';
 import { customerObservationsTable } from './customer-observations.js';
 import type {
   CustomerObservation,
@@ -167,58 +173,56 @@ export const loyaltyPostingsStream: StreamDefinition = {
       firstDay: ctx.jobConfig.first_day,
       windowDays: ctx.jobConfig.window_days,
     });
-    if (!ctx.customers) throw new Error('loyalty_postings: no customers were selected for the span');
-    const customers = ctx.customers;
-    // a customer the sweep takes keeps its postings since it was last asked, not only the span's
-    const listings = pMapIterable(
-      customers,
-      async (customer) => {
-        const listing = await readCustomerPostings(ctx.api, customer, days.from(customer.readFrom), ctx.pageSize);
-        // the instant its answer arrived, which the raw archive keeps with it: a replay observes the customer then too
-        return { customerId: customer.customerId, observedAt: ctx.api.observedAt(customer), ...listing };
-      },
-      { concurrency: ctx.concurrency },
-    );
-    const buffer = new Map<Day, PostingRecord[]>();
-    /** Customers the service cannot be asked about: rejected under the span's first window. */
-    const rejects: CustomerReject[] = [];
-    /** Customers asked, for `_etl_customer_observations`: what the sweep orders by, and what a window's ledger counts. */
-    const observed: CustomerObservation[] = [];
-    let buffered = 0;
-    let asked = 0;
-    let rejected = 0;
-    let stoppedEarly = 0;
-    let readAgain = 0;
-    function* flush(): Generator<ExtractedBatch> {
-      if (rejects.length > 0)
-        yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
-      if (observed.length > 0)
-        yield { windowStart: span.at(-1)!.start, records: [], restart: false, observed: observed.splice(0) };
-      for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
-      buffer.clear();
-      buffered = 0;
-    }
+    yield* askEachCustomer(ctx, span, postingsFanOut(ctx, span, days));
+  },
+  normalizer: (ctx) => postingNormalizer(ctx.timezone),
+};
+
+/** One customer's postings of a span, as the stream takes them. */
+interface CustomerListing extends CustomerPostings {
+  customerId: string;
+  /** The instant its answer arrived, which the raw archive keeps with it: a replay observes the customer then too. */
+  observedAt: string;
+}
+
+/**
+ * The postings stream's side of the fan-out, for one span: each customer's postings are filed under their windows,
+ * and the customer under `_etl_customer_observations`; a customer the sweep takes keeps its postings since it was
+ * last asked, not only the span's.
+ */
+function postingsFanOut(ctx: StreamContext, span: Window[], days: SpanDays): CustomerFanOut<CustomerListing> {
+  const buffer = new Map<Day, PostingRecord[]>();
+  /** Customers the service cannot be asked about: rejected under the span's first window. */
+  const rejects: CustomerReject[] = [];
+  /** Customers asked, for `_etl_customer_observations`: what the sweep orders by, and what a window's ledger counts. */
+  const observed: CustomerObservation[] = [];
+  let buffered = 0;
+  let stoppedEarly = 0;
+  let readAgain = 0;
+  function* flush(): Generator<ExtractedBatch> {
+    if (rejects.length > 0)
+      yield { windowStart: span[0]!.start, records: [], restart: false, rejects: rejects.splice(0) };
+    if (observed.length > 0)
+      yield { windowStart: span.at(-1)!.start, records: [], restart: false, observed: observed.splice(0) };
+    for (const [windowStart, records] of buffer) yield { windowStart, records, restart: false };
+    buffer.clear();
+    buffered = 0;
+  }
+  return {
+    stream: 'loyalty_postings',
+    async ask(customer) {
+      const listing = await readCustomerPostings(ctx.api, customer, days.from(customer.readFrom), ctx.pageSize);
+      return { customerId: customer.customerId, observedAt: ctx.api.observedAt(customer), ...listing };
+    },
     // A listing's postings enter the buffer together and in order, so each window's batch holds a customer's
     // postings of that window one after the other (the normalizer counts exact duplicates per customer).
-    for await (const listing of listings) {
-      asked++;
+    *take(listing) {
       observed.push({
         customerId: listing.customerId,
         observedAt: listing.observedAt,
         outcome: listing.rejected ? 'unaskable' : 'answered',
       });
-      if (listing.rejected) {
-        rejected++;
-        rejects.push(listing.rejected);
-        ctx.logger.warn(
-          {
-            stream: 'loyalty_postings',
-            customerId: listing.rejected.payload.customerId,
-            reason: listing.rejected.error,
-          },
-          'customer cannot be asked; rejected',
-        );
-      }
+      if (listing.rejected) rejects.push(listing.rejected);
       if (listing.stoppedEarly) stoppedEarly++;
       if (listing.readAgain.length > 0) {
         readAgain++;
@@ -234,20 +238,8 @@ export const loyaltyPostingsStream: StreamDefinition = {
         buffered++;
       }
       if (buffered >= BATCH || observed.length >= BATCH) yield* flush();
-    }
-    yield* flush();
-    ctx.logger.info(
-      {
-        stream: 'loyalty_postings',
-        window: `${span[0]!.start}..${span.at(-1)!.end}`,
-        customersAsked: asked,
-        customersRejected: rejected,
-        stoppedEarly,
-        readAgain,
-        requests: ctx.api.counter.requests,
-      },
-      'postings listed',
-    );
-  },
-  normalizer: (ctx) => postingNormalizer(ctx.timezone),
-};
+    },
+    rest: flush,
+    summary: () => ({ message: 'postings listed', counts: { stoppedEarly, readAgain } }),
+  };
+}

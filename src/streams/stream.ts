@@ -21,8 +21,11 @@ export interface StreamContext {
    * For a per-customer stream: the customers the pipeline selected for the span, in key order; `readFrom`, for a
    * customer the postings sweep takes, is the first day whose postings it keeps.
    */
-  customers?: AsyncIterable<CustomerIdentity & { readFrom?: Day | undefined }>;
+  customers?: AsyncIterable<SelectedCustomer>;
 }
+
+/** A customer the pipeline selected for a span; `readFrom`, for one the postings sweep takes, is the first day kept. */
+export type SelectedCustomer = CustomerIdentity & { readFrom?: Day | undefined };
 
 /** Raw records of one window as they came from the source. */
 export interface ExtractedBatch {

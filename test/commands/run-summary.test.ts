@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../src/commands/run-summary.js';
-import type { JobRunResult } from '../../src/pipeline/run-job.js';
+import type { JobRunResult } from '../../src/pipeline/job-run-request.js';
 import type { StreamName } from '../../src/plan/job-plan.js';
 
 /** A run that loaded `windows` windows of a stream, with these totals spread over them. */

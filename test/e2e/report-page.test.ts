@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommandError, ExitCode } from '../../src/cli/exit-codes.js';
+import { type CommandError, ExitCode } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { loadConfig } from '../../src/config/load-config.js';

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandError } from '../../src/cli/exit-codes.js';
+import { CommandError } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { verifyCommand } from '../../src/commands/verify.js';
 import {

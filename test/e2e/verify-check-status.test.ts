@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandError, ExitCode } from '../../src/cli/exit-codes.js';
+import { CommandError, ExitCode } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { checkCommand } from '../../src/commands/check.js';
 import { statusCommand } from '../../src/commands/status.js';
