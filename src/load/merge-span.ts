@@ -10,6 +10,7 @@ import type { SqlConnection } from './sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from './span-keys.js';
 import { FIELD_REJECTS_STAGING, FIELD_REJECTS_TABLE, REJECTS_STAGING, REJECTS_TABLE, stagedRows } from './staging.js';
 import type { TableSpec } from './table-spec.js';
+import { beginTypeEvidence } from './type-evidence.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
 /** Everything the merge of a span (one or more consecutive windows of one stream) needs. */
@@ -41,6 +42,12 @@ export async function mergeSpan(
         await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt),
       );
   }
+  // the evidence typed views are decided by, from the rows the merge changes (counted before and after it)
+  const evidence = await beginTypeEvidence(conn, dialect, schema, {
+    tables: span.tables,
+    spanStart: span.windows[0]!.start,
+    spanEnd: span.windows.at(-1)!.end,
+  });
   for (const statement of mergeStatements({
     dialect,
     schema,
@@ -71,6 +78,7 @@ export async function mergeSpan(
     for (const statement of historyStatements({ ...spec, history: spec.history }, ctx))
       await conn.run(statement.sql, statement.params);
   }
+  await evidence.finish({ runId: span.runId, now: span.loadedAt });
   await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');

@@ -13,6 +13,9 @@ export interface ViewStamp {
  * already: a view is dropped and created only when its definition changes, so a commit that adds no column or
  * survey takes no lock on the views analysts read. Dropped and created rather than replaced: PostgreSQL's
  * `CREATE OR REPLACE VIEW` refuses a view whose columns moved. Returns whether the view changed.
+ *
+ * The view is made in `schema`, the warehouse's, or in `target` (the analysts' schema of views over it), recorded in
+ * the warehouse's `_etl_views` either way (as `target.name` for another schema).
  */
 export async function replaceView(
   conn: SqlConnection,
@@ -20,24 +23,27 @@ export async function replaceView(
   name: string,
   select: string,
   stamp: ViewStamp,
+  target: string = schema,
 ): Promise<boolean> {
+  const recorded = target === schema ? name : `${target}.${name}`;
   const known = await conn.all<{ definition: string }>(
     `SELECT definition FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`,
-    [name],
+    [recorded],
   );
   // a view dropped by hand is made again
   const exists = await conn.all(
     `SELECT 1 FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = $1 AND table_name = $2`,
-    [schema, name],
+    [target, name],
   );
   if (known[0]?.definition === select && exists.length > 0) return false;
-  // CASCADE: the view analysts read it through (PostgreSQL's analysts schema) goes too, and is made again in the same commit
-  await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, name)} CASCADE`);
-  await conn.run(`CREATE VIEW ${qualified(schema, name)} AS ${select}`);
-  await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [name]);
+  // In the warehouse's schema, CASCADE: the view analysts read it through (PostgreSQL's analysts schema) goes too,
+  // and is made again in the same commit. Nothing of the pipeline reads the analysts' views: no CASCADE there.
+  await conn.run(`DROP VIEW IF EXISTS ${qualified(target, name)}${target === schema ? ' CASCADE' : ''}`);
+  await conn.run(`CREATE VIEW ${qualified(target, name)} AS ${select}`);
+  await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [recorded]);
   await conn.run(
     `INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`,
-    [name, select, stamp.now, stamp.runId],
+    [recorded, select, stamp.now, stamp.runId],
   );
   return true;
 }
