@@ -3,7 +3,7 @@ import { ANSWER_TYPES, fitsType, type AnswerCounts } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from './identifiers.js';
 import type { ViewStamp } from './replace-view.js';
 import type { SqlConnection } from './sql-connection.js';
-import { stagedRows } from './staging.js';
+import { stagedRows, stagingName } from './staging.js';
 import type { TableSpec } from './table-spec.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
 
@@ -218,7 +218,7 @@ function changedKeys(
   const out: string[] = [];
   for (const name of [source.table, ...(source.group ? [source.group.table] : [])]) {
     const spec = span.tables.find((t) => t.name === name)!;
-    out.push(`SELECT ${q(source.scope)} AS "k" FROM ${stagedRows(dialect, spec, span.tables)} st`);
+    out.push(`SELECT ${q(source.scope)} AS "k" FROM ${stagedKeys(dialect, spec, source.scope, span.tables)} st`);
     const merge = spec.merge;
     switch (merge.kind) {
       case 'upsert':
@@ -236,14 +236,27 @@ function changedKeys(
         const at = merge.parentKey.indexOf(source.scope);
         if (!parent || at < 0)
           throw new Error(`type evidence of ${name}: its parent ${merge.parent} is not keyed by ${source.scope}`);
-        out.push(`SELECT ${q(parent.key[at]!)} AS "k" FROM ${stagedRows(dialect, parent, span.tables)} st`);
+        out.push(
+          `SELECT ${q(parent.key[at]!)} AS "k" FROM ${stagedKeys(dialect, parent, parent.key[at]!, span.tables)} st`,
+        );
         break;
       }
       default:
         throw new Error(`type evidence of ${name}: rows merged by ${merge.kind} are not followed`);
     }
   }
-  return out;
+  return [...new Set(out)];
+}
+
+/**
+ * Staged rows of `spec` to read `column` from: a table staged inside another's rows carries that table's value of
+ * every column but an entry's name and value, so the other's staging table is read as it is, its JSON not parsed.
+ */
+function stagedKeys(dialect: WarehouseDialect, spec: TableSpec, column: string, tables: readonly TableSpec[]): string {
+  const own = spec.stagedWith;
+  if (own && (own.kind === 'copy' || (column !== own.nameColumn && column !== own.valueColumn)))
+    return q(stagingName(own.table));
+  return stagedRows(dialect, spec, tables);
 }
 
 /**
