@@ -93,7 +93,9 @@ async function isCurrent(
 
 /**
  * Counts the evidence of `table` again from the whole table, and records the rule it was counted by: what a
- * warehouse made before the evidence was kept gets once, and what `loyalty-etl` does when the rule changed.
+ * warehouse made before the evidence was kept gets once, and what `loyalty-etl` does when the rule changed. The
+ * commits of every stream take turns (DuckDB's commit lock; on PostgreSQL the analysts' lock, which every commit
+ * takes first), so no increment of another commit can fall between the count and its use.
  */
 export async function countTypeEvidence(
   conn: SqlConnection,
