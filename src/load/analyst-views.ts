@@ -1,7 +1,7 @@
 import type { AnalystsPolicy } from '../plan/job-plan.js';
 import { qualified, quoteIdent } from './identifiers.js';
 import { analystValue, isWithheld } from './personal-data.js';
-import { replaceView, type ViewStamp } from './replace-view.js';
+import { replaceView, standingViews, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from './sql-connection.js';
 import { describeRelations } from './table-comments.js';
 import type { WarehouseDialect } from './warehouse-dialect.js';
@@ -74,6 +74,7 @@ export async function refreshAnalystViews(
   const target = policyRow.analysts_schema;
   const policy: AnalystsPolicy = { personalData: policyRow.personal_data };
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
+  const standing = await standingViews(conn, schema, target);
   for (const relation of await describeRelations(conn, dialect, schema)) {
     if (relation.name === POLICY_TABLE) continue;
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
@@ -81,7 +82,7 @@ export async function refreshAnalystViews(
       (c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`,
     );
     const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
-    if (!(await replaceView(conn, schema, relation.name, definition, stamp, target))) continue;
+    if (!(await replaceView(conn, schema, relation.name, definition, stamp, target, standing))) continue;
     const note = (column: string) =>
       isWithheld(policy, column)
         ? ` Here: ${analystValue(dialect, policy, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
