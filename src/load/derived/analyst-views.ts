@@ -1,7 +1,7 @@
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
 import { analystValue, isWithheld } from './personal-data.js';
-import type { ViewStamp } from './replace-view.js';
+import { replaceView, standingViews, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { describeRelations } from '../catalog/table-comments.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
@@ -74,22 +74,7 @@ export async function refreshAnalystViews(
   const target = policyRow.analysts_schema;
   const policy: AnalystsPolicy = { personalData: policyRow.personal_data };
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
-  const existing = new Set(
-    (
-      await conn.all<{ table_name: string }>(
-        `SELECT table_name FROM information_schema.views WHERE table_schema = $1`,
-        [target],
-      )
-    ).map((r) => r.table_name),
-  );
-  const known = new Map(
-    (
-      await conn.all<{ view_name: string; definition: string }>(
-        `SELECT view_name, definition FROM ${qualified(schema, '_etl_views')} WHERE view_name LIKE $1`,
-        [`${target}.%`],
-      )
-    ).map((r) => [r.view_name, r.definition]),
-  );
+  const standing = await standingViews(conn, schema, target);
   for (const relation of await describeRelations(conn, dialect, schema)) {
     if (relation.name === POLICY_TABLE) continue;
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
@@ -97,15 +82,7 @@ export async function refreshAnalystViews(
       (c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`,
     );
     const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
-    const name = `${target}.${relation.name}`;
-    if (known.get(name) === definition && existing.has(relation.name)) continue;
-    await conn.run(`DROP VIEW IF EXISTS ${qualified(target, relation.name)}`);
-    await conn.run(`CREATE VIEW ${qualified(target, relation.name)} AS ${definition}`);
-    await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [name]);
-    await conn.run(
-      `INSERT INTO ${qualified(schema, '_etl_views')} (view_name, definition, updated_at, run_id) VALUES ($1, $2, CAST($3 AS TIMESTAMPTZ), $4)`,
-      [name, definition, stamp.now, stamp.runId],
-    );
+    if (!(await replaceView(conn, schema, relation.name, definition, stamp, target, standing))) continue;
     const note = (column: string) =>
       isWithheld(policy, column)
         ? ` Here: ${analystValue(dialect, policy, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`

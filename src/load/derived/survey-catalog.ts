@@ -1,14 +1,8 @@
 import { pivotColumnName, snakeCase } from '../../transform/column-names.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import {
-  ANSWER_TYPES,
-  answerTypeOf,
-  fitsType,
-  typedAnswer,
-  type AnswerCounts,
-  type AnswerType,
-} from './answer-types.js';
+import { answerTypeOf, typedAnswer, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
+import { readTypeEvidence } from './type-evidence.js';
 import { valuesList } from '../warehouse/values-list.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
@@ -55,7 +49,7 @@ export interface ResponsesTable {
  * answer columns: a question code names different questions in different surveys (`Q1` of three), so a survey's
  * view holds that survey's responses and a column for each of its questions alone, named `q_` + the code unique
  * within the survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
- * (`answer-types.ts`).
+ * (`answer-types.ts`) by the evidence each commit keeps of them (`type-evidence.ts`).
  */
 export async function refreshSurveyCatalog(
   conn: SqlConnection,
@@ -69,7 +63,7 @@ export async function refreshSurveyCatalog(
   );
   const bySurvey = new Map<string, QuestionRow[]>();
   for (const q of questions) bySurvey.set(q.survey_id, [...(bySurvey.get(q.survey_id) ?? []), q]);
-  const counts = await answerCounts(conn, dialect, schema, responses.name);
+  const counts = await readTypeEvidence(conn, dialect, schema, 'survey_answers', stamp);
   const surveys = [...bySurvey].map(([id, list]) => {
     const ordered = list.sort(questionOrder);
     const label = ordered[0]?.question_text ?? null;
@@ -98,38 +92,6 @@ export async function refreshSurveyCatalog(
       GROUP BY v.survey_id, v.label, v.question_count, v.view_name`,
     [stamp.runId, stamp.now, ...list.params],
   );
-}
-
-/**
- * Per survey and question code, how many answers there are and how many fit each type: one aggregate over every
- * answer, read again at each commit, so a type follows the answers as they come.
- */
-async function answerCounts(
-  conn: SqlConnection,
-  dialect: WarehouseDialect,
-  schema: string,
-  responses: string,
-): Promise<Map<string, Map<string, AnswerCounts>>> {
-  const fits = ANSWER_TYPES.map(
-    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'a.answer')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`,
-  );
-  const rows = await conn.all<Record<string, string | number | bigint | null>>(
-    `SELECT r.survey_id, a.question_code, COUNT(*) AS answers, ${fits.join(', ')}
-       FROM ${qualified(schema, 'survey_answers')} a
-       JOIN ${qualified(schema, responses)} r ON r.response_id = a.response_id
-      WHERE a.answer IS NOT NULL
-      GROUP BY r.survey_id, a.question_code`,
-  );
-  const out = new Map<string, Map<string, AnswerCounts>>();
-  for (const row of rows) {
-    const survey = String(row.survey_id);
-    if (!out.has(survey)) out.set(survey, new Map());
-    out.get(survey)!.set(String(row.question_code), {
-      answers: Number(row.answers),
-      fits: new Map(ANSWER_TYPES.map((type) => [type, Number(row[type] ?? 0)])),
-    });
-  }
-  return out;
 }
 
 /** A question's column in its survey's view. */

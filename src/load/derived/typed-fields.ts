@@ -6,12 +6,13 @@ import {
   type FieldKind,
   type FieldType,
 } from '../../transform/typed-values.js';
-import { ANSWER_TYPES, answerTypeOf, fitsType, type AnswerCounts, type AnswerType } from './answer-types.js';
+import { answerTypeOf, type AnswerCounts, type AnswerType } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { pivotChild, stagedRows } from '../staging/staging.js';
 import type { ColumnType, TableSpec } from '../table-spec.js';
+import { readTypeEvidence } from './type-evidence.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
@@ -58,7 +59,7 @@ export async function refreshTypedFields(
   staged: { accounts: TableSpec; tables: readonly TableSpec[] } | undefined,
   stamp: ViewStamp,
 ): Promise<void> {
-  const wanted = await typedFields(conn, dialect, schema);
+  const wanted = await typedFields(conn, dialect, schema, stamp);
   const current = new Map(
     (
       await conn.all<TypedColumn>(
@@ -121,12 +122,14 @@ export async function refreshTypedFields(
  * several profiles define takes the definition of the main profile, then of a used one, then of the lowest profile
  * id. A choice field (a definition with `options`) gets its labels (`cf_<name>_label`). Any other field, defined or not, is typed from its
  * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
- * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, read again at every commit.
+ * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, as the evidence every commit
+ * keeps of them says (`type-evidence.ts`).
  */
 async function typedFields(
   conn: SqlConnection,
   dialect: WarehouseDialect,
   schema: string,
+  stamp: ViewStamp,
 ): Promise<Map<string, { key: string; type: FieldType }>> {
   const rows = await conn.all<{
     column_name: string;
@@ -142,7 +145,8 @@ async function typedFields(
       ORDER BY c.column_name, CASE WHEN p.main THEN 0 ELSE 1 END, CASE WHEN p.used THEN 0 ELSE 1 END, f.profile_id, f.field_id`,
     [TYPED_TABLE],
   );
-  const seen = await valueCounts(conn, dialect, schema);
+  const seen =
+    (await readTypeEvidence(conn, dialect, schema, LONG_TABLE, stamp)).get('') ?? new Map<string, AnswerCounts>();
   const out = new Map<string, { key: string; type: FieldType }>();
   const decided = new Set<string>();
   for (const r of rows) {
@@ -173,26 +177,6 @@ const KIND_OF_ANSWER_TYPE: ReadonlyMap<AnswerType, FieldKind> = new Map([
   ['boolean', 'boolean'],
   ['date', 'date'],
 ]);
-
-/** Per field name, how many of its values there are and how many fit each type. */
-async function valueCounts(
-  conn: SqlConnection,
-  dialect: WarehouseDialect,
-  schema: string,
-): Promise<Map<string, AnswerCounts>> {
-  const fits = ANSWER_TYPES.map(
-    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, 'f.value')} THEN 1 ELSE 0 END) AS ${quoteIdent(type)}`,
-  );
-  const rows = await conn.all<Record<string, string | number | bigint | null>>(
-    `SELECT f.field_name, COUNT(*) AS n, ${fits.join(', ')} FROM ${qualified(schema, LONG_TABLE)} f WHERE f.value IS NOT NULL GROUP BY f.field_name`,
-  );
-  return new Map(
-    rows.map((r) => [
-      String(r.field_name),
-      { answers: Number(r.n), fits: new Map(ANSWER_TYPES.map((type) => [type, Number(r[type] ?? 0)])) },
-    ]),
-  );
-}
 
 /** `cf_x` + `_date`, `_number` or `_boolean`; a name taken already gets the hash of the column's name. */
 function typedColumnName(column: string, kind: FieldKind, taken: ReadonlySet<string>): string {

@@ -16,6 +16,7 @@ import {
   stagedRows,
 } from '../staging/staging.js';
 import type { TableSpec } from '../table-spec.js';
+import { beginTypeEvidence } from '../derived/type-evidence.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** Everything the merge of a span (one or more consecutive windows of one stream) needs. */
@@ -47,6 +48,12 @@ export async function mergeSpan(
         await ensurePivotColumns(conn, dialect, schema, spec, span.tables, span.runId, span.loadedAt),
       );
   }
+  // the evidence typed views are decided by, from the rows the merge changes (counted before and after it)
+  const evidence = await beginTypeEvidence(conn, dialect, schema, {
+    tables: span.tables,
+    spanStart: span.windows[0]!.start,
+    spanEnd: span.windows.at(-1)!.end,
+  });
   for (const statement of mergeStatements({
     dialect,
     schema,
@@ -77,6 +84,7 @@ export async function mergeSpan(
     for (const statement of historyStatements({ ...spec, history: spec.history }, ctx))
       await conn.run(statement.sql, statement.params);
   }
+  await evidence.finish({ runId: span.runId, now: span.loadedAt });
   await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
