@@ -117,7 +117,7 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
   });
   afterAll(async () => emulator.close());
 
-  it('puts malformed records in _etl_rejects with their payload, loads the rest, shows them in status, exits 0', async () => {
+  it('puts records without a key in _etl_rejects with their payload, loads the rest (a bad field NULL and kept in _etl_field_rejects), shows both in status, exits 0', async () => {
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-02-01', destination: config });
     const result = await runCli(['run', '--config', file, '--until', '2024-02-14']);
@@ -125,7 +125,24 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(result.code).toBe(0);
     const rejects = [...emulator.truth.rejects('accounts', '2024-02-01', '2024-02-14')];
     expect(rejects.length).toBeGreaterThan(0);
+    const fields = [...emulator.truth.fieldRejects('accounts', '2024-02-01', '2024-02-14')];
+    expect(fields.length).toBeGreaterThan(0);
+    const nulls = result.stdout.match(
+      /^accounts: .*, (\d+) fields? loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
+    );
+    expect(Number(nulls?.[1]), result.stdout).toBe(fields.length);
     await withWarehouse(config, async (conn) => {
+      const held = await conn.all<{
+        stream: string;
+        record_key: string;
+        field: string;
+        raw_value: string;
+        error: string;
+      }>(`SELECT stream, record_key, field, raw_value, error FROM _etl_field_rejects`);
+      expect(held.map((f) => [f.stream, f.record_key, f.field, f.raw_value]).sort()).toEqual(
+        fields.map((f) => ['accounts', f.customer_id, f.field, f.raw_value]).sort(),
+      );
+      for (const f of held) expect(f.error).toMatch(new RegExp(`^${f.field.replace(/\./g, '\\.')}: `));
       const stored = await conn.all<{ payload: string; error: string }>(
         `SELECT payload, error FROM _etl_rejects WHERE stream = 'accounts'`,
       );
@@ -137,6 +154,7 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(status.code).toBe(0);
     const accounts = JSON.parse(status.stdout).streams.find((s: { stream: string }) => s.stream === 'accounts');
     expect(accounts.rejects).toBe(rejects.length);
+    expect(accounts.fieldRejects).toBe(fields.length);
     expect(accounts.completeThrough).toBe('2024-02-14');
   });
 
