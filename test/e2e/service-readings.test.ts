@@ -60,7 +60,7 @@ const renamedKey: Middleware = async (request, next) => {
 };
 
 describe.each(testDestinations)('a service that reads the spec otherwise, into $name', (target) => {
-  it('rejects every record missing the field its key comes from, and fails each window of them, small as it is', async () => {
+  it('rejects every record missing the field its key comes from, and fails each window of them, small as it is, keeping them in _etl_rejects', async () => {
     const emulator = await emulatorWith({ hooks: { middleware: [renamedKey] } });
     try {
       const { config } = await target.fresh();
@@ -71,18 +71,52 @@ describe.each(testDestinations)('a service that reads the spec otherwise, into $
         destination: config,
         streams: ['accounts'],
       });
-      await expect(
-        backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' }),
-      ).rejects.toThrow(
-        /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all \d+ records rejected \(the first: customerId: is missing: accounts are keyed on it\)/,
+      const failing =
+        /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all (\d+) records rejected \(the first: customerId: is missing: accounts are keyed on it\)/;
+      const first = await backfillCommand({
+        config: file,
+        from: RANGE.startDate,
+        to: '2024-02-03',
+        concurrency: '1',
+      }).then(
+        () => '',
+        (error: Error) => error.message,
       );
-      await withWarehouse(config, async (conn) => {
+      expect(first).toMatch(failing);
+      const rejected = Number(failing.exec(first)![1]);
+      // the rejects of the failed windows are there to read, with their payloads, one row per record
+      const held = () =>
+        withWarehouse(config, (conn) =>
+          conn.all<{ w: string; run_id: string; payload: string; error: string }>(
+            `SELECT CAST(window_start AS VARCHAR) AS w, run_id, payload, error FROM _etl_rejects ORDER BY 1`,
+          ),
+        );
+      const kept = await held();
+      const windows = await withWarehouse(config, async (conn) => {
         expect(await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`)).toEqual([
           { status: 'failed' },
         ]);
         const [accounts] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`);
         expect(Number(accounts!.n)).toBe(0); // nothing keyed on NULL
+        const failed = await conn.all<{ w: string }>(
+          `SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE status = 'failed' ORDER BY 1`,
+        );
+        return failed.map((f) => f.w);
       });
+      expect(kept.filter((r) => r.w === '2024-02-01')).toHaveLength(rejected);
+      expect([...new Set(kept.map((r) => r.w))]).toEqual(windows);
+      for (const r of kept) {
+        expect(JSON.parse(r.payload)).toHaveProperty('clientRef');
+        expect(r.error).toBe('customerId: is missing: accounts are keyed on it');
+      }
+      // read again, the windows fail again, and their rejects replace those of the first reading
+      await expect(
+        backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' }),
+      ).rejects.toThrow(failing);
+      const again = await held();
+      expect(again.map((r) => [r.w, r.payload]).sort()).toEqual(kept.map((r) => [r.w, r.payload]).sort());
+      expect(new Set(again.map((r) => r.run_id)).size).toBe(1);
+      expect(again[0]!.run_id).not.toBe(kept[0]!.run_id);
     } finally {
       await emulator.close();
     }
