@@ -460,9 +460,10 @@ function fieldReject(windowStart: Day, row: Row): FieldReject {
   return {
     windowStart,
     recordKey: text(row.record_key) ?? '',
-    field: text(row.field) ?? '',
+    // a field's path may hold a source key (`customFieldMap.<name>`): without NULs, as either warehouse stores it
+    field: storableMessage(text(row.field) ?? '').toWellFormed(),
     rawValue: text(row.raw_value),
-    error: storableMessage(text(row.error) ?? ''),
+    error: storableMessage(text(row.error) ?? '').toWellFormed(),
   };
 }
 

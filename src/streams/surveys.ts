@@ -5,6 +5,7 @@ import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
 import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
+import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { cleanKey, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
@@ -33,10 +34,11 @@ const ANSWER_FIELDS = [
 /**
  * What the surveys stream normalizes: one answer record with its survey's questions. The extractor splits
  * every `data[]` element of the listing into these, so one bad answer is rejected alone. Only what keys the answer
- * is checked here (its survey's questions and its customer); its other fields are read one by one, leniently.
+ * is checked here (its survey's questions, its customer and its time, which files it under its window); its other
+ * fields are read one by one, leniently.
  */
 const surveyAnswerRecordSchema = z.looseObject({
-  answers: z.tuple([z.looseObject({ customerId: customerIdSchema })]),
+  answers: z.tuple([z.looseObject({ customerId: customerIdSchema, date: z.string() })]),
   questions: sourceMap(z.string()),
 });
 
@@ -126,7 +128,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const parsed = surveyAnswerRecordSchema.safeParse(answerWithCustomerId(raw));
     if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
     const { questions } = parsed.data;
-    const a = parsed.data.answers[0] as Record<string, unknown> & { customerId: string };
+    const a = parsed.data.answers[0] as Record<string, unknown> & { customerId: string; date: string };
     const surveyId = surveyIdOf(questions);
     const fields = new LenientFields();
     const answers = fields
@@ -137,12 +139,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const response = {
       survey_id: surveyId,
       customer_id: a.customerId.trim(),
-      answered_at:
-        a.date == null
-          ? fields.read('date', a.date, () => {
-              throw new RecordError('date', 'is missing');
-            })
-          : fields.timestamp('date', a.date, timezone),
+      answered_at: parseSourceTimestamp(a.date, timezone, 'date'),
       brand: text('brand'),
       branch: text('branch'),
       staff: text('staff'),

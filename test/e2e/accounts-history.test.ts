@@ -153,14 +153,14 @@ describe.each(testDestinations)('accounts history from the emulator into $name',
         ),
       );
       const expected = [...emulator.truth.surveyResponses(START, LAST)].map((answer) => {
-        const day = DateTime.fromISO(answer.answered_at!).setZone(TZ).toISODate()!;
+        const day = DateTime.fromISO(answer.answered_at).setZone(TZ).toISODate()!;
         const version = truth.find(
           (v) =>
             v.customer_id === answer.customer_id && v.valid_from <= day && (v.valid_to === null || day < v.valid_to),
         )!;
         return [
           answer.customer_id,
-          Date.parse(answer.answered_at!) / 1000,
+          Date.parse(answer.answered_at) / 1000,
           version.city,
           version.custom_fields.loyaltyTier ?? null,
         ];

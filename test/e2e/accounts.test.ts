@@ -4,7 +4,13 @@ import { runCommand } from '../../src/commands/run.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { pivotMismatches, readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  pivotMismatches,
+  readAccounts,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const RANGE = { startDate: '2024-01-01', endDate: '2024-01-20' } as const;
 const TZ = 'Europe/Athens';
@@ -156,6 +162,38 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(accounts.rejects).toBe(rejects.length);
     expect(accounts.fieldRejects).toBe(fields.length);
     expect(accounts.completeThrough).toBe('2024-02-14');
+  });
+
+  it('loads a malformed survey answer whose key can be read with its bad field NULL and its good answers, as the truth says', async () => {
+    const { config } = await target.fresh();
+    const [from, to] = ['2024-02-01', '2024-02-14'];
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: from,
+      destination: config,
+      streams: ['accounts', 'surveys'],
+    });
+    const result = await runCli(['run', '--config', file, '--until', to]);
+    expect(result.code, result.stderr.slice(-800)).toBe(0);
+    const fields = [...emulator.truth.fieldRejects('surveys', from, to)];
+    expect(fields.length).toBeGreaterThan(0);
+    expect(result.stdout).toMatch(new RegExp(`^surveys: .*, ${fields.length} fields? loaded as NULL`, 'm'));
+    await withWarehouse(config, async (conn) => {
+      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(
+        sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))),
+      );
+      const held = await conn.all<{ customer_id: string; field: string; raw_value: string }>(
+        `SELECT r.customer_id, f.field, f.raw_value FROM _etl_field_rejects f JOIN survey_responses r ON r.response_id = f.record_key WHERE f.stream = 'surveys'`,
+      );
+      expect(held.map((f) => [f.customer_id, f.field, f.raw_value]).sort()).toEqual(
+        fields.map((f) => [f.customer_id, f.field, f.raw_value]).sort(),
+      );
+      const stored = await conn.all<{ payload: string }>(`SELECT payload FROM _etl_rejects WHERE stream = 'surveys'`);
+      expect(stored.map((r) => JSON.parse(r.payload)).sort(byJson)).toEqual(
+        [...emulator.truth.rejects('surveys', from, to)].map((r) => r.payload).sort(byJson),
+      );
+    });
   });
 
   it('killed with SIGKILL in the middle of loading, then re-run: exact ground truth, no duplicates', async () => {

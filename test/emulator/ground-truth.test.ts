@@ -79,7 +79,7 @@ function accountAsWarehouse(r: any, unreadable: string[] = []) {
 function answersAsWarehouse(element: any, unreadable: string[] = []) {
   return element.answers.map((a: any) => ({
     customer_id: a.customerId,
-    answered_at: lenient(unreadable, a.customerId, 'date', a.date, () => readTimestamp(a.date)),
+    answered_at: readTimestamp(a.date),
     brand: canonical(a.brand),
     branch: canonical(a.branch),
     staff: canonical(a.staff),

@@ -110,19 +110,18 @@ const answer = {
 const element = (a: Record<string, unknown>) => ({ answers: [a], questions: { 'How?': 'Q1', 'Why?': 'Q2' } });
 
 describe('a survey answer with a field the pipeline cannot read', () => {
-  it('loads a date that is no instant as NULL, keyed apart from an answer that differs only there', () => {
-    const normalizer = surveyNormalizer(TZ);
-    const { rows, rejects } = normalize(normalizer, [
-      element({ ...answer, date: 'yesterday' }),
-      element({ ...answer, date: 'today' }),
+  it('loads a brand that is no text as NULL, keyed apart from an answer that differs only there', () => {
+    const { rows, rejects } = normalize(surveyNormalizer(TZ), [
+      element({ ...answer, brand: { name: 'Aroma' } }),
+      element({ ...answer, brand: ['Aroma'] }),
     ]);
     expect(rejects).toEqual([]);
-    expect(rows.survey_responses!.map((r) => r.answered_at)).toEqual([null, null]);
+    expect(rows.survey_responses!.map((r) => r.brand)).toEqual([null, null]);
     const [a, b] = rows.survey_responses!.map((r) => String(r.response_id));
     expect(a).not.toBe(b);
     expect(rows._etl_field_rejects).toEqual([
-      { record_key: a, field: 'date', raw_value: '"yesterday"', error: expect.stringMatching(/^date: /) },
-      { record_key: b, field: 'date', raw_value: '"today"', error: expect.stringMatching(/^date: /) },
+      { record_key: a, field: 'brand', raw_value: '{"name":"Aroma"}', error: expect.stringMatching(/^brand: /) },
+      { record_key: b, field: 'brand', raw_value: '["Aroma"]', error: expect.stringMatching(/^brand: /) },
     ]);
   });
 
@@ -137,16 +136,23 @@ describe('a survey answer with a field the pipeline cannot read', () => {
     ]);
   });
 
-  it('loads a brand that is an object as NULL, keyed apart from the answer as served right', () => {
-    const one = normalize(surveyNormalizer(TZ), [element(answer)]).rows.survey_responses![0]!.response_id;
-    const other = normalize(surveyNormalizer(TZ), [element({ ...answer, brand: { x: 1 } })]).rows.survey_responses![0]!;
-    expect(other.brand).toBeNull();
-    expect(other.response_id).not.toBe(one);
+  it('keys a good answer as it always was: the lenient reading adds nothing to a good key', () => {
+    const good = normalize(surveyNormalizer(TZ), [element(answer)]).rows.survey_responses![0]!;
+    const spoiled = normalize(surveyNormalizer(TZ), [element({ ...answer, staff: { x: 1 } })]).rows
+      .survey_responses![0]!;
+    expect(good.response_id).toBe('dee52d96ef9276d71b91fd56'); // as the code before the lenient reading keyed it;
+    expect(spoiled.response_id).not.toBe(good.response_id);
   });
 
   const whole: Array<[string, unknown, RegExp]> = [
     ['no customerId', element({ ...answer, customerId: undefined }), /customerId/],
     ['no questions', { answers: [answer] }, /questions/],
+    [
+      'a date that is no instant (it files the answer under its window)',
+      element({ ...answer, date: 'yesterday' }),
+      /^date: /,
+    ],
+    ['no date', element({ ...answer, date: undefined }), /date/],
     ['a record that is no object', 'oops', /expected object/],
   ];
   it.each(whole)('rejects an answer with %s, whole', (_, raw, reason) => {

@@ -119,7 +119,7 @@ export function readableTexts(
 const SURVEY_DEFECTS: ReadonlyArray<Defect<[element: Record<string, unknown>, answer: Record<string, unknown>]>> = [
   ['answers is not an array', (e) => (e.answers = 'oops')],
   ['questions is missing', (e) => delete e.questions],
-  ['date is not a timestamp', (_, a) => (a.date = 'yesterday'), 'date'],
+  ['date is not a timestamp', (_, a) => (a.date = 'yesterday')],
   ['customerId is missing', (_, a) => delete a.customerId],
   ['questAnsMap is not an object', (_, a) => (a.questAnsMap = 'oops'), 'questAnsMap'],
   [

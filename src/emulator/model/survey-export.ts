@@ -18,8 +18,8 @@ import { isoUtc } from './zone-clock.js';
 /** One answer record as a correct warehouse must hold it. */
 export interface TruthSurveyResponse {
   customer_id: string;
-  /** ISO UTC; null only for a malformed answer whose `date` cannot be read */
-  answered_at: string | null;
+  /** ISO UTC */
+  answered_at: string;
   brand: string | null;
   branch: string | null;
   staff: string | null;
@@ -59,11 +59,11 @@ function badSurveyTruth(bad: BadRecord): TruthSurveyResponse {
     const value = readable(bad, a, name);
     return typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL' ? value : null;
   };
-  // a bad answer's date, when it can be read, is `YYYY-MM-DD HH:MM:SS UTC`
-  const date = text('date');
+  // a bad answer that loads has its date, `YYYY-MM-DD HH:MM:SS UTC`
+  const date = a.date as string;
   return {
     customer_id: a.customerId as string,
-    answered_at: date === null ? null : isoUtc(Date.parse(date.replace(' UTC', 'Z').replace(' ', 'T'))),
+    answered_at: isoUtc(Date.parse(date.replace(' UTC', 'Z').replace(' ', 'T'))),
     brand: text('brand'),
     branch: text('branch'),
     staff: text('staff'),
