@@ -174,6 +174,7 @@ describe('ground truth', () => {
       postings: [...emulator.truth.postings(s, e)],
       'rejects-accounts': [...emulator.truth.rejects('accounts', s, e)],
       'rejects-surveys': [...emulator.truth.rejects('surveys', s, e)],
+      'field-rejects-accounts': [...emulator.truth.fieldRejects('accounts', s, e)],
     };
     for (const [name, rows] of Object.entries(dumps)) {
       expect(rows.length, name).toBeGreaterThan(0);
