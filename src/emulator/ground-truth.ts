@@ -1,7 +1,7 @@
 import type { TruthAccount } from './model/account-export.js';
 import { ActivityOverlay } from './model/activity-overlay.js';
 import type { ExportWindow } from './model/export-window.js';
-import { EMPTY_WINDOW } from './model/export-window.js';
+import { EMPTY_WINDOW, type TruthFieldReject } from './model/export-window.js';
 import { truthPosting, type TruthPosting } from './model/posting-ledger.js';
 import type { SourceData } from './model/source-data.js';
 import { SURVEYS, questionMap } from './model/survey-catalog.js';
@@ -20,6 +20,7 @@ import type { TruthVoucher } from './model/vouchers.js';
 export type {
   TruthAccount,
   TruthBalanceDetail,
+  TruthFieldReject,
   TruthLoyalty,
   TruthLoyaltyStatus,
   TruthLoyaltyWallet,
@@ -28,7 +29,7 @@ export type {
   TruthVoucher,
 };
 
-/** A malformed record an export served, and why it must be rejected. */
+/** A malformed record an export served whose key cannot be read (or that is no record), and why it must be rejected. */
 export interface TruthReject {
   /** The record exactly as served (parse of its JSON). */
   payload: unknown;
@@ -60,8 +61,14 @@ export interface GroundTruth {
    * asked about (a customer with neither phone nor e-mail cannot); duplicates and written ones included.
    */
   postings(start: string, end: string): Iterable<TruthPosting>;
-  /** Malformed records served by the exports for [start, end]. */
+  /** Malformed records served by the exports for [start, end] that must be rejected whole. */
   rejects(stream: 'accounts' | 'surveys', start: string, end: string): Iterable<TruthReject>;
+  /**
+   * The fields of malformed records served by the exports for [start, end] that cannot be read while their records
+   * can: each record is in `accounts` or `surveyResponses` with that field NULL, and the field here, its raw value as
+   * JSON text.
+   */
+  fieldRejects(stream: 'accounts' | 'surveys', start: string, end: string): Iterable<TruthFieldReject>;
   /** All customers created on or before `throughDay`. */
   customers(throughDay: string): Iterable<TruthCustomer>;
   /** The surveys' question sets (question text -> code). */
@@ -107,6 +114,8 @@ export function groundTruthOf(data: SourceData, activity?: ActivityOverlay, now:
     surveyResponses: (start, end) => validRows(windowOf(data.surveys, start, end)),
     rejects: (stream, start, end) =>
       rejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
+    fieldRejects: (stream, start, end) =>
+      fieldRejectsOf(windowOf<unknown>(stream === 'accounts' ? data.accounts : data.surveys, start, end)),
     postings: (start, end) => {
       const seeded = postingsIn(data, span(start, end));
       return activity ? concat(seeded, activity.writtenPostings(start, end)) : seeded;
@@ -139,6 +148,13 @@ function* rejectsOf(window: ExportWindow<unknown>): Generator<TruthReject> {
   for (let p = 0; p < window.totalCount; p++) {
     const entry = window.canonical(p);
     if ('reason' in entry) yield { payload: window.served(p), reason: entry.reason };
+  }
+}
+
+function* fieldRejectsOf(window: ExportWindow<unknown>): Generator<TruthFieldReject> {
+  for (let p = 0; p < window.totalCount; p++) {
+    const entry = window.canonical(p);
+    if ('rows' in entry && entry.fieldRejects) yield* entry.fieldRejects;
   }
 }
 

@@ -86,6 +86,12 @@ export interface SpanLoad {
    * });
    */
   commit<T>(windows: Window[], work: SpanTransaction<T>): Promise<T>;
+  /**
+   * Writes the staged rejects of `windows` to `_etl_rejects` in a transaction of its own, in place of those an
+   * earlier load of the windows left, and nothing else: the windows failed on their rejects, which an operator must
+   * be able to read. Their other staged rows are not loaded.
+   */
+  keepRejects(windows: Day[]): Promise<void>;
   /** Releases the staging without loading anything. */
   abort(): Promise<void>;
 }

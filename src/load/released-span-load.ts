@@ -26,6 +26,7 @@ function releasedOnEnd(load: ReleasableSpanLoad, onReleased?: () => void): SpanL
     reject: (rows) => load.reject(rows),
     rejectFields: (rows) => load.rejectFields(rows),
     reset: (windowStart) => load.reset(windowStart),
+    keepRejects: (windows) => load.keepRejects(windows),
     commit: async (windows, work) => {
       try {
         return await load.commit(windows, work);

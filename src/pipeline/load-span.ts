@@ -151,7 +151,7 @@ export async function loadSpan(
     // 2. extract, normalize and stage every page
     const staged = await stageSpan(stream, span, ctx, load, logger);
     if (staged.stoppedBy === undefined) {
-      checkRejects(stream, span, staged, settings.rejectThreshold);
+      await checkRejects(stream, span, staged, settings.rejectThreshold, load, logger);
       await checkNothingUnread(stream, span, staged, ctx);
       // 3. one transaction for the whole span
       const counts = await commit(span, staged);
@@ -163,7 +163,7 @@ export async function loadSpan(
     const read = span.slice(0, firstIncomplete);
     // a bookmark covers the whole span's customers: it cannot move for part of it
     if (firstIncomplete <= 0 || selection?.events) throw staged.stoppedBy;
-    checkRejects(stream, read, staged, settings.rejectThreshold);
+    await checkRejects(stream, read, staged, settings.rejectThreshold, load, logger);
     for (const w of span.slice(firstIncomplete))
       if (staged.extracted.has(w.start) || staged.rejected.has(w.start)) await load.reset(w.start);
     const counts = await commit(read, staged).catch(() => {
@@ -394,24 +394,42 @@ export function commitWindows(
 /**
  * A window fails when more than `threshold` of its records were rejected (and at least `MIN_REJECTS_TO_FAIL`),
  * or when every record it read was rejected, whatever their number: a window of rejects alone says the service
- * shapes or names something otherwise than the pipeline reads it, not that one record was bad.
+ * shapes or names something otherwise than the pipeline reads it, not that one record was bad. The rejects of the
+ * windows that fail still go to `_etl_rejects` (in place of those of an earlier reading of the windows), where the
+ * failure line sends the operator; nothing else of theirs is loaded.
  */
-function checkRejects(stream: StreamDefinition, windows: Window[], staged: StagedSpan, threshold: number): void {
+async function checkRejects(
+  stream: StreamDefinition,
+  windows: Window[],
+  staged: StagedSpan,
+  threshold: number,
+  load: SpanLoad,
+  logger: Logger,
+): Promise<void> {
+  const failing: Array<{ window: Window; message: string }> = [];
   for (const window of windows) {
     const bad = staged.rejected.get(window.start) ?? 0;
     const total = staged.extracted.get(window.start) ?? 0;
-    if (total > 0 && bad === total) {
-      throw new RejectThresholdError(
-        `${stream.name} ${formatWindow(window)}: all ${total} records rejected (the first: ${staged.firstReject.get(window.start) ?? 'no reason'}); ` +
+    if (total > 0 && bad === total)
+      failing.push({
+        window,
+        message:
+          `${stream.name} ${formatWindow(window)}: all ${total} records rejected (the first: ${staged.firstReject.get(window.start) ?? 'no reason'}); ` +
           'see _etl_rejects: the service may name or shape a field otherwise than the pipeline reads it',
-      );
-    }
-    if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold) {
-      throw new RejectThresholdError(
-        `${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%`,
-      );
-    }
+      });
+    else if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold)
+      failing.push({
+        window,
+        message: `${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%; see _etl_rejects`,
+      });
   }
+  if (failing.length === 0) return;
+  await load
+    .keepRejects(failing.map((f) => f.window.start))
+    .catch((error: unknown) =>
+      logger.warn({ stream: stream.name, err: error }, 'could not keep the rejects of the windows that failed on them'),
+    );
+  throw new RejectThresholdError(failing[0]!.message);
 }
 
 /**
@@ -442,9 +460,10 @@ function fieldReject(windowStart: Day, row: Row): FieldReject {
   return {
     windowStart,
     recordKey: text(row.record_key) ?? '',
-    field: text(row.field) ?? '',
+    // a field's path may hold a source key (`customFieldMap.<name>`): without NULs, as either warehouse stores it
+    field: storableMessage(text(row.field) ?? '').toWellFormed(),
     rawValue: text(row.raw_value),
-    error: storableMessage(text(row.error) ?? ''),
+    error: storableMessage(text(row.error) ?? '').toWellFormed(),
   };
 }
 

@@ -2,10 +2,10 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-listing.js';
 import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
+import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
-import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
-import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
+import { stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
@@ -117,50 +117,44 @@ export const accountWindowsTable: TableSpec = {
 /**
  * Turns one account export record into its `accounts` row, which carries its custom fields (the rows of
  * `account_custom_fields` and the values of the `cf_` columns) as a JSON object in `_custom_fields`.
- * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null.
+ * Timestamps become UTC (zone-less ones read in `timezone`); `NULL`, empty and null become null. A record that is
+ * no object, or has no `customerId` to key it on, is rejected; any other field that cannot be read loads as NULL
+ * and is kept in `_etl_field_rejects` (a custom field that cannot be read is NULL under its name, a
+ * `customFieldMap` that is no object is no custom fields).
  */
 export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
-  const record = withCustomerId(raw);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new RecordError('', 'record: not an object');
+  const record = withCustomerId(raw) as Record<string, unknown>;
   // the key: a record without it is rejected, never loaded keyed on NULL
-  if ((record as { customerId?: unknown } | null)?.customerId == null) {
-    throw new RecordError('customerId', 'is missing: accounts are keyed on it');
-  }
-  const parsed = accountRecordSchema.safeParse(record);
-  if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
-  const r = parsed.data;
-  const ts = (field: keyof typeof r) => {
-    const v = cleanText(r[field], field);
-    return v === null ? null : parseSourceTimestamp(v, timezone, field);
-  };
-  const birthdate = cleanText(r.birthdate, 'birthdate');
-  const customerId = r.customerId.trim();
+  if (record.customerId == null) throw new RecordError('customerId', 'is missing: accounts are keyed on it');
+  const id = customerIdSchema.safeParse(record.customerId);
+  if (!id.success) throw new RecordError('', zodProblem(id.error).replace(/^record:/, 'customerId:'));
+  const customerId = id.data.trim();
+  const fields = new LenientFields(customerId);
+  const ts = (field: string) => fields.timestamp(field, record[field], timezone);
+  const text = (field: string) => fields.text(field, record[field]);
   const profileSetAt = ts('profileSet');
   const account = {
     customer_id: customerId,
-    phone: cleanText(r.phone, 'phone'),
-    email: cleanText(r.email, 'email'),
-    first_name: cleanText(r.first, 'first'),
-    last_name: cleanText(r.last, 'last'),
-    birthdate: birthdate === null ? null : parseSourceDate(birthdate, 'birthdate'),
-    source: cleanText(r.source, 'source'),
+    phone: text('phone'),
+    email: text('email'),
+    first_name: text('first'),
+    last_name: text('last'),
+    birthdate: fields.date('birthdate', record.birthdate),
+    source: text('source'),
     profile_set_at: profileSetAt,
-    country: cleanText(r.country, 'country'),
+    country: text('country'),
     customer_since: ts('customerSince'),
     member_since: ts('memberSince'),
-    nationality: cleanText(r.nationality, 'nationality'),
-    gender: cleanText(r.gender, 'gender'),
-    city: cleanText(r.city, 'city'),
-    language: cleanText(r.language, 'language'),
+    nationality: text('nationality'),
+    gender: text('gender'),
+    city: text('city'),
+    language: text('language'),
     [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
-    [CUSTOM_FIELDS]: stagedObject(
-      Array.from(
-        r.customFieldMap ?? [],
-        ([name, value]) => [cleanKey(name), cleanText(value, `customFieldMap.${name}`)] as const,
-      ),
-    ),
+    [CUSTOM_FIELDS]: stagedObject(fields.namedTexts('customFieldMap', record.customFieldMap)),
     [SET_ON]: profileSetAt === null ? null : localDay(profileSetAt, timezone),
   };
-  return { accounts: [account] };
+  return fields.failed ? { accounts: [account], [FIELD_REJECTS]: fields.rows() } : { accounts: [account] };
 }
 
 /** An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object. */

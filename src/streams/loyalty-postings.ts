@@ -11,10 +11,10 @@ import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
+import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
-import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
 import { askEachCustomer, type CustomerFanOut } from './customer-fan-out.js';
 import { customerObservationsTable } from './customer-observations.js';
 import type {
@@ -26,34 +26,32 @@ import type {
 } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
-const text = z.union([z.string(), z.number(), z.null()]).optional();
-const num = z.union([z.number(), z.string(), z.null()]).optional();
-
-/** A loyalty posting (`data[]` element of Get Loyalty Posting). */
-const postingSchema = z.looseObject({
-  tierOrder: num,
-  tierName: text,
-  credit: num,
-  creditValue: num,
-  debit: num,
-  debitValue: num,
-  awardOn: num,
-  currency: text,
-  postingDate: z.string(),
-  txnDate: z.string().nullish(),
-  receipt: text,
-  branchName: text,
-  brandName: text,
-  countryIso: text,
-  country: text,
-  type: num,
-  postingType: num,
-});
-
-const recordSchema = z.object({ customerId: z.string(), posting: postingSchema });
+/**
+ * A posting as listed for its customer: only what keys it is checked here, its customer and its `postingDate` (which
+ * files it under its window); its other fields are read one by one, leniently (see `postingNormalizer`).
+ */
+const recordSchema = z.object({ customerId: z.string(), posting: z.looseObject({ postingDate: z.string() }) });
 
 /** The members of a posting the spec lists. */
-export const POSTING_MEMBERS: ReadonlySet<string> = new Set(Object.keys(postingSchema.shape));
+export const POSTING_MEMBERS: ReadonlySet<string> = new Set([
+  'tierOrder',
+  'tierName',
+  'credit',
+  'creditValue',
+  'debit',
+  'debitValue',
+  'awardOn',
+  'currency',
+  'postingDate',
+  'txnDate',
+  'receipt',
+  'branchName',
+  'brandName',
+  'countryIso',
+  'country',
+  'type',
+  'postingType',
+]);
 
 export const loyaltyPostingsTable: TableSpec = {
   name: 'loyalty_postings',
@@ -106,33 +104,39 @@ export function postingNormalizer(timezone: string): (raw: unknown) => Normalize
       keys = new OccurrenceKeys();
       keysOf = customerId;
     }
+    const posting = p as Record<string, unknown>;
+    const fields = new LenientFields();
+    const decimal = (field: string) => fields.decimal(field, posting[field]);
+    const text = (field: string) => fields.text(field, posting[field]);
+    const integer = (field: string) => fields.integer(field, posting[field]);
     const row = {
       customer_id: customerId,
       posted_at: parseSourceTimestamp(p.postingDate, timezone, 'postingDate'),
-      txn_at:
-        p.txnDate == null || cleanText(p.txnDate) === null
-          ? null
-          : parseSourceTimestamp(p.txnDate, timezone, 'txnDate'),
-      credit: cleanDecimal(p.credit, 'credit'),
-      credit_value: cleanDecimal(p.creditValue, 'creditValue'),
-      debit: cleanDecimal(p.debit, 'debit'),
-      debit_value: cleanDecimal(p.debitValue, 'debitValue'),
-      award_on: cleanDecimal(p.awardOn, 'awardOn'),
-      currency: cleanText(p.currency, 'currency'),
-      receipt: cleanText(p.receipt, 'receipt'),
-      branch_name: cleanText(p.branchName, 'branchName'),
-      brand_name: cleanText(p.brandName, 'brandName'),
-      country_iso: cleanText(p.countryIso, 'countryIso'),
-      country: cleanText(p.country, 'country'),
-      tier_order: cleanInteger(p.tierOrder, 'tierOrder'),
-      tier_name: cleanText(p.tierName, 'tierName'),
-      type: cleanInteger(p.type, 'type'),
-      posting_type: cleanInteger(p.postingType, 'postingType'),
+      txn_at: fields.timestamp('txnDate', posting.txnDate, timezone),
+      credit: decimal('credit'),
+      credit_value: decimal('creditValue'),
+      debit: decimal('debit'),
+      debit_value: decimal('debitValue'),
+      award_on: decimal('awardOn'),
+      currency: text('currency'),
+      receipt: text('receipt'),
+      branch_name: text('branchName'),
+      brand_name: text('brandName'),
+      country_iso: text('countryIso'),
+      country: text('country'),
+      tier_order: integer('tierOrder'),
+      tier_name: text('tierName'),
+      type: integer('type'),
+      posting_type: integer('postingType'),
     };
-    const postingId = keys.next(contentKey('posting', ...Object.values(row)));
+    // an unreadable value is part of the content: two postings differing only there keep two ids
+    const problems = fields.failed ? [fields.keyPart()] : [];
+    const postingId = keys.next(contentKey('posting', ...Object.values(row), ...problems));
     // the unlisted members are no part of the key: a member the service starts sending does not make a posting new
     const unlisted = unlistedJson(unlistedMembers((raw as { posting: unknown }).posting, POSTING_MEMBERS));
-    return { loyalty_postings: [{ posting_id: postingId, ...row, [UNLISTED]: unlisted }] };
+    const out: NormalizedRecord = { loyalty_postings: [{ posting_id: postingId, ...row, [UNLISTED]: unlisted }] };
+    if (fields.failed) out[FIELD_REJECTS] = fields.rows(postingId);
+    return out;
   };
 }
 

@@ -1,19 +1,20 @@
 import { z } from 'zod';
 import { UNLISTED_COLUMN, type HistorySpec, type Row, type TableSpec } from '../load/table-spec.js';
+import { FIELD_REJECTS, LenientFields, type FieldRejectRow } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
-import { parseSourceDate, parseSourceTimestamp } from '../transform/timestamps.js';
+import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers, type UnlistedMember } from '../transform/unlisted.js';
-import { cleanDecimal, cleanInteger, cleanText } from '../transform/values.js';
+import { cleanText } from '../transform/values.js';
 import { customerObservationsTable, customerStateStream } from './customer-state-stream.js';
 import type { NormalizedRecord } from './stream.js';
 import { zodProblem } from './zod-problem.js';
 
-const text = z.union([z.string(), z.number(), z.null()]).optional();
-const num = z.union([z.number(), z.string(), z.null()]).optional();
+const text = z.unknown().optional();
+const num = z.unknown().optional();
 const wallet = z.looseObject({ countryIso: text, countryName: text, currency: text, point: num, value: num });
 const program = z.looseObject({ name: text, logo: text });
-const tier = z.looseObject({ name: text, logo: text, order: num, expiry: z.string().nullish(), benefits: text });
-const expiry = z.looseObject({ point: num, date: z.string().nullish() });
+const tier = z.looseObject({ name: text, logo: text, order: num, expiry: text, benefits: text });
+const expiry = z.looseObject({ point: num, date: text });
 const balanceDetail = z.looseObject({
   loyaltyPointsGained: num,
   loyaltyPointsRedeemed: num,
@@ -21,13 +22,17 @@ const balanceDetail = z.looseObject({
   expires: z.string(),
 });
 
-/** The `loyalty` member of `GET /accounts?includeLoyalty=true`. */
+/**
+ * The `loyalty` member of `GET /accounts?includeLoyalty=true`. Only its lists are checked here: their elements are
+ * rows keyed by a wallet's country and currency or an expiry's instant, and a list cut short would end the rows
+ * left out. Every other member is read one by one, leniently (see `loyaltyStatusRows`).
+ */
 const loyaltySchema = z.looseObject({
-  program: program.nullish(),
-  tier: tier.nullish(),
+  program: z.unknown().optional(),
+  tier: z.unknown().optional(),
   wallets: z.array(wallet).nullish(),
   redeemable: z.array(wallet).nullish(),
-  expiry: expiry.nullish(),
+  expiry: z.unknown().optional(),
   toNextTier: num,
   cumulativeCredit: num,
   balanceDetails: z.array(balanceDetail).nullish(),
@@ -132,8 +137,9 @@ function walletKey(iso: string, currency: string): string {
 /**
  * A customer's loyalty answer as rows: one `loyalty_status` row, a `loyalty_wallets` row per wallet (its
  * `redeemable[]` entry matched by country and currency, not by position), a `loyalty_balance_details` row per
- * expiry. A wallet without country or currency, two wallets or expiries with the same key, or a redeemable entry
- * of no wallet make the whole answer a reject.
+ * expiry. A wallet without country or currency, an expiry without its instant, two wallets or expiries with the same
+ * key, or a redeemable entry of no wallet make the whole answer a reject. Any other field that cannot be read loads
+ * as NULL and is kept in `_etl_field_rejects` under its row's key (the customer, `C1 GR/EUR`, `C1 <expiry>`).
  */
 export function loyaltyStatusRows(
   customerId: string,
@@ -144,49 +150,68 @@ export function loyaltyStatusRows(
   const parsed = loyaltySchema.safeParse(answer);
   if (!parsed.success) throw new RecordError('', zodProblem(parsed.error).replace(/^record:/, 'loyalty:'));
   const l = parsed.data;
-  return {
-    loyalty_status: [statusRow(customerId, l, observedAt, timezone)],
-    loyalty_wallets: walletRows(customerId, l),
-    loyalty_balance_details: detailRows(customerId, l, timezone),
+  const problems: FieldRejectRow[] = [];
+  const out: NormalizedRecord = {
+    loyalty_status: [statusRow(customerId, l, observedAt, timezone, problems)],
+    loyalty_wallets: walletRows(customerId, l, problems),
+    loyalty_balance_details: detailRows(customerId, l, timezone, problems),
   };
+  if (problems.length > 0) out[FIELD_REJECTS] = problems;
+  return out;
 }
 
 type Loyalty = z.infer<typeof loyaltySchema>;
 
-function statusRow(customerId: string, l: Loyalty, observedAt: string, timezone: string): Row {
-  const expiryDate =
-    l.expiry?.date == null || cleanText(l.expiry.date) === null ? null : parseSourceDate(l.expiry.date, 'expiry.date');
-  const tierExpiry =
-    l.tier?.expiry == null || cleanText(l.tier.expiry) === null
-      ? null
-      : parseSourceTimestamp(l.tier.expiry, timezone, 'tier.expiry');
-  return {
+/** The members of one object of the answer (`program`, `tier`, `expiry`): none when it is no object, said once. */
+function part(fields: LenientFields, name: string, value: unknown): Record<string, unknown> | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  fields.read(name, value, () => {
+    throw new RecordError(name, `expected an object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  });
+  return undefined;
+}
+
+function statusRow(
+  customerId: string,
+  l: Loyalty,
+  observedAt: string,
+  timezone: string,
+  problems: FieldRejectRow[],
+): Row {
+  const fields = new LenientFields(customerId);
+  const program = part(fields, 'program', l.program);
+  const tier = part(fields, 'tier', l.tier);
+  const expiry = part(fields, 'expiry', l.expiry);
+  const row = {
     customer_id: customerId,
-    program_name: cleanText(l.program?.name, 'program.name'),
-    program_logo: cleanText(l.program?.logo, 'program.logo'),
-    tier_name: cleanText(l.tier?.name, 'tier.name'),
-    tier_order: cleanInteger(l.tier?.order, 'tier.order'),
-    tier_logo: cleanText(l.tier?.logo, 'tier.logo'),
-    tier_expires_at: tierExpiry,
-    tier_benefits: cleanText(l.tier?.benefits, 'tier.benefits'),
-    points_expiring: cleanDecimal(l.expiry?.point, 'expiry.point'),
-    points_expiring_on: expiryDate,
-    to_next_tier: cleanDecimal(l.toNextTier, 'toNextTier'),
-    cumulative_credit: cleanDecimal(l.cumulativeCredit, 'cumulativeCredit'),
+    program_name: fields.text('program.name', program?.name),
+    program_logo: fields.text('program.logo', program?.logo),
+    tier_name: fields.text('tier.name', tier?.name),
+    tier_order: fields.integer('tier.order', tier?.order),
+    tier_logo: fields.text('tier.logo', tier?.logo),
+    tier_expires_at: fields.timestamp('tier.expiry', tier?.expiry, timezone),
+    tier_benefits: fields.text('tier.benefits', tier?.benefits),
+    points_expiring: fields.decimal('expiry.point', expiry?.point),
+    points_expiring_on: fields.date('expiry.date', expiry?.date),
+    to_next_tier: fields.decimal('toNextTier', l.toNextTier),
+    cumulative_credit: fields.decimal('cumulativeCredit', l.cumulativeCredit),
     observed_at: observedAt,
     // members of the answer, its program, tier and expiry; those of wallets and expiries go on their own rows
     [UNLISTED]: unlistedJson([
       ...unlistedMembers(l, LOYALTY_MEMBERS),
-      ...unlistedMembers(l.program, PROGRAM_MEMBERS, 'program.'),
-      ...unlistedMembers(l.tier, TIER_MEMBERS, 'tier.'),
-      ...unlistedMembers(l.expiry, EXPIRY_MEMBERS, 'expiry.'),
+      ...unlistedMembers(program, PROGRAM_MEMBERS, 'program.'),
+      ...unlistedMembers(tier, TIER_MEMBERS, 'tier.'),
+      ...unlistedMembers(expiry, EXPIRY_MEMBERS, 'expiry.'),
     ]),
   };
+  problems.push(...fields.rows());
+  return row;
 }
 
 /** A row per wallet, with the `redeemable[]` entry of its country and currency; an entry of no wallet is a reject. */
-function walletRows(customerId: string, l: Loyalty): Row[] {
-  const redeemable = new Map<string, { points: string | null; value: string | null; unlisted: UnlistedMember[] }>();
+function walletRows(customerId: string, l: Loyalty, problems: FieldRejectRow[]): Row[] {
+  const redeemable = new Map<string, { points: unknown; value: unknown; index: number; unlisted: UnlistedMember[] }>();
   for (const [i, r] of (l.redeemable ?? []).entries()) {
     const key = walletKey(
       required(r.countryIso, `redeemable.${i}.countryIso`),
@@ -194,27 +219,32 @@ function walletRows(customerId: string, l: Loyalty): Row[] {
     );
     if (redeemable.has(key)) throw new RecordError(`redeemable.${i}`, `a second redeemable entry of wallet ${key}`);
     redeemable.set(key, {
-      points: cleanDecimal(r.point, `redeemable.${i}.point`),
-      value: cleanDecimal(r.value, `redeemable.${i}.value`),
+      points: r.point,
+      value: r.value,
+      index: i,
       unlisted: unlistedMembers(r, WALLET_MEMBERS, 'redeemable[].'),
     });
   }
   const wallets = (l.wallets ?? []).map((w, i) => {
     const iso = required(w.countryIso, `wallets.${i}.countryIso`);
     const currency = required(w.currency, `wallets.${i}.currency`);
-    const r = redeemable.get(walletKey(iso, currency));
-    redeemable.delete(walletKey(iso, currency));
-    return {
+    const key = walletKey(iso, currency);
+    const r = redeemable.get(key);
+    redeemable.delete(key);
+    const fields = new LenientFields(`${customerId} ${key}`);
+    const row = {
       customer_id: customerId,
       country_iso: iso,
-      country_name: cleanText(w.countryName, `wallets.${i}.countryName`),
+      country_name: fields.text(`wallets.${i}.countryName`, w.countryName),
       currency,
-      points: cleanDecimal(w.point, `wallets.${i}.point`),
-      value: cleanDecimal(w.value, `wallets.${i}.value`),
-      redeemable_points: r?.points ?? null,
-      redeemable_value: r?.value ?? null,
+      points: fields.decimal(`wallets.${i}.point`, w.point),
+      value: fields.decimal(`wallets.${i}.value`, w.value),
+      redeemable_points: r ? fields.decimal(`redeemable.${r.index}.point`, r.points) : null,
+      redeemable_value: r ? fields.decimal(`redeemable.${r.index}.value`, r.value) : null,
       [UNLISTED]: unlistedJson([...unlistedMembers(w, WALLET_MEMBERS, 'wallets[].'), ...(r?.unlisted ?? [])]),
     };
+    problems.push(...fields.rows());
+    return row;
   });
   unique(
     wallets.map((w) => walletKey(w.country_iso, w.currency)),
@@ -227,15 +257,21 @@ function walletRows(customerId: string, l: Loyalty): Row[] {
   return wallets;
 }
 
-function detailRows(customerId: string, l: Loyalty, timezone: string): Row[] {
-  const details = (l.balanceDetails ?? []).map((d, i) => ({
-    customer_id: customerId,
-    expires_at: parseSourceTimestamp(d.expires, timezone, `balanceDetails.${i}.expires`),
-    points_gained: cleanDecimal(d.loyaltyPointsGained, `balanceDetails.${i}.loyaltyPointsGained`),
-    points_redeemed: cleanDecimal(d.loyaltyPointsRedeemed, `balanceDetails.${i}.loyaltyPointsRedeemed`),
-    points_expired: cleanDecimal(d.loyaltyPointsExpired, `balanceDetails.${i}.loyaltyPointsExpired`),
-    [UNLISTED]: unlistedJson(unlistedMembers(d, DETAIL_MEMBERS, 'balanceDetails[].')),
-  }));
+function detailRows(customerId: string, l: Loyalty, timezone: string, problems: FieldRejectRow[]): Row[] {
+  const details = (l.balanceDetails ?? []).map((d, i) => {
+    const expiresAt = parseSourceTimestamp(d.expires, timezone, `balanceDetails.${i}.expires`);
+    const fields = new LenientFields(`${customerId} ${expiresAt}`);
+    const row = {
+      customer_id: customerId,
+      expires_at: expiresAt,
+      points_gained: fields.decimal(`balanceDetails.${i}.loyaltyPointsGained`, d.loyaltyPointsGained),
+      points_redeemed: fields.decimal(`balanceDetails.${i}.loyaltyPointsRedeemed`, d.loyaltyPointsRedeemed),
+      points_expired: fields.decimal(`balanceDetails.${i}.loyaltyPointsExpired`, d.loyaltyPointsExpired),
+      [UNLISTED]: unlistedJson(unlistedMembers(d, DETAIL_MEMBERS, 'balanceDetails[].')),
+    };
+    problems.push(...fields.rows());
+    return row;
+  });
   unique(
     details.map((d) => d.expires_at),
     'balanceDetails',

@@ -3,48 +3,49 @@ import { readAllPages } from '../extract/paged-listing.js';
 import { UNLISTED_COLUMN, type TableSpec } from '../load/table-spec.js';
 import { canonicalJson, contentKey } from '../transform/keys.js';
 import { OccurrenceKeys } from '../transform/occurrences.js';
+import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
-import { cleanKey, cleanText, stagedObject } from '../transform/values.js';
+import { cleanKey, stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
 import { customerIdSchema, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
 import { zodProblem } from './zod-problem.js';
 
-const text = z.union([z.string(), z.number(), z.null()]).optional();
-
-/** One answer record (`answers[]` element of Survey Answers). */
-const answerSchema = z.looseObject({
-  first: text,
-  last: text,
-  phone: text,
-  email: text,
-  brand: text,
-  branch: text,
-  staff: text,
-  operator: text,
-  date: z.string(),
-  customerId: customerIdSchema,
-  questAnsMap: sourceMap(z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  receipt: text,
-  tierName: text,
-});
+/** The members of one answer record (`answers[]` element of Survey Answers) the spec lists. */
+const ANSWER_FIELDS = [
+  'first',
+  'last',
+  'phone',
+  'email',
+  'brand',
+  'branch',
+  'staff',
+  'operator',
+  'date',
+  'customerId',
+  'questAnsMap',
+  'receipt',
+  'tierName',
+];
 
 /**
  * What the surveys stream normalizes: one answer record with its survey's questions. The extractor splits
- * every `data[]` element of the listing into these, so one bad answer is rejected alone.
+ * every `data[]` element of the listing into these, so one bad answer is rejected alone. Only what keys the answer
+ * is checked here (its survey's questions, its customer and its time, which files it under its window); its other
+ * fields are read one by one, leniently.
  */
 const surveyAnswerRecordSchema = z.looseObject({
-  answers: z.tuple([answerSchema]),
+  answers: z.tuple([z.looseObject({ customerId: customerIdSchema, date: z.string() })]),
   questions: sourceMap(z.string()),
 });
 
 /** The members the spec lists: of a listing element, and of one of its answers. */
-export const ELEMENT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(surveyAnswerRecordSchema.shape));
+export const ELEMENT_MEMBERS: ReadonlySet<string> = new Set(['answers', 'questions']);
 // `accountId` is read as `customerId` (see `withCustomerId`)
-export const ANSWER_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(answerSchema.shape), 'accountId']);
+export const ANSWER_MEMBERS: ReadonlySet<string> = new Set([...ANSWER_FIELDS, 'accountId']);
 
 /** The staging-only column of `survey_responses` that holds a response's answers. */
 const ANSWERS = '_answers';
@@ -127,27 +128,32 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const parsed = surveyAnswerRecordSchema.safeParse(answerWithCustomerId(raw));
     if (!parsed.success) throw new RecordError('', zodProblem(parsed.error));
     const { questions } = parsed.data;
-    const a = parsed.data.answers[0];
+    const a = parsed.data.answers[0] as Record<string, unknown> & { customerId: string; date: string };
     const surveyId = surveyIdOf(questions);
-    const answers = Array.from(a.questAnsMap)
-      .map(([code, value]) => ({ code: cleanKey(code), answer: cleanText(value, `questAnsMap.${code}`) }))
+    const fields = new LenientFields();
+    const answers = fields
+      .namedTexts('questAnsMap', a.questAnsMap)
+      .map(([code, answer]) => ({ code, answer }))
       .sort((x, y) => (x.code < y.code ? -1 : x.code > y.code ? 1 : 0));
+    const text = (field: string) => fields.text(field, a[field]);
     const response = {
       survey_id: surveyId,
       customer_id: a.customerId.trim(),
       answered_at: parseSourceTimestamp(a.date, timezone, 'date'),
-      brand: cleanText(a.brand, 'brand'),
-      branch: cleanText(a.branch, 'branch'),
-      staff: cleanText(a.staff, 'staff'),
-      operator: cleanText(a.operator, 'operator'),
-      receipt: cleanText(a.receipt, 'receipt'),
-      tier_name: cleanText(a.tierName, 'tierName'),
-      first_name: cleanText(a.first, 'first'),
-      last_name: cleanText(a.last, 'last'),
-      phone: cleanText(a.phone, 'phone'),
-      email: cleanText(a.email, 'email'),
+      brand: text('brand'),
+      branch: text('branch'),
+      staff: text('staff'),
+      operator: text('operator'),
+      receipt: text('receipt'),
+      tier_name: text('tierName'),
+      first_name: text('first'),
+      last_name: text('last'),
+      phone: text('phone'),
+      email: text('email'),
     };
-    const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers)));
+    // an unreadable value is part of the content: two answers differing only there keep two keys
+    const problems = fields.failed ? [fields.keyPart()] : [];
+    const responseId = keys.next(contentKey('response', canonicalJson(response), canonicalJson(answers), ...problems));
     const staged = stagedObject(answers.map((x) => [x.code, x.answer] as const));
     // the element's members beside `answers` and `questions`, and the answer's own (which the key does not read)
     const element = raw as { answers: unknown[] };
@@ -158,6 +164,7 @@ export function surveyNormalizer(timezone: string): (raw: unknown) => Normalized
     const out: NormalizedRecord = {
       survey_responses: [{ response_id: responseId, ...response, [UNLISTED]: unlisted, [ANSWERS]: staged }],
     };
+    if (fields.failed) out[FIELD_REJECTS] = fields.rows(responseId);
     if (!surveysEmitted.has(surveyId)) {
       surveysEmitted.add(surveyId);
       out.survey_questions = Array.from(questions, ([question, code], i) => ({

@@ -4,7 +4,13 @@ import { runCommand } from '../../src/commands/run.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { pivotMismatches, readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import {
+  pivotMismatches,
+  readAccounts,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const RANGE = { startDate: '2024-01-01', endDate: '2024-01-20' } as const;
 const TZ = 'Europe/Athens';
@@ -117,7 +123,7 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
   });
   afterAll(async () => emulator.close());
 
-  it('puts malformed records in _etl_rejects with their payload, loads the rest, shows them in status, exits 0', async () => {
+  it('puts records without a key in _etl_rejects with their payload, loads the rest (a bad field NULL and kept in _etl_field_rejects), shows both in status, exits 0', async () => {
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-02-01', destination: config });
     const result = await runCli(['run', '--config', file, '--until', '2024-02-14']);
@@ -125,7 +131,24 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(result.code).toBe(0);
     const rejects = [...emulator.truth.rejects('accounts', '2024-02-01', '2024-02-14')];
     expect(rejects.length).toBeGreaterThan(0);
+    const fields = [...emulator.truth.fieldRejects('accounts', '2024-02-01', '2024-02-14')];
+    expect(fields.length).toBeGreaterThan(0);
+    const nulls = result.stdout.match(
+      /^accounts: .*, (\d+) fields? loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
+    );
+    expect(Number(nulls?.[1]), result.stdout).toBe(fields.length);
     await withWarehouse(config, async (conn) => {
+      const held = await conn.all<{
+        stream: string;
+        record_key: string;
+        field: string;
+        raw_value: string;
+        error: string;
+      }>(`SELECT stream, record_key, field, raw_value, error FROM _etl_field_rejects`);
+      expect(held.map((f) => [f.stream, f.record_key, f.field, f.raw_value]).sort()).toEqual(
+        fields.map((f) => ['accounts', f.customer_id, f.field, f.raw_value]).sort(),
+      );
+      for (const f of held) expect(f.error).toMatch(new RegExp(`^${f.field.replace(/\./g, '\\.')}: `));
       const stored = await conn.all<{ payload: string; error: string }>(
         `SELECT payload, error FROM _etl_rejects WHERE stream = 'accounts'`,
       );
@@ -137,7 +160,40 @@ describe.each(testDestinations)('bad input and crashes into $name (subprocess)',
     expect(status.code).toBe(0);
     const accounts = JSON.parse(status.stdout).streams.find((s: { stream: string }) => s.stream === 'accounts');
     expect(accounts.rejects).toBe(rejects.length);
+    expect(accounts.fieldRejects).toBe(fields.length);
     expect(accounts.completeThrough).toBe('2024-02-14');
+  });
+
+  it('loads a malformed survey answer whose key can be read with its bad field NULL and its good answers, as the truth says', async () => {
+    const { config } = await target.fresh();
+    const [from, to] = ['2024-02-01', '2024-02-14'];
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: from,
+      destination: config,
+      streams: ['accounts', 'surveys'],
+    });
+    const result = await runCli(['run', '--config', file, '--until', to]);
+    expect(result.code, result.stderr.slice(-800)).toBe(0);
+    const fields = [...emulator.truth.fieldRejects('surveys', from, to)];
+    expect(fields.length).toBeGreaterThan(0);
+    expect(result.stdout).toMatch(new RegExp(`^surveys: .*, ${fields.length} fields? loaded as NULL`, 'm'));
+    await withWarehouse(config, async (conn) => {
+      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(
+        sortedByJson([...emulator.truth.surveyResponses(from, to)].map((r) => ({ ...r }))),
+      );
+      const held = await conn.all<{ customer_id: string; field: string; raw_value: string }>(
+        `SELECT r.customer_id, f.field, f.raw_value FROM _etl_field_rejects f JOIN survey_responses r ON r.response_id = f.record_key WHERE f.stream = 'surveys'`,
+      );
+      expect(held.map((f) => [f.customer_id, f.field, f.raw_value]).sort()).toEqual(
+        fields.map((f) => [f.customer_id, f.field, f.raw_value]).sort(),
+      );
+      const stored = await conn.all<{ payload: string }>(`SELECT payload FROM _etl_rejects WHERE stream = 'surveys'`);
+      expect(stored.map((r) => JSON.parse(r.payload)).sort(byJson)).toEqual(
+        [...emulator.truth.rejects('surveys', from, to)].map((r) => r.payload).sort(byJson),
+      );
+    });
   });
 
   it('killed with SIGKILL in the middle of loading, then re-run: exact ground truth, no duplicates', async () => {

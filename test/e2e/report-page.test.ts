@@ -137,8 +137,9 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
       for (const [day, n] of truth) expect(shown.get(day) ?? 0, `${stream} ${day}`).toBe(n);
       expect([...shown.values()].reduce((a, b) => a + b, 0)).toBe([...truth.values()].reduce((a, b) => a + b, 0));
     }
+    // the malformed records without a key: those with one load, their bad field NULL
     const total = model.rejectDays.reduce((n, r) => n + r.count, 0);
-    expect(total).toBeGreaterThan(5);
+    expect(total).toBeGreaterThan(2);
     expect(model.rejectReasons.length).toBeGreaterThan(1);
     expect(model.rejectReasons.map((r) => r.count)).toEqual(
       [...model.rejectReasons.map((r) => r.count)].sort((a, b) => b - a),

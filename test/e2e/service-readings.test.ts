@@ -13,7 +13,7 @@ import {
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-program.js';
-import { truthState } from '../helpers/loyalty-state-reader.js';
+import { readLoyaltyState, truthState } from '../helpers/loyalty-state-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 
@@ -60,7 +60,7 @@ const renamedKey: Middleware = async (request, next) => {
 };
 
 describe.each(testDestinations)('a service that reads the spec otherwise, into $name', (target) => {
-  it('rejects every record missing the field its key comes from, and fails each window of them, small as it is', async () => {
+  it('rejects every record missing the field its key comes from, and fails each window of them, small as it is, keeping them in _etl_rejects', async () => {
     const emulator = await emulatorWith({ hooks: { middleware: [renamedKey] } });
     try {
       const { config } = await target.fresh();
@@ -71,18 +71,52 @@ describe.each(testDestinations)('a service that reads the spec otherwise, into $
         destination: config,
         streams: ['accounts'],
       });
-      await expect(
-        backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' }),
-      ).rejects.toThrow(
-        /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all \d+ records rejected \(the first: customerId: is missing: accounts are keyed on it\)/,
+      const failing =
+        /window\(s\) failed; first: accounts 2024-02-01: accounts 2024-02-01: all (\d+) records rejected \(the first: customerId: is missing: accounts are keyed on it\)/;
+      const first = await backfillCommand({
+        config: file,
+        from: RANGE.startDate,
+        to: '2024-02-03',
+        concurrency: '1',
+      }).then(
+        () => '',
+        (error: Error) => error.message,
       );
-      await withWarehouse(config, async (conn) => {
+      expect(first).toMatch(failing);
+      const rejected = Number(failing.exec(first)![1]);
+      // the rejects of the failed windows are there to read, with their payloads, one row per record
+      const held = () =>
+        withWarehouse(config, (conn) =>
+          conn.all<{ w: string; run_id: string; payload: string; error: string }>(
+            `SELECT CAST(window_start AS VARCHAR) AS w, run_id, payload, error FROM _etl_rejects ORDER BY 1`,
+          ),
+        );
+      const kept = await held();
+      const windows = await withWarehouse(config, async (conn) => {
         expect(await conn.all<{ status: string }>(`SELECT DISTINCT status FROM _etl_windows`)).toEqual([
           { status: 'failed' },
         ]);
         const [accounts] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM accounts`);
         expect(Number(accounts!.n)).toBe(0); // nothing keyed on NULL
+        const failed = await conn.all<{ w: string }>(
+          `SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE status = 'failed' ORDER BY 1`,
+        );
+        return failed.map((f) => f.w);
       });
+      expect(kept.filter((r) => r.w === '2024-02-01')).toHaveLength(rejected);
+      expect([...new Set(kept.map((r) => r.w))]).toEqual(windows);
+      for (const r of kept) {
+        expect(JSON.parse(r.payload)).toHaveProperty('clientRef');
+        expect(r.error).toBe('customerId: is missing: accounts are keyed on it');
+      }
+      // read again, the windows fail again, and their rejects replace those of the first reading
+      await expect(
+        backfillCommand({ config: file, from: RANGE.startDate, to: '2024-02-03', concurrency: '1' }),
+      ).rejects.toThrow(failing);
+      const again = await held();
+      expect(again.map((r) => [r.w, r.payload]).sort()).toEqual(kept.map((r) => [r.w, r.payload]).sort());
+      expect(new Set(again.map((r) => r.run_id)).size).toBe(1);
+      expect(again[0]!.run_id).not.toBe(kept[0]!.run_id);
     } finally {
       await emulator.close();
     }
@@ -313,6 +347,89 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
     expect(status.stdout).toMatch(/^vouchers\s.*\s1\s+\d+\s*$/m);
   });
 });
+
+describe.each(testDestinations)(
+  'a posting and a loyalty answer with one field the pipeline cannot read, into $name',
+  (target) => {
+    let emulator: Emulator;
+    /** The customers (by phone or e-mail) whose first posting's `credit`, and whose loyalty tier's `expiry`, are spoiled. */
+    let postingsOf: string | undefined;
+    let loyaltyOf: string | undefined;
+    const oneBadField: Middleware = async (request, next) => {
+      const response = await next(request);
+      if (response.status !== 200) return response;
+      const who = request.query.get('phone') || request.query.get('email') || '';
+      if (request.path === '/accounts/loyalty/postings') {
+        if (postingsOf !== undefined && postingsOf !== who) return response;
+        return rewriteJson(response, (body) => {
+          if (!body.data?.length) return;
+          postingsOf = who;
+          body.data[0]!.credit = 'lots';
+        });
+      }
+      if (request.path === '/accounts' && request.query.get('includeLoyalty') === 'true') {
+        if (loyaltyOf !== undefined && loyaltyOf !== who) return response;
+        return rewriteJson(response, (body) => {
+          const loyalty = (body as { loyalty?: { tier?: Record<string, unknown> } }).loyalty;
+          if (!loyalty?.tier) return;
+          loyaltyOf = who;
+          loyalty.tier.expiry = 'soon';
+        });
+      }
+      return response;
+    };
+    beforeAll(async () => {
+      emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadField] } });
+    });
+    afterAll(async () => emulator.close());
+
+    it('loads the posting and the answer, that field NULL, and keeps the raw value and the problem', async () => {
+      const { config } = await target.fresh();
+      const file = emulatorJobs({
+        url: emulator.url,
+        timezone: TZ,
+        firstDay: PROGRAM.start,
+        destination: config,
+        streams: ['accounts', 'loyalty_postings', 'loyalty_status'],
+      });
+      const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
+      expect(run.code, run.stderr.slice(-800)).toBe(0);
+      expect(postingsOf).toBeDefined();
+      expect(loyaltyOf).toBeDefined();
+      expect(run.stdout).toMatch(
+        /^loyalty_postings: .*, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
+      );
+      expect(run.stdout).toMatch(
+        /^loyalty_status: .*, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
+      );
+      await withWarehouse(config, async (conn) => {
+        expect(await conn.all(`SELECT * FROM _etl_rejects`)).toEqual([]);
+        const fields = await conn.all<{ stream: string; record_key: string; field: string; raw_value: string }>(
+          `SELECT stream, record_key, field, raw_value FROM _etl_field_rejects ORDER BY stream`,
+        );
+        expect(fields).toEqual([
+          { stream: 'loyalty_postings', record_key: expect.any(String), field: 'credit', raw_value: '"lots"' },
+          { stream: 'loyalty_status', record_key: expect.any(String), field: 'tier.expiry', raw_value: '"soon"' },
+        ]);
+        // every posting loads, the spoiled one with its credit NULL
+        const [held] = await conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM loyalty_postings`);
+        expect(Number(held!.n)).toBe([...emulator.truth.postings(PROGRAM.start, PROGRAM.end)].length);
+        const [spoiled] = await conn.all<{ credit: string | null }>(
+          `SELECT CAST(credit AS VARCHAR) AS credit FROM loyalty_postings WHERE posting_id = $1`,
+          [fields[0]!.record_key],
+        );
+        expect(spoiled).toEqual({ credit: null });
+        // the loyalty state is the truth's, but for the spoiled customer's tier expiry
+        const customer = fields[1]!.record_key;
+        const truth = truthState(emulator.truth).status.map((s) =>
+          s.customer_id === customer ? { ...s, tier_expires_at: null } : s,
+        );
+        expect(truth.some((s) => s.customer_id === customer)).toBe(true);
+        expect((await readLoyaltyState(conn)).status).toEqual(truth);
+      });
+    });
+  },
+);
 
 describe.each(testDestinations)('a source whose counts exceed what its listings hold, into $name', (target) => {
   let emulator: Emulator;

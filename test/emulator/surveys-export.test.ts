@@ -104,23 +104,32 @@ describe('surveys export', () => {
     expect(totalCount).toBe(0);
   });
 
-  it('mixes in malformed elements, each listed as a reject', async () => {
+  it('mixes in malformed elements, each listed as a reject or loading with the field it spoils NULL', async () => {
     const noisy = await start({ badRecordRate: 0.3 });
     try {
       const { records } = await allPages(noisy, 'surveys', FIRST_DAY, LAST_DAY, 500);
       const rejects = [...noisy.truth.rejects('surveys', FIRST_DAY, LAST_DAY)];
-      expect(rejects.length).toBeGreaterThan(20);
-      const malformed = records.filter(
+      expect(rejects.length).toBeGreaterThan(10);
+      const answers = (e: any) => (Array.isArray(e.answers) ? e.answers : []);
+      const broken = (a: any) =>
+        typeof a.questAnsMap !== 'object' ||
+        Object.values(a.questAnsMap).some((v) => v !== null && typeof v === 'object');
+      const unkeyed = records.filter(
         (e) =>
           !Array.isArray(e.answers) ||
           typeof e.questions !== 'object' ||
-          e.answers.some(
-            (a: any) =>
-              typeof a.customerId !== 'string' || typeof a.questAnsMap !== 'object' || !/^\d{4}-/.test(a.date),
-          ),
+          e.answers.some((a: any) => typeof a.customerId !== 'string' || !/^\d{4}-/.test(a.date)),
       );
-      expect(malformed).toEqual(rejects.map((r) => r.payload));
-      expect(records.length - rejects.length).toBe(everything.length);
+      expect(unkeyed).toEqual(rejects.map((r) => r.payload));
+      // the others load: every answer of the keyed elements is in the truth, a spoiled one with its field said
+      const loaded = records.filter((e) => !unkeyed.includes(e));
+      const spoiled = loaded.flatMap(answers).filter(broken);
+      expect(spoiled.length).toBeGreaterThan(10);
+      const fields = [...noisy.truth.fieldRejects('surveys', FIRST_DAY, LAST_DAY)];
+      expect(fields.map((f) => f.customer_id)).toEqual(spoiled.map((a: any) => a.customerId));
+      expect(new Set(fields.map((f) => f.field))).toEqual(new Set(['questAnsMap', 'questAnsMap.comments']));
+      expect([...noisy.truth.surveyResponses(FIRST_DAY, LAST_DAY)]).toHaveLength(loaded.flatMap(answers).length);
+      expect(records.length - rejects.length).toBe(everything.length + spoiled.length);
     } finally {
       await noisy.close();
     }

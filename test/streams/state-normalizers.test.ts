@@ -133,13 +133,11 @@ describe('the loyalty status normalizer', () => {
       answered({ ...loyalty, wallets: [loyalty.wallets[0]] }),
       /wallet CY\/EUR, which wallets\[\] does not hold/,
     ],
-    ['points that are no number', answered({ ...loyalty, toNextTier: 'lots' }), /toNextTier: not a number/],
     [
       'an expiry that is no instant',
       answered({ ...loyalty, balanceDetails: [{ ...loyalty.balanceDetails[0], expires: 'soon' }] }),
       /balanceDetails\.0\.expires/,
     ],
-    ['a date that is no day', answered({ ...loyalty, expiry: { point: 1, date: '2024-02-30' } }), /expiry\.date/],
     [
       'a customer of no id',
       { customerId: '', observedAt: OBSERVED, outcome: 'answered', answer: loyalty },
@@ -153,6 +151,75 @@ describe('the loyalty status normalizer', () => {
     expect(rows).toEqual({});
     expect(rejects).toEqual([expect.stringMatching(reason)]);
   });
+
+  // a field that is no part of a row's key costs that field alone: the answer loads, the field NULL
+  const badField: Array<[string, Record<string, unknown>, string, string, string, unknown, RegExp]> = [
+    [
+      'points that are no number',
+      { toNextTier: 'lots' },
+      'loyalty_status',
+      'to_next_tier',
+      'toNextTier',
+      'lots',
+      /^toNextTier: not a number/,
+    ],
+    [
+      'a date that is no day',
+      { expiry: { point: 1, date: '2024-02-30' } },
+      'loyalty_status',
+      'points_expiring_on',
+      'expiry.date',
+      '2024-02-30',
+      /^expiry\.date/,
+    ],
+    [
+      'a tier that is no object',
+      { tier: 'Gold' },
+      'loyalty_status',
+      'tier_name',
+      'tier',
+      'Gold',
+      /^tier: expected an object/,
+    ],
+    [
+      "a wallet's points that are no number",
+      { wallets: [{ ...loyalty.wallets[0], point: [1] }, loyalty.wallets[1]] },
+      'loyalty_wallets',
+      'points',
+      'wallets.0.point',
+      [1],
+      /^wallets\.0\.point: expected a number/,
+    ],
+    [
+      'points gained that are no number',
+      { balanceDetails: [{ ...loyalty.balanceDetails[0], loyaltyPointsGained: 'many' }] },
+      'loyalty_balance_details',
+      'points_gained',
+      'balanceDetails.0.loyaltyPointsGained',
+      'many',
+      /^balanceDetails\.0\.loyaltyPointsGained: not a number/,
+    ],
+  ];
+  it.each(badField)(
+    'loads %s as NULL, keeping the answer and the raw value',
+    (_, change, table, column, field, raw, reason) => {
+      const { rows, rejects } = normalize(loyaltyStatusStream, [answered({ ...loyalty, ...change })]);
+      const good = normalize(loyaltyStatusStream, [answered(loyalty)]).rows;
+      expect(rejects).toEqual([]);
+      for (const t of ['loyalty_status', 'loyalty_wallets', 'loyalty_balance_details'])
+        expect(rows[t], t).toHaveLength(good[t]!.length);
+      expect(rows[table]![0]![column]).toBeNull();
+      const key =
+        table === 'loyalty_wallets'
+          ? 'C000001 GR/EUR'
+          : table === 'loyalty_balance_details'
+            ? `C000001 ${String(good[table]![0]!.expires_at)}`
+            : 'C000001';
+      expect(rows._etl_field_rejects).toEqual([
+        { record_key: key, field, raw_value: JSON.stringify(raw), error: expect.stringMatching(reason) },
+      ]);
+    },
+  );
 });
 
 const voucher = {

@@ -1,4 +1,4 @@
-import { badAccount, badCountFor, badSlotsBefore } from './bad-records.js';
+import { type BadRecord, badAccount, badCountFor, badSlotsBefore, readable, readableTexts } from './bad-records.js';
 import type { ChangeLog } from './change-log.js';
 import type { CustomerDirectory, CustomerVersion } from './customer-directory.js';
 import { Stream, randomFor } from './random.js';
@@ -141,7 +141,13 @@ export class AccountExport implements WindowedExport<TruthAccount> {
   }
 
   private canonical(entry: number, current: boolean): CanonicalEntry<TruthAccount> {
-    if (entry >= this.changes.size) return { reason: this.bad(entry - this.changes.size).reason };
+    if (entry >= this.changes.size) {
+      const bad = this.bad(entry - this.changes.size);
+      if (!bad.unreadable) return { reason: bad.reason };
+      const row = badAccountTruth(bad);
+      const { field, raw } = bad.unreadable;
+      return { rows: [row], fieldRejects: [{ customer_id: row.customer_id, field, raw_value: JSON.stringify(raw) }] };
+    }
     return { rows: [truthAccount(this.versionOf(entry, current))] };
   }
 
@@ -161,6 +167,35 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     const { seed, calendar } = this.directory.timeline;
     return badAccount(seed, index, calendar.dayStart(lo));
   }
+}
+
+/** A malformed account that still loads: as served, with the field that cannot be read NULL. */
+function badAccountTruth(bad: BadRecord): TruthAccount {
+  const r = bad.payload;
+  const text = (name: string) => {
+    const value = readable(bad, r, name);
+    return typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL' ? value : null;
+  };
+  // a bad record's profileSet, when it can be read, is `YYYY-MM-DD HH:MM:SS UTC`
+  const profileSet = text('profileSet');
+  return {
+    customer_id: r.customerId as string,
+    phone: text('phone'),
+    email: text('email'),
+    first_name: text('first'),
+    last_name: text('last'),
+    birthdate: text('birthdate'),
+    source: text('source'),
+    profile_set_at: profileSet === null ? null : isoUtc(Date.parse(profileSet.replace(' UTC', 'Z').replace(' ', 'T'))),
+    country: text('country'),
+    customer_since: text('customerSince'),
+    member_since: text('memberSince'),
+    nationality: text('nationality'),
+    gender: text('gender'),
+    city: text('city'),
+    language: text('language'),
+    custom_fields: readableTexts(bad, r, 'customFieldMap'),
+  };
 }
 
 /** The canonical (warehouse) form of a customer version. */

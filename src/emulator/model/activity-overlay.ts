@@ -201,7 +201,7 @@ export class ActivityOverlay {
   private currentOf(window: ExportWindow<TruthAccount>): ExportWindow<TruthAccount> {
     const writtenLatest = (p: number): CustomerVersion | null => {
       const entry = window.canonical(p);
-      if (!('rows' in entry)) return null;
+      if (!('rows' in entry) || entry.fieldRejects) return null;
       const index = Number(entry.rows[0]!.customer_id.slice(1)) - 1;
       return this.versions.has(index) ? this.latest(index) : null;
     };

@@ -1,11 +1,29 @@
 import { Stream, randomFor } from './random.js';
 import { formatUtcWall } from './zone-clock.js';
 
-/** A malformed record as served, and why a validator must reject it. */
+/**
+ * A field of a malformed record that cannot be read, while the record can: a correct warehouse loads the record
+ * with that field NULL and keeps the raw value (`_etl_field_rejects`).
+ */
+export interface UnreadableField {
+  /** The field's path in the record as served: `birthdate`, `customFieldMap.visits`. */
+  field: string;
+  /** Its value as served. */
+  raw: unknown;
+}
+
+/**
+ * A malformed record as served, and why. A record whose key cannot be read (or that is no record at all) must be
+ * rejected whole; one with `unreadable` set loads, that field NULL.
+ */
 export interface BadRecord {
   payload: Record<string, unknown>;
   reason: string;
+  unreadable?: UnreadableField;
 }
+
+/** A defect: why the record is malformed, how it is spoiled, and the field that cannot be read if it still loads. */
+type Defect<A extends unknown[]> = [reason: string, spoil: (...args: A) => void, unreadable?: string];
 
 /**
  * Position of bad records among the `total` records of one day: they are spread evenly, and slot `k`
@@ -27,19 +45,24 @@ export function badCountFor(
   return Math.floor(good * rate + randomFor(seed, kind, day).next());
 }
 
-const ACCOUNT_DEFECTS: ReadonlyArray<[string, (record: Record<string, unknown>, index: number) => void]> = [
+const ACCOUNT_DEFECTS: ReadonlyArray<Defect<[record: Record<string, unknown>, index: number]>> = [
   ['customerId is missing', (r) => delete r.customerId],
   ['customerId is not a string', (r, index) => (r.customerId = 900_000 + index)],
-  ['birthdate is not a YYYY-MM-DD date', (r) => (r.birthdate = '31/02/1990')],
-  ['birthdate is not a real date', (r) => (r.birthdate = '1990-02-31')],
-  ['profileSet is not a timestamp', (r) => (r.profileSet = 'yesterday')],
-  ['customFieldMap is not an object', (r) => (r.customFieldMap = 'oops')],
+  ['birthdate is not a YYYY-MM-DD date', (r) => (r.birthdate = '31/02/1990'), 'birthdate'],
+  ['birthdate is not a real date', (r) => (r.birthdate = '1990-02-31'), 'birthdate'],
+  ['profileSet is not a timestamp', (r) => (r.profileSet = 'yesterday'), 'profileSet'],
+  ['customFieldMap is not an object', (r) => (r.customFieldMap = 'oops'), 'customFieldMap'],
+  [
+    'a custom field is not text',
+    (r) => (r.customFieldMap = { loyaltyTier: 'Bronze', visits: { count: 3 } }),
+    'customFieldMap.visits',
+  ],
 ];
 
 /** Malformed accounts-export record number `index` (global), set on a day starting at `dayStartMs`. */
 export function badAccount(seed: number, index: number, dayStartMs: number): BadRecord {
   const random = randomFor(seed, Stream.badAccount, index);
-  const [reason, spoil] = random.pick(ACCOUNT_DEFECTS);
+  const [reason, spoil, unreadable] = random.pick(ACCOUNT_DEFECTS);
   const record: Record<string, unknown> = {
     phone: `3070${String(index).padStart(8, '0')}`,
     email: `bad.${index + 1}@example.invalid`,
@@ -59,17 +82,51 @@ export function badAccount(seed: number, index: number, dayStartMs: number): Bad
     customFieldMap: { loyaltyTier: 'Bronze' },
   };
   spoil(record, index);
-  return { payload: record, reason };
+  return {
+    payload: record,
+    reason,
+    ...(unreadable && { unreadable: { field: unreadable, raw: at(record, unreadable) } }),
+  };
 }
 
-const SURVEY_DEFECTS: ReadonlyArray<
-  [string, (element: Record<string, unknown>, answer: Record<string, unknown>) => void]
-> = [
+/** The value at `path` (`customFieldMap.visits`) of a record. */
+function at(record: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, name) => (value as Record<string, unknown>)[name], record);
+}
+
+/** The served value of a malformed record's field as a correct warehouse holds it: null where it cannot be read. */
+export function readable(bad: BadRecord, record: Record<string, unknown>, path: string): unknown {
+  return bad.unreadable?.field === path ? null : at(record, path);
+}
+
+/**
+ * The named text values (`customFieldMap`, `questAnsMap`) of a malformed record as a correct warehouse holds them:
+ * none when the object itself cannot be read, a member that cannot be read null under its name.
+ */
+export function readableTexts(
+  bad: BadRecord,
+  record: Record<string, unknown>,
+  path: string,
+): Record<string, string | null> {
+  const object = readable(bad, record, path);
+  const out: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
+  if (object === null || typeof object !== 'object') return out;
+  for (const [name, value] of Object.entries(object))
+    out[name] = typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL' ? value : null;
+  return out;
+}
+
+const SURVEY_DEFECTS: ReadonlyArray<Defect<[element: Record<string, unknown>, answer: Record<string, unknown>]>> = [
   ['answers is not an array', (e) => (e.answers = 'oops')],
   ['questions is missing', (e) => delete e.questions],
   ['date is not a timestamp', (_, a) => (a.date = 'yesterday')],
   ['customerId is missing', (_, a) => delete a.customerId],
-  ['questAnsMap is not an object', (_, a) => (a.questAnsMap = 'oops')],
+  ['questAnsMap is not an object', (_, a) => (a.questAnsMap = 'oops'), 'questAnsMap'],
+  [
+    'an answer is not text',
+    (_, a) => ((a.questAnsMap as Record<string, unknown>).comments = ['3']),
+    'questAnsMap.comments',
+  ],
 ];
 
 /**
@@ -83,7 +140,7 @@ export function badSurveyElement(
   questions: Record<string, string>,
 ): BadRecord {
   const random = randomFor(seed, Stream.badSurvey, index);
-  const [reason, spoil] = random.pick(SURVEY_DEFECTS);
+  const [reason, spoil, unreadable] = random.pick(SURVEY_DEFECTS);
   const codes = Object.values(questions);
   const answer: Record<string, unknown> = {
     first: 'Broken',
@@ -102,5 +159,9 @@ export function badSurveyElement(
   };
   const element: Record<string, unknown> = { answers: [answer], questions: { ...questions } };
   spoil(element, answer);
-  return { payload: element, reason };
+  return {
+    payload: element,
+    reason,
+    ...(unreadable && { unreadable: { field: unreadable, raw: at(answer, unreadable) } }),
+  };
 }

@@ -1,5 +1,19 @@
-/** What one record of an export window is, canonically. */
-export type CanonicalEntry<T> = { rows: T[] } | { reason: string };
+/**
+ * A field a correct warehouse loads as NULL because its value cannot be read, as `_etl_field_rejects` holds it:
+ * the customer whose record it is (a survey answer's key is the pipeline's own), the field's path and its raw value
+ * as JSON text.
+ */
+export interface TruthFieldReject {
+  customer_id: string;
+  field: string;
+  raw_value: string;
+}
+
+/**
+ * What one record of an export window is, canonically: its rows, or why it must be rejected. A malformed record
+ * that loads with a field NULL has rows and `fieldRejects`.
+ */
+export type CanonicalEntry<T> = { rows: T[]; fieldRejects?: TruthFieldReject[] } | { reason: string };
 
 /**
  * The records an export serves for one window of days, addressable by position (0-based, in served

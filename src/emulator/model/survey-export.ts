@@ -1,4 +1,11 @@
-import { badCountFor, badSlotsBefore, badSurveyElement } from './bad-records.js';
+import {
+  type BadRecord,
+  badCountFor,
+  badSlotsBefore,
+  badSurveyElement,
+  readable,
+  readableTexts,
+} from './bad-records.js';
 import type { CustomerDirectory } from './customer-directory.js';
 import type { CanonicalEntry, ExportWindow, WindowedExport } from './export-window.js';
 import { LOYALTY_TIERS } from './loyalty-tiers.js';
@@ -43,6 +50,33 @@ function maybe<T>(random: Random, pNull: number, value: T): T | null {
 
 function ascending(a: number, b: number): number {
   return a - b;
+}
+
+/** A malformed answer that still loads (its element holds one): as served, with the field that cannot be read NULL. */
+function badSurveyTruth(bad: BadRecord): TruthSurveyResponse {
+  const a = (bad.payload.answers as Array<Record<string, unknown>>)[0]!;
+  const text = (name: string) => {
+    const value = readable(bad, a, name);
+    return typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL' ? value : null;
+  };
+  // a bad answer that loads has its date, `YYYY-MM-DD HH:MM:SS UTC`
+  const date = a.date as string;
+  return {
+    customer_id: a.customerId as string,
+    answered_at: isoUtc(Date.parse(date.replace(' UTC', 'Z').replace(' ', 'T'))),
+    brand: text('brand'),
+    branch: text('branch'),
+    staff: text('staff'),
+    operator: text('operator'),
+    receipt: text('receipt'),
+    tier_name: text('tierName'),
+    first_name: text('first'),
+    last_name: text('last'),
+    phone: text('phone'),
+    email: text('email'),
+    questions: bad.payload.questions as Record<string, string>,
+    answers: readableTexts(bad, a, 'questAnsMap'),
+  };
 }
 
 /**
@@ -94,7 +128,15 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
         this.entry<CanonicalEntry<TruthSurveyResponse>>(
           base + position,
           (e) => ({ rows: e.rows }),
-          (bad) => ({ reason: bad.reason }),
+          (bad) => {
+            if (!bad.unreadable) return { reason: bad.reason };
+            const row = badSurveyTruth(bad);
+            const { field, raw } = bad.unreadable;
+            return {
+              rows: [row],
+              fieldRejects: [{ customer_id: row.customer_id, field, raw_value: JSON.stringify(raw) }],
+            };
+          },
         ),
     };
   }

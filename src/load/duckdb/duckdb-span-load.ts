@@ -1,7 +1,7 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
-import { mergeSpan } from '../merge/merge-span.js';
+import { mergeSpan, replaceRejects } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../warehouse/identifiers.js';
@@ -168,6 +168,12 @@ export class DuckDbSpanLoad implements ReleasableSpanLoad {
     } catch (error) {
       throw withMemoryHint(error);
     }
+  }
+
+  async keepRejects(windows: Day[]): Promise<void> {
+    await this.pool.withoutTrim(() => this.closeAppenders());
+    const span = { ...this.request, windows, loadedAt: new Date().toISOString() };
+    await this.commitLock.run(() => this.conn.transaction(() => replaceRejects(this.conn, this.schema, span)));
   }
 
   async abort(): Promise<void> {

@@ -88,15 +88,7 @@ export async function mergeSpan(
   await refreshDerived(conn, dialect, schema, span);
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
-  await conn.run(
-    `DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`,
-    [span.job, span.stream, ...starts],
-  );
-  await conn.run(
-    `INSERT INTO ${qualified(schema, REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
-      `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}`,
-    [span.job, span.runId, span.stream, span.loadedAt],
-  );
+  await replaceRejects(conn, schema, { ...span, windows: starts }, false);
   await conn.run(
     `DELETE FROM ${qualified(schema, FIELD_REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`,
     [span.job, span.stream, ...starts],
@@ -110,6 +102,31 @@ export async function mergeSpan(
   const rejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(REJECTS_STAGING)}`);
   const fieldsRejected = await countByWindow(conn, `SELECT "_window_start" FROM ${quoteIdent(FIELD_REJECTS_STAGING)}`);
   return { loadedAt: span.loadedAt, loaded, rejected, fieldsRejected };
+}
+
+/**
+ * Puts the staged rejects of `windows` in `_etl_rejects`, in place of those an earlier load of the same windows left
+ * there: the table holds what the last reading of each window rejected, however often it is read. With `onlyThese`
+ * false, every staged reject goes in (a span's commit, whose staging holds only what it commits).
+ */
+export async function replaceRejects(
+  conn: SqlConnection,
+  schema: string,
+  span: { job: string; stream: string; runId: string; windows: Day[]; loadedAt: string },
+  onlyThese = true,
+): Promise<void> {
+  const inList = span.windows.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
+  await conn.run(
+    `DELETE FROM ${qualified(schema, REJECTS_TABLE)} WHERE "job" = $1 AND "stream" = $2 AND "window_start" IN (${inList})`,
+    [span.job, span.stream, ...span.windows],
+  );
+  const staged = span.windows.map((_, i) => `CAST($${i + 5} AS DATE)`).join(', ');
+  await conn.run(
+    `INSERT INTO ${qualified(schema, REJECTS_TABLE)} ("job", "run_id", "stream", "window_start", "payload", "error", "rejected_at") ` +
+      `SELECT $1, $2, $3, "_window_start", "payload", "error", CAST($4 AS TIMESTAMPTZ) FROM ${quoteIdent(REJECTS_STAGING)}` +
+      (onlyThese ? ` WHERE "_window_start" IN (${staged})` : ''),
+    [span.job, span.runId, span.stream, span.loadedAt, ...(onlyThese ? span.windows : [])],
+  );
 }
 
 /**

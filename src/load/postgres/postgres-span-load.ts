@@ -5,7 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Day } from '../../plan/days.js';
 import type { Window } from '../../plan/windows.js';
 import { holdAnalystsLock } from '../derived/analyst-views.js';
-import { mergeSpan } from '../merge/merge-span.js';
+import { mergeSpan, replaceRejects } from '../merge/merge-span.js';
 import type { FieldReject, SpanLoadRequest, SpanTransaction } from '../destination.js';
 import type { ReleasableSpanLoad } from '../released-span-load.js';
 import { quoteIdent } from '../warehouse/identifiers.js';
@@ -118,6 +118,12 @@ export class PostgresSpanLoad implements ReleasableSpanLoad {
       await this.conn.run(`SET LOCAL work_mem = '64MB'`);
       return work(this.conn, () => mergeSpan(this.conn, postgresDialect, this.schema, span));
     });
+  }
+
+  async keepRejects(windows: Day[]): Promise<void> {
+    await this.copyAll();
+    const span = { ...this.request, windows, loadedAt: new Date().toISOString() };
+    await this.conn.transaction(() => replaceRejects(this.conn, this.schema, span));
   }
 
   async abort(): Promise<void> {

@@ -24,7 +24,8 @@ export function exportRoutes(context: RouteContext): Route[] {
     // Malformed records are served as they are (the ground truth's rejects hold them as served).
     const served = (position: number): unknown => {
       const record = window.served(position);
-      if (!form.active || !('rows' in window.canonical(position))) return record;
+      const entry = window.canonical(position);
+      if (!form.active || !('rows' in entry) || entry.fieldRejects) return record;
       return stream === 'accounts'
         ? form.account(record as Record<string, unknown>)
         : form.surveyElement(record as Record<string, unknown>);

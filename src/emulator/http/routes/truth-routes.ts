@@ -32,6 +32,16 @@ export function truthRoutes({ data, truth, stats, faults, now }: RouteContext): 
     },
     {
       method: 'GET',
+      path: '/_emulator/truth/field-rejects-accounts',
+      handle: ranged((s, e) => truth.fieldRejects('accounts', s, e)),
+    },
+    {
+      method: 'GET',
+      path: '/_emulator/truth/field-rejects-surveys',
+      handle: ranged((s, e) => truth.fieldRejects('surveys', s, e)),
+    },
+    {
+      method: 'GET',
       path: '/_emulator/truth/customers',
       handle: (request) => ndjson(truth.customers(dayParam(request.query, 'through'))),
     },
