@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
-    setupFiles: ['test/helpers/quiet-output.ts'],
+    setupFiles: ['test/helpers/quiet-output.ts', 'test/helpers/cpu-record.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -4,6 +4,7 @@ import { CommandError, ExitCode } from './exit-codes.js';
 import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/open-destination.js';
 import { createLogger, type LogFormat, type Logger } from '../log/logger.js';
+import { currentLogStyle, useLogFormat } from '../log/log-style.js';
 import { registerSecret } from '../log/redact.js';
 import { archiveOf } from '../config/duckdb-files.js';
 import { AnswerArchive } from '../source/archive/answer-archive.js';
@@ -86,26 +87,14 @@ export async function usingDestination<T>(
   }
 }
 
-/** How this process writes its logs: chosen once by the command line (`--log-format`, or whether stderr is a terminal). */
-let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.WritableStream } = {
-  format: 'json',
-  colour: false,
-};
-
-/**
- * Sets how {@link commandLogger} writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`),
- * to stderr or, for a program running commands in its own process (the test suite), to `destination`.
- */
-export function useLogFormat(format: LogFormat, colour: boolean, destination?: NodeJS.WritableStream): void {
-  logStyle = { format, colour, ...(destination ? { destination } : {}) };
-}
+export { useLogFormat };
 
 /** The format the command line chose; a command draws a progress display only where its logs are human lines. */
 export function logFormat(): LogFormat {
-  return logStyle.format;
+  return currentLogStyle().format;
 }
 
 /** The logger of a command, on stderr, in the format the command line chose. */
 export function commandLogger(options: { level?: string } = {}): Logger {
-  return createLogger({ ...options, ...logStyle });
+  return createLogger({ ...options, ...currentLogStyle() });
 }

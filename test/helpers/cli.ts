@@ -14,7 +14,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources compiled for this test session. */
+/** Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources built for this test session. */
 export function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -36,6 +36,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgDatabasePrefix', prefix);
   return async () => {
     rmSync(tempRoot, { recursive: true, force: true });
+    const cpuLog = process.env.LOYALTY_TEST_CPU_LOG;
+    if (server && cpuLog) appendFileSync(cpuLog, `postgres\t${server.cpuSeconds()}\n`);
     if (server) await server.stop();
     else await dropTestDatabases(url, prefix);
   };

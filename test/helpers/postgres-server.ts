@@ -16,6 +16,8 @@ const SERVER_ROOT = '/usr/lib/postgresql';
 export interface PostgresServer {
   /** A superuser URL of the server's `postgres` database. */
   url: string;
+  /** CPU seconds (user + system) the server and its finished backends have spent so far, from `/proc`. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,12 @@ export async function startThrowawayServer(): Promise<PostgresServer> {
       }
       return {
         url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+        cpuSeconds() {
+          const pid = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0];
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks) / 100, 0);
+        },
         async stop() {
           await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
           rmSync(dir, { recursive: true, force: true });

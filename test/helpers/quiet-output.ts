@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
-import { useLogFormat } from '../../src/commands/job-session.js';
+import { useLogFormat } from '../../src/log/log-style.js';
 
 /**
  * Commands some suites run in their own process (`runCommand`, `backfillCommand`) print their summaries on stdout
