@@ -1,7 +1,10 @@
 import type { Day } from '../plan/days.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 
-/** The windows of `stream` from `from` to `to` that hold rejected records (`_etl_rejects`): what `replay --rejects` loads again. */
+/**
+ * The windows of `stream` from `from` to `to` that hold rejected records (`_etl_rejects`) or fields loaded as NULL
+ * (`_etl_field_rejects`): what `replay --rejects` loads again, so that a fix reads both.
+ */
 export async function rejectedWindows(
   conn: SqlConnection,
   job: string,
@@ -9,16 +12,20 @@ export async function rejectedWindows(
   from: Day,
   to: Day,
 ): Promise<Set<Day>> {
-  const rows = await conn.db
-    .selectFrom('_etl_rejects')
-    .select('window_start')
-    .distinct()
-    .where('job', '=', job)
-    .where('stream', '=', stream)
-    .where('window_start', '>=', from)
-    .where('window_start', '<=', to)
-    .execute();
-  return new Set(rows.map((r) => String(r.window_start)));
+  const windows = new Set<Day>();
+  for (const table of ['_etl_rejects', '_etl_field_rejects'] as const) {
+    const rows = await conn.db
+      .selectFrom(table)
+      .select('window_start')
+      .distinct()
+      .where('job', '=', job)
+      .where('stream', '=', stream)
+      .where('window_start', '>=', from)
+      .where('window_start', '<=', to)
+      .execute();
+    for (const r of rows) windows.add(String(r.window_start));
+  }
+  return windows;
 }
 
 /**

@@ -24,6 +24,7 @@ const SUMMARIES = new Set([
   'surveys',
   '_etl_typed_values',
   '_etl_typed_columns',
+  '_etl_type_evidence',
   '_etl_unlisted_fields',
   'survey_question_columns',
 ]);
@@ -39,9 +40,10 @@ function olderRelease(): { entry: string; remove: () => void } {
   const older = `${build}-before-west-${process.pid}`;
   rmSync(older, { recursive: true, force: true });
   cpSync(build, older, { recursive: true });
-  const table = join(older, 'transform/zone-abbreviations.js');
+  // the tests' build bundles the CLI into cli/main.js, the zone-abbreviation table with it
+  const table = join(older, 'cli/main.js');
   const text = readFileSync(table, 'utf8');
-  const before = text.replace(/\n\s*\['WEST', 60\],/, '');
+  const before = text.replace(/\n\s*\[["']WEST["'], 60\],/, '');
   if (before === text) throw new Error(`${table}: no WEST line to take out (the table's text changed)`);
   writeFileSync(table, before);
   return { entry: join(older, 'cli/bin.js'), remove: () => rmSync(older, { recursive: true, force: true }) };
@@ -112,20 +114,28 @@ describe.each(testDestinations)('a parser fix replayed from the archive on $name
       await emulator!.close();
       emulator = undefined;
 
-      // what the old release rejected: records with a WEST timestamp, and nothing else
+      // what the old release could not read: records whose key holds a WEST timestamp, fields that do, nothing else
       const rejects = await withWarehouse(loaded, (conn) =>
         conn.all<{ stream: string; payload: string; error: string }>(
           `SELECT stream, payload, error FROM _etl_rejects ORDER BY stream, payload`,
         ),
       );
-      expect(rejects.length, 'the older release rejects some records').toBeGreaterThan(0);
-      for (const r of rejects) expect([r.stream, r.error]).toEqual([r.stream, expect.stringMatching(/"WEST"/)]);
-      // the customers they name (an account's customerId, a survey answer's), wherever the record holds it
-      const customers = new Set(
-        rejects.flatMap((r) => [...r.payload.matchAll(/"customerId":"([^"]+)"/g)].map((m) => m[1]!)),
+      const fieldRejects = await withWarehouse(loaded, (conn) =>
+        conn.all<{ stream: string; record_key: string; raw_value: string; error: string }>(
+          `SELECT stream, record_key, raw_value, error FROM _etl_field_rejects ORDER BY stream, record_key`,
+        ),
       );
+      expect(rejects.length + fieldRejects.length, 'the older release cannot read some values').toBeGreaterThan(0);
+      for (const r of rejects) expect([r.stream, r.error]).toEqual([r.stream, expect.stringMatching(/"WEST"/)]);
+      for (const f of fieldRejects) expect([f.stream, f.raw_value]).toEqual([f.stream, expect.stringMatching(/WEST/)]);
+      // the customers they name (an account's customerId, a survey answer's; a field's record key starts with it)
+      const customers = new Set([
+        ...rejects.flatMap((r) => [...r.payload.matchAll(/"customerId":"([^"]+)"/g)].map((m) => m[1]!)),
+        ...fieldRejects.map((f) => f.record_key.split(' ')[0]!),
+      ]);
       expect(customers.size).toBeGreaterThan(0);
-      for (const stream of new Set(rejects.map((r) => r.stream))) expect(STREAMS).toContain(stream);
+      for (const stream of new Set([...rejects, ...fieldRejects].map((r) => r.stream)))
+        expect(STREAMS).toContain(stream);
 
       // the fixed release: replay --rejects loads again only the windows holding rejects, from the archive
       const fixed = await target.copy(loaded);
@@ -135,13 +145,14 @@ describe.each(testDestinations)('a parser fix replayed from the archive on $name
       expect(replayed.stdout).toMatch(/\(\d+ rows, 0 rejected\), no request to the service/);
       const after = await dump(fixed.config);
       expect(after.get('_etl_rejects'), 'every record the fix reads has left _etl_rejects').toEqual([]);
+      expect(after.get('_etl_field_rejects'), 'every field the fix reads has left _etl_field_rejects').toEqual([]);
 
       // exactly the rejected records' rows changed: a row added or gone names one of their customers, or is
       // keyed by a row that does (a survey's answers by its response)
       const changed = new Map<string, string[][]>();
       const added = new Map<string, string[]>();
       for (const [table, rows] of after) {
-        if (table === '_etl_rejects' || SUMMARIES.has(table)) continue;
+        if (table === '_etl_rejects' || table === '_etl_field_rejects' || SUMMARIES.has(table)) continue;
         const was = new Set(before.get(table) ?? []);
         const now = new Set(rows);
         const fresh = rows.filter((r) => !was.has(r));

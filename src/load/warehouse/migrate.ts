@@ -1,10 +1,21 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quoteIdent } from './identifiers.js';
 import type { SqlConnection } from './sql-connection.js';
 
-/** Folder of the DDL files: `sql/` at the package root, from both `src/load/warehouse` and `dist/load/warehouse`. */
-export const SQL_DIR = fileURLToPath(new URL('../../../sql/', import.meta.url));
+/**
+ * Folder of the DDL files: `sql/` at the package root, the nearest above this module, so that it is found wherever
+ * the build put the module (`src/load/warehouse`, `dist/load/warehouse`, or one bundled file).
+ */
+export const SQL_DIR = sqlDirAbove(fileURLToPath(import.meta.url));
+
+function sqlDirAbove(file: string): string {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'sql', 'duckdb'))) return join(dir, 'sql') + sep;
+    if (dirname(dir) === dir) throw new Error(`no sql/duckdb folder above ${file}: the package is incomplete`);
+  }
+}
 
 /**
  * Applies `sql/<dialect>/NNN_*.sql` files not yet recorded in `_etl_migrations`, in order, each in its own

@@ -43,6 +43,17 @@ export interface LedgerTables {
     error: string;
     rejected_at: string;
   };
+  _etl_field_rejects: {
+    job: string;
+    run_id: string;
+    stream: string;
+    window_start: string;
+    record_key: string;
+    field: string;
+    raw_value: string | null;
+    error: string;
+    rejected_at: string;
+  };
   _etl_backfills: {
     backfill_id: string;
     job: string;
