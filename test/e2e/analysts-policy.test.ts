@@ -42,7 +42,16 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   let emulator: Emulator;
   const truthPhones = new Set<string>();
   beforeAll(async () => {
-    emulator = await startEmulator({ seed: 7, accounts: 40, startDate: START, endDate: END, timezone: TZ, port: 0 });
+    // records carry members the spec does not list, which may be personal data as well
+    emulator = await startEmulator({
+      seed: 7,
+      accounts: 40,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      port: 0,
+      readings: { unlistedFields: true },
+    });
     for (const a of emulator.truth.accounts(START, END)) if (a.phone) truthPhones.add(a.phone);
   });
   afterAll(async () => emulator?.close());
@@ -73,6 +82,10 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
         `SELECT customer_id, phone, email, first_name, last_name, CAST(birthdate AS VARCHAR) AS birthdate FROM accounts`,
       ),
     );
+    const [unlistedLoaded] = await withWarehouse(config, (conn) =>
+      conn.all<{ n: number }>(`SELECT COUNT(_unlisted) AS n FROM accounts`),
+    );
+    expect(Number(unlistedLoaded!.n), 'the warehouse keeps the unlisted members').toBeGreaterThan(0);
     expect(clear.some((r) => r.phone !== null && truthPhones.has(r.phone!))).toBe(true);
     await asAnalyst(config, async (conn) => {
       const seen = await conn.all<Record<string, string | null>>(
@@ -99,6 +112,11 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       }
       const payloads = await conn.all<{ n: number }>(`SELECT COUNT(payload) AS n FROM _etl_rejects`);
       expect(Number(payloads[0]!.n)).toBe(0);
+      // members the spec does not list are withheld whole: no one has said they hold no personal data
+      for (const table of ['accounts', 'survey_responses']) {
+        const [unlisted] = await conn.all<{ n: number }>(`SELECT COUNT(_unlisted) AS n FROM ${table}`);
+        expect(Number(unlisted!.n), table).toBe(0);
+      }
       // a survey answer joins its customer on the hashed phone as it did on the clear one
       const joined = await conn.all<{ n: number }>(
         `SELECT COUNT(*) AS n FROM survey_responses r JOIN accounts a ON a.phone = r.phone AND a.customer_id = r.customer_id`,
@@ -131,12 +149,16 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       for (const c of PERSONAL) expect(Number(row![c]), c).toBe(0);
       const [s] = await conn.all<{ n: number }>('SELECT COUNT(phone) AS n FROM survey_responses');
       expect(Number(s!.n)).toBe(0);
+      const [unlisted] = await conn.all<{ n: number }>('SELECT COUNT(_unlisted) AS n FROM accounts');
+      expect(Number(unlisted!.n)).toBe(0);
     });
     const kept = await loaded('keep', {});
     expect(kept.result.code, kept.result.stderr).toBe(0);
     await asAnalyst(kept.config, async (conn) => {
       const phones = await conn.all<{ phone: string | null }>('SELECT phone FROM accounts');
       expect(phones.some((p) => p.phone !== null && truthPhones.has(p.phone!))).toBe(true);
+      const [unlisted] = await conn.all<{ n: number }>('SELECT COUNT(_unlisted) AS n FROM accounts');
+      expect(Number(unlisted!.n), 'keep: the unlisted members as loaded').toBeGreaterThan(0);
     });
   }, 180_000);
 

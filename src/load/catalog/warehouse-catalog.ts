@@ -39,7 +39,7 @@ export const COMMON_COLUMNS: ReadonlyMap<string, string> = new Map([
   ['updated_at', 'When the row was last written (UTC).'],
   [
     '_unlisted',
-    "The record's members the service sent that the spec does not list, as JSON keyed by their path in the record (NULL when none); see _etl_unlisted_fields.",
+    "The record's members the service sent that the spec does not list, as JSON keyed by their path in the record (NULL when none); see _etl_unlisted_fields. May hold personal data: left out of what analysts read under hash and drop.",
   ],
 ]);
 
@@ -702,5 +702,9 @@ export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
   'birthdate',
 ]);
 
-/** JSON columns that hold whole records as the service sent them, personal data included: NULL for analysts under hash and drop. */
-export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload']);
+/**
+ * JSON columns that hold records, or members of them, as the service sent them, personal data included: NULL for
+ * analysts under hash and drop. `_unlisted` holds members the spec does not list, which no one has yet said are
+ * free of personal data.
+ */
+export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload', '_unlisted']);
