@@ -42,7 +42,7 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   let emulator: Emulator;
   const truthPhones = new Set<string>();
   beforeAll(async () => {
-    // records carry members the spec does not list, which may be personal data as well
+    // records carry members the spec does not list, which may be personal data as well,
     emulator = await startEmulator({
       seed: 7,
       accounts: 40,
@@ -51,6 +51,8 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       timezone: TZ,
       port: 0,
       readings: { unlistedFields: true },
+      // and malformed records, some of whose fields load as NULL with their raw values in _etl_field_rejects
+      badRecordRate: 0.1,
     });
     for (const a of emulator.truth.accounts(START, END)) if (a.phone) truthPhones.add(a.phone);
   });
@@ -86,6 +88,11 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
       conn.all<{ n: number }>(`SELECT COUNT(_unlisted) AS n FROM accounts`),
     );
     expect(Number(unlistedLoaded!.n), 'the warehouse keeps the unlisted members').toBeGreaterThan(0);
+    const [rawLoaded] = await withWarehouse(config, (conn) =>
+      conn.all<{ n: number }>(`SELECT COUNT(raw_value) AS n FROM _etl_field_rejects`),
+    );
+    const fieldRejects = Number(rawLoaded!.n);
+    expect(fieldRejects, 'the warehouse keeps the raw values of fields it could not read').toBeGreaterThan(0);
     expect(clear.some((r) => r.phone !== null && truthPhones.has(r.phone!))).toBe(true);
     await asAnalyst(config, async (conn) => {
       const seen = await conn.all<Record<string, string | null>>(
@@ -117,6 +124,11 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
         const [unlisted] = await conn.all<{ n: number }>(`SELECT COUNT(_unlisted) AS n FROM ${table}`);
         expect(Number(unlisted!.n), table).toBe(0);
       }
+      // nor the raw values of fields that could not be read (a birthdate, say), the rows all there
+      const [fields] = await conn.all<{ n: number; raw: number }>(
+        `SELECT COUNT(*) AS n, COUNT(raw_value) AS raw FROM _etl_field_rejects`,
+      );
+      expect([Number(fields!.n), Number(fields!.raw)]).toEqual([fieldRejects, 0]);
       // a survey answer joins its customer on the hashed phone as it did on the clear one
       const joined = await conn.all<{ n: number }>(
         `SELECT COUNT(*) AS n FROM survey_responses r JOIN accounts a ON a.phone = r.phone AND a.customer_id = r.customer_id`,

@@ -632,7 +632,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     [
       ['record_key', 'The record the field belongs to (its key, e.g. customer and voucher code).'],
       ['field', 'The field as the service names it.'],
-      ['raw_value', 'The value as served, as text.'],
+      [
+        'raw_value',
+        'The value as served, as text. May hold personal data: left out of what analysts read under hash and drop.',
+      ],
       ['error', 'Why it could not be read.'],
       ['window_start', 'The first day of the window whose load read it.'],
       ['rejected_at', 'When it was read (UTC).'],
@@ -703,8 +706,9 @@ export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * JSON columns that hold records, or members of them, as the service sent them, personal data included: NULL for
- * analysts under hash and drop. `_unlisted` holds members the spec does not list, which no one has yet said are
- * free of personal data.
+ * Columns that hold records, members or values as the service sent them, personal data included: NULL for analysts
+ * under hash and drop. `_unlisted` holds members the spec does not list, which no one has yet said are free of
+ * personal data; a field reject's `raw_value` may be a birthdate or a phone the pipeline could not read. A name
+ * alone stands for that column in every table; `table.column` for one table's.
  */
-export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload', '_unlisted']);
+export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload', '_unlisted', '_etl_field_rejects.raw_value']);

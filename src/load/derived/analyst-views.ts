@@ -79,13 +79,14 @@ export async function refreshAnalystViews(
     if (relation.name === POLICY_TABLE) continue;
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
     const select = relation.columns.map(
-      (c) => `${analystValue(dialect, policy, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`,
+      (c) =>
+        `${analystValue(dialect, policy, relation.name, c.name, `s.${quoteIdent(c.name)}`, key)} AS ${quoteIdent(c.name)}`,
     );
     const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
     if (!(await replaceView(conn, schema, relation.name, definition, stamp, target, standing))) continue;
     const note = (column: string) =>
-      isWithheld(policy, column)
-        ? ` Here: ${analystValue(dialect, policy, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
+      isWithheld(policy, relation.name, column)
+        ? ` Here: ${analystValue(dialect, policy, relation.name, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
         : '';
     if (relation.description)
       await conn.run(

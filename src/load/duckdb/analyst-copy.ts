@@ -49,7 +49,7 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
           const { schema_name: schema, table_name: table } = list[0]!;
           const target = `dst.${qualified(schema, table)}`;
           for (const c of list) {
-            if (!isWithheld(policy, c.column_name)) continue;
+            if (!isWithheld(policy, table, c.column_name)) continue;
             // a withheld column may read NULL where the warehouse's may not (a reject's payload)
             if (!c.is_nullable)
               await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.column_name)} DROP NOT NULL`);
@@ -58,7 +58,9 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
           }
           const names = list.map((c) => quoteIdent(c.column_name)).join(', ');
           const values = list
-            .map((c) => analystValue(duckdbDialect, policy, c.column_name, `s.${quoteIdent(c.column_name)}`, '$1'))
+            .map((c) =>
+              analystValue(duckdbDialect, policy, table, c.column_name, `s.${quoteIdent(c.column_name)}`, '$1'),
+            )
             .join(', ');
           const prepared = await conn.prepare(
             `INSERT INTO ${target} (${names}) SELECT ${values} FROM src.${qualified(schema, table)} s`,
