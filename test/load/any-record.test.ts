@@ -4,13 +4,12 @@ import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { loadSpan } from '../../src/pipeline/load-span.js';
-import { HttpClient } from '../../src/source/http-client.js';
-import { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import { loyaltyPostingsStream } from '../../src/streams/loyalty-postings.js';
 import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { surveysStream } from '../../src/streams/surveys.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { offlineApi } from '../helpers/offline-api.js';
 
 const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 
@@ -174,16 +173,7 @@ describe.each(testDestinations)('any record, into $name', (target) => {
   it.each(cases)(
     '$stream.name: never crashes; every record ends in its table or in _etl_rejects, once',
     async ({ stream, records, key, examples = [] }) => {
-      const api = new LoyaltyApi(
-        new HttpClient({
-          baseUrl: 'http://127.0.0.1:9',
-          timeoutMs: 100,
-          retries: 0,
-          requestsPerSecond: 1,
-          concurrency: 1,
-          logger: silentLogger,
-        }),
-      );
+      const api = offlineApi();
       const jobConfig = {
         streams: [stream.name],
         window_days: 1,

@@ -8,12 +8,11 @@ import { refreshTypedFields } from '../../src/load/derived/typed-fields.js';
 import { duckdbDialect, postgresDialect, type WarehouseDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { loadSpan } from '../../src/pipeline/load-span.js';
-import { HttpClient } from '../../src/source/http-client.js';
-import { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { surveyResponsesTable, surveysStream } from '../../src/streams/surveys.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { offlineApi } from '../helpers/offline-api.js';
 
 const SURVEY_A = {
   'How likely are you to recommend us?': 'nps',
@@ -139,16 +138,7 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
   beforeAll(async () => {
     ({ config } = await target.fresh());
     destination = await openDestination(config);
-    const api = new LoyaltyApi(
-      new HttpClient({
-        baseUrl: 'http://127.0.0.1:9',
-        timeoutMs: 100,
-        retries: 0,
-        requestsPerSecond: 1,
-        concurrency: 1,
-        logger: silentLogger,
-      }),
-    );
+    const api = offlineApi();
     ctx = {
       api,
       pageSize: 100,

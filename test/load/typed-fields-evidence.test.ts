@@ -3,11 +3,10 @@ import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { loadSpan } from '../../src/pipeline/load-span.js';
-import { HttpClient } from '../../src/source/http-client.js';
-import { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { offlineApi } from '../helpers/offline-api.js';
 
 const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 
@@ -42,16 +41,7 @@ describe.each(testDestinations)('custom fields typed from evidence on $name', (t
           [id, name, typeId, options],
         );
     });
-    const api = new LoyaltyApi(
-      new HttpClient({
-        baseUrl: 'http://127.0.0.1:9',
-        timeoutMs: 100,
-        retries: 0,
-        requestsPerSecond: 1,
-        concurrency: 1,
-        logger: silentLogger,
-      }),
-    );
+    const api = offlineApi();
     const jobConfig = {
       streams: [],
       window_days: 1,

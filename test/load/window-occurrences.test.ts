@@ -4,11 +4,10 @@ import { openDestination } from '../../src/load/open-destination.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { loadSpan } from '../../src/pipeline/load-span.js';
 import type { Window } from '../../src/plan/windows.js';
-import { HttpClient } from '../../src/source/http-client.js';
-import { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import type { ExtractedBatch, StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { surveysStream } from '../../src/streams/surveys.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { offlineApi } from '../helpers/offline-api.js';
 
 const A = { start: '2024-03-01', end: '2024-03-01' };
 const B = { start: '2024-03-02', end: '2024-03-02' };
@@ -19,16 +18,7 @@ const answer = (day: string, customerId: string) => ({
   answers: [{ date: `${day} 10:00:00`, customerId, questAnsMap: { Q1: '5' } }],
 });
 
-const api = new LoyaltyApi(
-  new HttpClient({
-    baseUrl: 'http://127.0.0.1:9',
-    timeoutMs: 100,
-    retries: 0,
-    requestsPerSecond: 1,
-    concurrency: 1,
-    logger: silentLogger,
-  }),
-);
+const api = offlineApi();
 const ctx: StreamContext = {
   api,
   pageSize: 100,
