@@ -21,6 +21,11 @@ export interface EmulatorOptions {
   /** Extra malformed records per valid record in the accounts and surveys exports (0..1). Default 0. */
   badRecordRate?: number;
   /**
+   * Whether one field of the customers' profile is served with flags no client can read (`BAD_PROFILE_FIELD`):
+   * reference data with one bad field among good ones. Default false.
+   */
+  badProfileField?: boolean;
+  /**
    * Share of customers with neither phone nor e-mail (0..1), drawn per customer from the seed: the postings and
    * vouchers endpoints cannot be asked about them. Default 0.
    */
@@ -76,6 +81,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const accounts = options.accounts ?? 300;
   const seed = options.seed ?? 1;
   const badRecordRate = options.badRecordRate ?? 0;
+  const badProfileField = options.badProfileField ?? false;
   const contactlessRate = options.contactlessRate ?? 0;
   const maxPageSize = options.maxPageSize ?? 1000;
   const surveysPerDay = options.surveysPerDay ?? Math.max(3, Math.round(accounts / 20));
@@ -104,6 +110,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     timezone,
     auth: options.auth ? { header: options.auth.header, value: options.auth.value } : null,
     badRecordRate,
+    badProfileField,
     contactlessRate,
     postingsOrder,
     maxPageSize,

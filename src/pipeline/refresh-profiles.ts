@@ -6,7 +6,8 @@ import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
 
 /**
  * Replaces `profiles` and `profile_fields` with what the source lists now, through the same staging and merge as
- * every table: staged, then merged in one transaction (each table replaced whole). Reference data is not loaded
+ * every table: staged, then merged in one transaction (each table replaced whole). A member that cannot be read is
+ * NULL and kept in `_etl_field_rejects` (stream `profiles`), in place of what the last refresh could not read. Reference data is not loaded
  * by window, so no window is recorded; its rows are staged under `day`, the day of the refresh. With an `archive`,
  * the answers are kept as a span of their own (`profiles`), durably before the commit, for `replay`.
  */
@@ -17,7 +18,7 @@ export async function refreshProfiles(
   runId: string,
   day: Day,
   archive?: AnswerArchive,
-): Promise<{ profiles: number; fields: number }> {
+): Promise<{ profiles: number; fields: number; unreadFields: number }> {
   const windows = [{ start: day, end: day }];
   const archived = archive?.openSpan({ job, stream: 'profiles', runId, windows, pageSize: 0 });
   const source = archived ? api.scoped() : api;
@@ -32,15 +33,32 @@ export async function refreshProfiles(
     for (const table of PROFILE_TABLES)
       await load.append(
         table.name,
-        rows[table.name as keyof typeof rows].map((row) => ({ seq: ++seq, windowStart: day, row })),
+        rows[table.name as 'profiles' | 'profile_fields'].map((row) => ({ seq: ++seq, windowStart: day, row })),
       );
+    await load.rejectFields(
+      rows.field_rejects.map((r) => ({
+        windowStart: day,
+        recordKey: r.record_key,
+        field: r.field,
+        rawValue: r.raw_value,
+        error: r.error,
+      })),
+    );
     await archived?.seal();
-    await load.commit(windows, (_conn, merge) => merge());
+    await load.commit(windows, async (conn, merge) => {
+      // the tables are replaced whole, and so are the fields an earlier refresh could not read
+      await conn.db.deleteFrom('_etl_field_rejects').where('job', '=', job).where('stream', '=', 'profiles').execute();
+      return merge();
+    });
   } catch (error) {
     await load.abort();
     await archived?.close();
     throw error;
   }
   await archived?.committed();
-  return { profiles: rows.profiles.length, fields: rows.profile_fields.length };
+  return {
+    profiles: rows.profiles.length,
+    fields: rows.profile_fields.length,
+    unreadFields: rows.field_rejects.length,
+  };
 }

@@ -120,7 +120,10 @@ async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   const { request, log } = run;
   const today = new Date().toISOString().slice(0, 10);
   await refreshProfiles(request.api, request.destination, run.job, run.runId, today, request.archive).then(
-    (n) => log.info(n, 'profiles refreshed'),
+    (n) =>
+      n.unreadFields > 0
+        ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')
+        : log.info(n, 'profiles refreshed'),
     (error) =>
       run.stop.absorbs(error) ||
       log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),

@@ -2,43 +2,19 @@ import { z } from 'zod';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { FatalSourceError } from '../source/source-errors.js';
-import { cleanBoolean, storableJson } from '../transform/values.js';
+import { LenientFields, type FieldRejectRow } from '../transform/field-problems.js';
+import { RecordError } from '../transform/record-error.js';
+import { storableJson } from '../transform/values.js';
 
 const int = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number);
-/** A Boolean, sent as JSON true/false or as text (`"true"`, `"0"`); null when missing. */
-const bool = z
-  .union([z.boolean(), z.string(), z.null()])
-  .optional()
-  .transform((value, ctx) => {
-    try {
-      const text = cleanBoolean(value);
-      return text === null ? null : text === 'true';
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^: /, '') });
-      return z.NEVER;
-    }
-  });
-const profileListSchema = z.array(z.looseObject({ id: int, label: z.string().nullish(), main: bool, used: bool }));
-const fieldSchema = z.looseObject({
-  id: int,
-  name: z.string(),
-  label: z.string().nullish(),
-  typeId: int.nullish(),
-  renderType: int.nullish(),
-  orderValue: int.nullish(),
-  required: bool,
-  multiple: bool,
-  isBusiness: bool,
-  columnNumber: z.string().nullish(),
-  format: z.string().nullish(),
-  defaultValue: z.string().nullish(),
-  options: z.array(z.unknown()).nullish(),
-});
+/**
+ * What keys reference data and names its custom fields: a profile's id, its fields' ids and names. Every other
+ * member is read field by field.
+ */
+const profileListSchema = z.array(z.looseObject({ id: int }));
 const profileSchema = z.looseObject({
   id: int,
-  mainProfileId: int.nullish(),
-  createdBy: int.nullish(),
-  profileFields: z.array(fieldSchema).default([]),
+  profileFields: z.array(z.looseObject({ id: int, name: z.string() })).nullish(),
 });
 
 export const profilesTable: TableSpec = {
@@ -85,22 +61,24 @@ export const profileFieldsTable: TableSpec = {
 /** The tables reference data replaces whole on every refresh. */
 export const PROFILE_TABLES: TableSpec[] = [profilesTable, profileFieldsTable];
 
-/** A flag as staged: the loader casts the text. */
-const flag = (b: boolean | null) => (b === null ? null : String(b));
-
 /**
  * Reference data: what the source lists now of `profiles` and `profile_fields` (endpoints 10 and 11), as rows
- * to replace both tables with. `profile_fields.name` is the custom field's key, so
- * `_etl_columns.source_key = profile_fields.name` tells the label and type code behind each `cf_` column.
+ * to replace both tables with, and the fields that could not be read. `profile_fields.name` is the custom field's
+ * key, so `_etl_columns.source_key = profile_fields.name` tells the label and type code behind each `cf_` column.
  * Both responses are read without NUL characters, which PostgreSQL's text cannot hold, as custom-field keys
- * are: a field's name still matches its column's `source_key`.
+ * are: a field's name still matches its column's `source_key`. A response whose ids or field names cannot be read
+ * fails the refresh (the tables keep what they hold); any other member that cannot be read is NULL, its profile or field
+ * kept, and the problem is one of `field_rejects` (record key `profile <id>` or `profile <id> field <id>`).
  */
-export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; profile_fields: Row[] }> {
+export async function readProfiles(
+  api: LoyaltyApi,
+): Promise<{ profiles: Row[]; profile_fields: Row[]; field_rejects: FieldRejectRow[] }> {
   const list = profileListSchema.safeParse(storableJson(await api.profiles()));
   if (!list.success)
     throw new FatalSourceError(`profiles: unexpected response shape: ${list.error.issues[0]!.message}`, 'profiles');
   const profiles: Row[] = [];
   const fields: Row[] = [];
+  const rejects: FieldRejectRow[] = [];
   for (const summary of list.data) {
     const parsed = profileSchema.safeParse(storableJson(await api.profile(summary.id)));
     if (!parsed.success)
@@ -109,36 +87,54 @@ export async function readProfiles(api: LoyaltyApi): Promise<{ profiles: Row[]; 
         `profile ${summary.id}`,
       );
     const detail = parsed.data;
+    const read = new LenientFields(`profile ${summary.id}`);
     profiles.push({
       profile_id: summary.id,
-      label: summary.label ?? null,
-      main: flag(summary.main),
-      used: flag(summary.used),
-      main_profile_id: detail.mainProfileId ?? null,
-      created_by: detail.createdBy ?? null,
+      label: servedText(read, 'label', summary.label),
+      main: read.boolean('main', summary.main),
+      used: read.boolean('used', summary.used),
+      main_profile_id: read.integer('mainProfileId', detail.mainProfileId),
+      created_by: read.integer('createdBy', detail.createdBy),
     });
+    rejects.push(...read.rows());
     const seen = new Set<number>();
-    for (const f of detail.profileFields) {
+    for (const f of detail.profileFields ?? []) {
       if (seen.has(f.id)) continue;
       seen.add(f.id);
+      const field = new LenientFields(`profile ${summary.id} field ${f.id}`);
       fields.push({
         profile_id: summary.id,
         field_id: f.id,
         name: f.name,
-        label: f.label ?? null,
-        type_id: f.typeId ?? null,
-        render_type: f.renderType ?? null,
-        order_value: f.orderValue ?? null,
-        required: flag(f.required),
-        multiple: flag(f.multiple),
-        is_business: flag(f.isBusiness),
-        column_number: f.columnNumber ?? null,
-        format: f.format ?? null,
-        default_value: f.defaultValue ?? null,
-        options: f.options ? JSON.stringify(f.options) : null,
+        label: servedText(field, 'label', f.label),
+        type_id: field.integer('typeId', f.typeId),
+        render_type: field.integer('renderType', f.renderType),
+        order_value: field.integer('orderValue', f.orderValue),
+        required: field.boolean('required', f.required),
+        multiple: field.boolean('multiple', f.multiple),
+        is_business: field.boolean('isBusiness', f.isBusiness),
+        column_number: servedText(field, 'columnNumber', f.columnNumber),
+        format: servedText(field, 'format', f.format),
+        default_value: servedText(field, 'defaultValue', f.defaultValue),
+        options: field.read('options', f.options, () => {
+          if (f.options === null || f.options === undefined) return null;
+          if (!Array.isArray(f.options)) throw new RecordError('options', 'expected a list of options');
+          return JSON.stringify(f.options);
+        }),
+        // the definition as served
         definition: JSON.stringify(f),
       });
+      rejects.push(...field.rows());
     }
   }
-  return { profiles, profile_fields: fields };
+  return { profiles, profile_fields: fields, field_rejects: rejects };
+}
+
+/** A text member as the service sent it (no trimming, no `NULL` word): reference data names keys. */
+function servedText(fields: LenientFields, name: string, raw: unknown): string | null {
+  return fields.read(name, raw, () => {
+    if (raw === null || raw === undefined) return null;
+    if (typeof raw !== 'string') throw new RecordError(name, `expected text, got ${typeof raw}`);
+    return raw;
+  });
 }

@@ -31,8 +31,17 @@ export const STAFF_ONLY_FIELD = {
   options: [{ key: 'desk\u0000', value: 'Front\u0000desk' }],
 } as const;
 
-/** Profile `id` with its fields (`GET /accounts/profiles/{id}`), or null when there is none. */
-export function profileWithFields(id: number): Record<string, unknown> | null {
+/**
+ * With `badProfileField`, the field of the customers' profile served with flags no client can read: `required` and
+ * `multiple` as words. Its other members are as always.
+ */
+export const BAD_PROFILE_FIELD = { profileId: 1, fieldId: 1007, required: 'sometimes', multiple: 'several' } as const;
+
+/**
+ * Profile `id` with its fields (`GET /accounts/profiles/{id}`), or null when there is none; with `badField`, one of
+ * them is {@link BAD_PROFILE_FIELD}.
+ */
+export function profileWithFields(id: number, badField = false): Record<string, unknown> | null {
   const profile = PROFILES.find((p) => p.id === id);
   if (!profile) return null;
   const common = (fieldId: number, order: number) => ({
@@ -83,6 +92,8 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
           isBusiness: true,
         },
       ];
+  const fields: Array<Record<string, unknown>> = [...standard, ...custom, ...staffOnly];
+  const bad = badField && id === BAD_PROFILE_FIELD.profileId;
   return {
     id: String(profile.id),
     label: profile.label,
@@ -90,6 +101,12 @@ export function profileWithFields(id: number): Record<string, unknown> | null {
     mainProfileId: 1,
     createdBy: 1,
     used: profile.used,
-    profileFields: [...standard, ...custom, ...staffOnly],
+    profileFields: bad
+      ? fields.map((f) =>
+          f.id === BAD_PROFILE_FIELD.fieldId
+            ? { ...f, required: BAD_PROFILE_FIELD.required, multiple: BAD_PROFILE_FIELD.multiple }
+            : f,
+        )
+      : fields,
   };
 }

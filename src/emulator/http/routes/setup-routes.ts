@@ -5,7 +5,7 @@ import type { Route } from '../router.js';
 import type { RouteContext } from './route-context.js';
 
 /** Endpoints 1, 10 and 11: the integration and the profile definitions. */
-export function setupRoutes({ readings }: Pick<RouteContext, 'readings'>): Route[] {
+export function setupRoutes({ readings, data }: Pick<RouteContext, 'readings' | 'data'>): Route[] {
   return [
     {
       method: 'POST',
@@ -32,7 +32,7 @@ export function setupRoutes({ readings }: Pick<RouteContext, 'readings'>): Route
       path: /^\/accounts\/profiles\/([^/]+)$/,
       handle: (_, [id]) => {
         if (!/^\d+$/.test(id!)) throw SourceError.badRequest(`profile id must be an integer, got "${id}"`);
-        const profile = profileWithFields(Number(id));
+        const profile = profileWithFields(Number(id), data.options.badProfileField);
         if (!profile) throw SourceError.badRequest(`no profile with id ${id}`);
         return json(200, readings.form.other(profile));
       },
