@@ -19,8 +19,9 @@ import { nightlyCost } from './sections/nightly-cost.js';
 import { pageThroughput } from './sections/page-throughput.js';
 import { publish } from './sections/publish.js';
 import { sharedRateLimit } from './sections/shared-rate-limit.js';
+import { spanCost } from './sections/span-cost.js';
 
-const SECTIONS: BenchSection[] = [endToEnd, memory, nightlyCost, pageThroughput, publish, sharedRateLimit];
+const SECTIONS: BenchSection[] = [endToEnd, memory, nightlyCost, pageThroughput, publish, sharedRateLimit, spanCost];
 
 const asked = process.argv.slice(2).filter((arg) => arg !== '--smoke');
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));
