@@ -3,6 +3,7 @@ import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { isDataError } from '../load/warehouse/warehouse-errors.js';
 import { quarantineEvent } from './event-quarantine.js';
 import { InvalidEventError, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import { eventValues, LOYALTY_EVENT_COLUMNS } from './loyalty-event-store.js';
 
 /** One event as the raw archive keeps it: the row the receiver made of it, when it took it, and which receiver. */
 export interface KeptEvent {
@@ -125,26 +126,15 @@ async function writeRows(
   const loadedAt = new Date().toISOString();
   const params: unknown[] = [];
   const values: string[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
   for (const { event, receivedAt, receiverId } of batch) {
     const before = held.get(event.event_key);
-    const p = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
     values.push(
-      `(${p(event.event_key)}, CAST(${p(before?.seq ?? ++next)} AS BIGINT), ` +
-        (before ? `CAST(${p(before.receivedAt)} AS TIMESTAMPTZ)` : `CAST(${p(receivedAt)} AS TIMESTAMPTZ)`) +
-        `, ${p(event.event_trigger)}, ${p(event.origin_source)}, ${p(event.country_iso)}, ${p(event.customer_id)}, ${p(event.phone)}, ` +
-        `${p(event.tier_name)}, CAST(${p(event.tier_order)} AS INTEGER), CAST(${p(event.points)} AS DECIMAL(18,4)), ` +
-        `CAST(${p(event.cumulative_credit)} AS DECIMAL(18,4)), CAST(${p(event.point_expiry)} AS TIMESTAMPTZ), ` +
-        `CAST(${p(event.payload)} AS JSON), ${p(before?.runId ?? receiverId)}, CAST(${p(loadedAt)} AS TIMESTAMPTZ))`,
+      `(${p(event.event_key)}, CAST(${p(before?.seq ?? ++next)} AS BIGINT), CAST(${p(before?.receivedAt ?? receivedAt)} AS TIMESTAMPTZ), ` +
+        `${eventValues(event, p)}, ${p(before?.runId ?? receiverId)}, CAST(${p(loadedAt)} AS TIMESTAMPTZ))`,
     );
   }
-  await conn.run(
-    `INSERT INTO ${table} (event_key, seq, received_at, event_trigger, origin_source, country_iso, customer_id, phone, tier_name, tier_order, points, cumulative_credit, point_expiry, payload, _run_id, _loaded_at)
-     VALUES ${values.join(',\n')}`,
-    params,
-  );
+  await conn.run(`INSERT INTO ${table} (${LOYALTY_EVENT_COLUMNS}) VALUES ${values.join(',\n')}`, params);
   return { inserted: batch.length - held.size, rewritten: held.size };
 }
 

@@ -20,6 +20,25 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/** The columns of `loyalty_events`, in the order every insert writes them. */
+export const LOYALTY_EVENT_COLUMNS =
+  'event_key, seq, received_at, event_trigger, origin_source, country_iso, customer_id, phone, tier_name, tier_order, ' +
+  'points, cumulative_credit, point_expiry, payload, _run_id, _loaded_at';
+
+/**
+ * The values of an event's own columns (`event_trigger` to `payload`), each cast to its column's type, with `param`
+ * giving the placeholder of each value: what the receiver and `replay` both write.
+ */
+export function eventValues(event: LoyaltyEvent, param: (value: unknown) => string): string {
+  return (
+    `${param(event.event_trigger)}, ${param(event.origin_source)}, ${param(event.country_iso)}, ` +
+    `${param(event.customer_id)}, ${param(event.phone)}, ${param(event.tier_name)}, ` +
+    `CAST(${param(event.tier_order)} AS INTEGER), CAST(${param(event.points)} AS DECIMAL(18,4)), ` +
+    `CAST(${param(event.cumulative_credit)} AS DECIMAL(18,4)), CAST(${param(event.point_expiry)} AS TIMESTAMPTZ), ` +
+    `CAST(${param(event.payload)} AS JSON)`
+  );
+}
+
 /**
  * Inserts one event in its own transaction, numbered after every event stored before it, unless an event with
  * the same key is already there. With `exclusive` (a warehouse several processes write) the table is locked
@@ -37,27 +56,14 @@ export async function insertLoyaltyEvent(
     const existing = await conn.all(`SELECT 1 AS found FROM ${table} WHERE event_key = $1`, [event.event_key]);
     if (existing.length > 0) return 'duplicate';
     const receivedAt = stamp.now().toISOString();
+    const params: unknown[] = [event.event_key, receivedAt];
+    const values = eventValues(event, (value) => `$${params.push(value)}`);
+    params.push(stamp.runId);
     await conn.run(
-      `INSERT INTO ${table} (event_key, seq, received_at, event_trigger, origin_source, country_iso, customer_id, phone, tier_name, tier_order, points, cumulative_credit, point_expiry, payload, _run_id, _loaded_at)
-       SELECT $1, COALESCE(MAX(seq), 0) + 1, CAST($2 AS TIMESTAMPTZ), $3, $4, $5, $6, $7, $8, CAST($9 AS INTEGER), CAST($10 AS DECIMAL(18,4)), CAST($11 AS DECIMAL(18,4)),
-              CAST($12 AS TIMESTAMPTZ), CAST($13 AS JSON), $14, CAST($2 AS TIMESTAMPTZ)
+      `INSERT INTO ${table} (${LOYALTY_EVENT_COLUMNS})
+       SELECT $1, COALESCE(MAX(seq), 0) + 1, CAST($2 AS TIMESTAMPTZ), ${values}, $${params.length}, CAST($2 AS TIMESTAMPTZ)
          FROM ${table}`,
-      [
-        event.event_key,
-        receivedAt,
-        event.event_trigger,
-        event.origin_source,
-        event.country_iso,
-        event.customer_id,
-        event.phone,
-        event.tier_name,
-        event.tier_order,
-        event.points,
-        event.cumulative_credit,
-        event.point_expiry,
-        event.payload,
-        stamp.runId,
-      ],
+      params,
     );
     return 'stored';
   });
