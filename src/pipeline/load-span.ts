@@ -455,7 +455,8 @@ async function checkNothingUnread(
   );
 }
 
-function fieldReject(windowStart: Day, row: Row): FieldReject {
+/** A field reject as a normalizer emits it (a row of `FIELD_REJECTS`), as either warehouse can store it. */
+export function fieldReject(windowStart: Day, row: Row): FieldReject {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {
     windowStart,

@@ -3,6 +3,7 @@ import type { Day } from '../plan/days.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
+import { fieldReject } from './load-span.js';
 
 /**
  * Replaces `profiles` and `profile_fields` with what the source lists now, through the same staging and merge as
@@ -35,15 +36,7 @@ export async function refreshProfiles(
         table.name,
         rows[table.name as 'profiles' | 'profile_fields'].map((row) => ({ seq: ++seq, windowStart: day, row })),
       );
-    await load.rejectFields(
-      rows.field_rejects.map((r) => ({
-        windowStart: day,
-        recordKey: r.record_key,
-        field: r.field,
-        rawValue: r.raw_value,
-        error: r.error,
-      })),
-    );
+    await load.rejectFields(rows.field_rejects.map((r) => fieldReject(day, r)));
     await archived?.seal();
     await load.commit(windows, async (conn, merge) => {
       // the tables are replaced whole, and so are the fields an earlier refresh could not read
