@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { loadSpan } from '../../src/pipeline/load-span.js';
-import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
+import type { StreamContext } from '../../src/streams/stream.js';
 import { surveysStream } from '../../src/streams/surveys.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { surveyPivotMismatches } from '../helpers/warehouse-reader.js';
-import { offlineApi } from '../helpers/offline-api.js';
+import { loadRecords, offlineContext } from '../helpers/offline-api.js';
 
 const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 const QUESTIONS = {
@@ -46,39 +44,8 @@ describe.each(testDestinations)('survey views on $name', (target) => {
   beforeAll(async () => {
     ({ config } = await target.fresh());
     destination = await openDestination(config);
-    const api = offlineApi();
-    const jobConfig = {
-      streams: [],
-      window_days: 1,
-      lookback_days: 0,
-      first_day: WINDOW.start,
-      reject_threshold: 1,
-      sweep_days: 7,
-      postings: { customers: 'all' as const, max_span_days: 1 },
-    };
-    ctx = {
-      api,
-      pageSize: 100,
-      concurrency: 1,
-      timezone: 'Europe/Athens',
-      job: 'views',
-      jobConfig,
-      logger: silentLogger,
-    };
-    const inMemory: StreamDefinition = {
-      ...surveysStream,
-      extract: async function* () {
-        yield { windowStart: WINDOW.start, records: records(), restart: false };
-      },
-    };
-    await loadSpan(
-      inMemory,
-      [WINDOW],
-      ctx,
-      destination,
-      { job: 'views', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 },
-      silentLogger,
-    );
+    ctx = offlineContext({ job: 'views', firstDay: WINDOW.start, timezone: 'Europe/Athens' });
+    await loadRecords(surveysStream, WINDOW, records(), ctx, destination, 'r1');
   });
   afterAll(async () => destination?.close());
 

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { loadSpan } from '../../src/pipeline/load-span.js';
 import { accountsStream } from '../../src/streams/accounts.js';
-import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { testDestinations } from '../helpers/destinations.js';
-import { offlineApi } from '../helpers/offline-api.js';
+import { loadRecords, offlineContext } from '../helpers/offline-api.js';
 
 const WINDOW = { start: '2024-03-01', end: '2024-03-01' };
 
@@ -41,39 +38,8 @@ describe.each(testDestinations)('custom fields typed from evidence on $name', (t
           [id, name, typeId, options],
         );
     });
-    const api = offlineApi();
-    const jobConfig = {
-      streams: [],
-      window_days: 1,
-      lookback_days: 0,
-      first_day: WINDOW.start,
-      reject_threshold: 1,
-      sweep_days: 7,
-      postings: { customers: 'all' as const, max_span_days: 1 },
-    };
-    const ctx: StreamContext = {
-      api,
-      pageSize: 100,
-      concurrency: 1,
-      timezone: 'UTC',
-      job: 'typed',
-      jobConfig,
-      logger: silentLogger,
-    };
-    const inMemory: StreamDefinition = {
-      ...accountsStream,
-      extract: async function* () {
-        yield { windowStart: WINDOW.start, records: records(), restart: false };
-      },
-    };
-    await loadSpan(
-      inMemory,
-      [WINDOW],
-      ctx,
-      destination,
-      { job: 'typed', runId: 'r1', firstDay: WINDOW.start, rejectThreshold: 1 },
-      silentLogger,
-    );
+    const ctx = offlineContext({ job: 'typed', firstDay: WINDOW.start, timezone: 'UTC' });
+    await loadRecords(accountsStream, WINDOW, records(), ctx, destination, 'r1');
   });
   afterAll(async () => destination?.close());
 
