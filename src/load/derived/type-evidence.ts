@@ -75,12 +75,25 @@ function countsSql(
   );
 }
 
-/** What the evidence of `source` is counted by: a change of the rule (a new pattern of a type) counts it again. */
+/**
+ * What the evidence of `source` is counted by: a change of the rule (a new pattern of a type) counts it again. The
+ * rule is spelled as the row-by-row count that {@link countsSql} equals (how it was first counted), so testing each
+ * distinct value once instead counts no warehouse again.
+ */
 function ruleOf(dialect: WarehouseDialect, source: EvidenceSource): string {
-  return createHash('sha256')
-    .update(countsSql(dialect, 'schema', source))
-    .digest('hex')
-    .slice(0, 32);
+  const value = `l.${q(source.value)}`;
+  const fits = ANSWER_TYPES.map(
+    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, value)} THEN 1 ELSE 0 END) AS ${q(`fit_${type}`)}`,
+  );
+  const survey = source.group ? `g.${q(source.group.column)}` : `CAST('' AS ${dialect.typeName('text')})`;
+  const group = source.group
+    ? ` JOIN ${qualified('schema', source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`
+    : '';
+  const rowByRow =
+    `SELECT ${quoteLiteral(source.table)} AS "table_name", ${survey} AS "survey_id", l.${q(source.name)} AS "name", ` +
+    `COUNT(*) AS "value_count", ${fits.join(', ')} FROM ${qualified('schema', source.table)} l${group}` +
+    ` WHERE ${value} IS NOT NULL GROUP BY ${source.group ? `${survey}, ` : ''}l.${q(source.name)}`;
+  return createHash('sha256').update(rowByRow).digest('hex').slice(0, 32);
 }
 
 /** Whether `_etl_type_rules` says the evidence of `source` was counted by today's rule. */
