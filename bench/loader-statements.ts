@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/loader-statements.ts [--scale 0.1] [--stream accounts] [--rows FILE] [--replays 2] [--keep FILE] [--trace TEXT]`: where the DuckDB
+ * `npx tsx bench/loader-statements.ts [--scale 0.1] [--stream accounts] [--rows FILE] [--replays 2] [--keep FILE] [--trace TEXT] [--checkpoint-threshold SIZE]`: where the DuckDB
  * loader's CPU goes, statement by statement. Reads a year of the end-to-end bench's emulated source (its seeds) once,
  * normalized as the pipeline does (kept in `--rows FILE` when named, and read from it when it exists), then replays
  * those rows span by span through the DuckDB destination into a fresh warehouse, `--replays` times, with nothing
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     replays: { type: 'string', default: '2' },
     keep: { type: 'string' },
     trace: { type: 'string' },
+    'checkpoint-threshold': { type: 'string' },
   },
 });
 const FROM = '2024-01-01';
@@ -112,7 +113,12 @@ try {
     const path = join(dir, `replay-${i}.duckdb`);
     const sink = new LoaderSink(
       'duckdb loader',
-      await openDestination({ type: 'duckdb', path, schema: 'main' }),
+      await openDestination({
+        type: 'duckdb',
+        path,
+        schema: 'main',
+        ...(values['checkpoint-threshold'] ? { checkpoint_threshold: values['checkpoint-threshold'] } : {}),
+      }),
       'bench',
       stream,
       FROM,

@@ -71,7 +71,7 @@ function duckdbJsonObject(column: string): string {
  * The MD5 of the text `CAST(json_array(values as text…, objects as sorted entries…) AS VARCHAR)`, the hash every stored
  * observation and version holds (a JSON text keeps its members' order: the sorted entries of its map are what is
  * compared). The same text is written without `json_array` parsing the objects' JSON back to write it again (a
- * third of the hash's CPU): the values' array without its `]`, then each object's JSON after a comma
+ * quarter of the hash's CPU): the values' array without its `]`, then each object's JSON after a comma
  * (test/load/content-hash.test.ts holds the two forms equal on awkward values).
  */
 function duckdbContentHash(values: string[], objects: string[]): string {
