@@ -304,4 +304,26 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
       await twin.close();
     }
   });
+
+  it('keeps the rules warehouses hold: a new way of counting the same evidence counts no warehouse again', async () => {
+    await load(accountsStream, [['2024-03-20', [account('R1', { tier: 'Gold', since: '2024-01-02' })]]]);
+    await load(surveysStream, [['2024-03-20', [answer(SURVEY_B, '2024-03-20', 1, 'R1', { q1: 'yes', spent: '2' })]]]);
+    const rules = await destination.withConnection((conn) =>
+      conn.all<{ table_name: string; rule: string }>(
+        `SELECT table_name, rule FROM _etl_type_rules ORDER BY table_name`,
+      ),
+    );
+    // the rules as warehouses were first given them (row by row), per dialect
+    expect(rules).toEqual(
+      target.name === 'duckdb'
+        ? [
+            { table_name: 'account_custom_fields', rule: '215f01a336fab9361ddb8ac0fe435820' },
+            { table_name: 'survey_answers', rule: '63453b0e5b35b8fc99a37ad06e6f51db' },
+          ]
+        : [
+            { table_name: 'account_custom_fields', rule: '4d170ca9b0830a3563e522b25da260d8' },
+            { table_name: 'survey_answers', rule: 'dc77f0b82dc46567b847e2bc888a944e' },
+          ],
+    );
+  });
 });

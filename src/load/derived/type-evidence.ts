@@ -44,7 +44,9 @@ const q = quoteIdent;
 /**
  * `survey_id`, `name` and the counts of `source`'s values, from the whole table or, with `scope`, from the rows of
  * the `scope` values the temp table `scope` holds (column `k`), each count multiplied by `sign`. The one definition
- * of the evidence: the full count and the increments are both this.
+ * of the evidence: the full count and the increments are both this. Each distinct value is tested once, with the
+ * number of rows that hold it: values repeat (a field's few options, the same dates), and the patterns cost more
+ * than counting them.
  */
 function countsSql(
   dialect: WarehouseDialect,
@@ -53,28 +55,45 @@ function countsSql(
   scope?: string,
   sign = '',
 ): string {
-  const value = `l.${q(source.value)}`;
   const fits = ANSWER_TYPES.map(
-    (type) => `${sign}SUM(CASE WHEN ${fitsType(dialect, type, value)} THEN 1 ELSE 0 END) AS ${q(`fit_${type}`)}`,
+    (type) =>
+      `${sign}SUM(CASE WHEN ${fitsType(dialect, type, 'v."_value"')} THEN v."_n" ELSE 0 END) AS ${q(`fit_${type}`)}`,
   );
   const survey = source.group ? `g.${q(source.group.column)}` : `CAST('' AS ${dialect.typeName('text')})`;
   const group = source.group
     ? ` JOIN ${qualified(schema, source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`
     : '';
   const within = scope ? ` JOIN ${q(scope)} s ON s."k" = l.${q(source.scope)}` : '';
+  const value = `l.${q(source.value)}`;
+  const values =
+    `SELECT ${survey} AS "_survey", l.${q(source.name)} AS "_name", ${value} AS "_value", COUNT(*) AS "_n" ` +
+    `FROM ${qualified(schema, source.table)} l${group}${within} WHERE ${value} IS NOT NULL ` +
+    `GROUP BY ${source.group ? `${survey}, ` : ''}l.${q(source.name)}, ${value}`;
   return (
-    `SELECT ${quoteLiteral(source.table)} AS "table_name", ${survey} AS "survey_id", l.${q(source.name)} AS "name", ` +
-    `${sign}COUNT(*) AS "value_count", ${fits.join(', ')} FROM ${qualified(schema, source.table)} l${group}${within}` +
-    ` WHERE ${value} IS NOT NULL GROUP BY ${source.group ? `${survey}, ` : ''}l.${q(source.name)}`
+    `SELECT ${quoteLiteral(source.table)} AS "table_name", v."_survey" AS "survey_id", v."_name" AS "name", ` +
+    `${sign}SUM(v."_n") AS "value_count", ${fits.join(', ')} FROM (${values}) v GROUP BY v."_survey", v."_name"`
   );
 }
 
-/** What the evidence of `source` is counted by: a change of the rule (a new pattern of a type) counts it again. */
+/**
+ * What the evidence of `source` is counted by: a change of the rule (a new pattern of a type) counts it again. The
+ * rule is spelled as the row-by-row count that {@link countsSql} equals (how it was first counted), so testing each
+ * distinct value once instead counts no warehouse again.
+ */
 function ruleOf(dialect: WarehouseDialect, source: EvidenceSource): string {
-  return createHash('sha256')
-    .update(countsSql(dialect, 'schema', source))
-    .digest('hex')
-    .slice(0, 32);
+  const value = `l.${q(source.value)}`;
+  const fits = ANSWER_TYPES.map(
+    (type) => `SUM(CASE WHEN ${fitsType(dialect, type, value)} THEN 1 ELSE 0 END) AS ${q(`fit_${type}`)}`,
+  );
+  const survey = source.group ? `g.${q(source.group.column)}` : `CAST('' AS ${dialect.typeName('text')})`;
+  const group = source.group
+    ? ` JOIN ${qualified('schema', source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`
+    : '';
+  const rowByRow =
+    `SELECT ${quoteLiteral(source.table)} AS "table_name", ${survey} AS "survey_id", l.${q(source.name)} AS "name", ` +
+    `COUNT(*) AS "value_count", ${fits.join(', ')} FROM ${qualified('schema', source.table)} l${group}` +
+    ` WHERE ${value} IS NOT NULL GROUP BY ${source.group ? `${survey}, ` : ''}l.${q(source.name)}`;
+  return createHash('sha256').update(rowByRow).digest('hex').slice(0, 32);
 }
 
 /** Whether `_etl_type_rules` says the evidence of `source` was counted by today's rule. */

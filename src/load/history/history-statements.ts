@@ -109,15 +109,20 @@ function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
   const observed = `o.${q(history.observedAt)}`;
   const notBefore = history.notBefore ? `o.${q(history.notBefore)}` : undefined;
   const from = notBefore ? `CASE WHEN ${notBefore} > ${observed} THEN ${notBefore} ELSE ${observed} END` : observed;
-  const touched = `FROM ${qualified(ctx.schema, history.observations)} o WHERE EXISTS (SELECT 1 FROM ${touchedKeys(spec)} k WHERE ${match(spec.key, 'k', 'o')})`;
+  const table = qualified(ctx.schema, history.observations);
+  const touched = `FROM ${table} o WHERE EXISTS (SELECT 1 FROM ${touchedKeys(spec)} k WHERE ${match(spec.key, 'k', 'o')})`;
+  // Where the warehouse names its rows, the window functions sort the keys, times and hashes alone, and the versions
+  // read their content back by row: sorting every column three times cost more than reading them again.
+  const rowId = ctx.dialect.rowId;
+  const carried = rowId ? `o.${rowId} AS "_row", ${key}, o."content_hash", o."_run_id", o."_loaded_at"` : 'o.*';
   const observations = notBefore
-    ? `(SELECT * FROM (SELECT o.*, ${from} AS "_from", row_number() OVER (PARTITION BY ${key}, ${from} ORDER BY o."_loaded_at" DESC, ${observed} DESC) AS "_last" ${touched}) l WHERE "_last" = 1) o`
-    : `(SELECT o.*, ${observed} AS "_from" ${touched}) o`;
+    ? `(SELECT * FROM (SELECT ${carried}, ${from} AS "_from", row_number() OVER (PARTITION BY ${key}, ${from} ORDER BY o."_loaded_at" DESC, ${observed} DESC) AS "_last" ${touched}) l WHERE "_last" = 1) o`
+    : `(SELECT ${carried}, ${observed} AS "_from" ${touched}) o`;
   const changes = `SELECT o.*, LAG(o."content_hash") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_previous" FROM ${observations}`;
   const versions = `SELECT o.*, LEAD(o."_from") OVER (PARTITION BY ${key} ORDER BY o."_from") AS "_next" FROM (${changes}) o WHERE o."_previous" IS NULL OR o."_previous" <> o."content_hash"`;
   const columns = [...content, 'valid_from', 'valid_to', 'is_current', 'content_hash', '_run_id', '_loaded_at'];
   const values = [
-    ...content.map((c) => `v.${q(c)}`),
+    ...content.map((c) => `${rowId ? 'c' : 'v'}.${q(c)}`),
     'v."_from"',
     'v."_next"',
     'v."_next" IS NULL',
@@ -125,8 +130,9 @@ function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
     'v."_run_id"',
     'v."_loaded_at"',
   ];
+  const source = rowId ? `(${versions}) v JOIN ${table} c ON c.${rowId} = v."_row"` : `(${versions}) v`;
   return {
-    sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM (${versions}) v`,
+    sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${source}`,
     params: [],
   };
 }
