@@ -1,6 +1,6 @@
-import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-listing.js';
+import { dayOfMillis } from '../plan/days.js';
 import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
 import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
@@ -199,13 +199,10 @@ export const accountsStream: StreamDefinition = {
 };
 
 /**
- * The day, in `timezone`, of the instant `instant`, as a day both warehouses hold: an instant at the edge of the
- * calendar (9999-12-31 23:59:59 UTC) falls outside years 1 to 9999 in some zones, where neither reads luxon's
- * expanded years (`+010000-01-01`); such a day is the calendar's first or last.
+ * The day, in `timezone`, of the instant `instant` (ISO UTC, as timestamps are read), as a day both warehouses hold:
+ * an instant at the edge of the calendar (9999-12-31 23:59:59 UTC) falls outside years 1 to 9999 in some zones,
+ * where such a day is the calendar's first or last ({@link dayOfMillis}).
  */
 function localDay(instant: string, timezone: string): string {
-  const day = DateTime.fromISO(instant, { zone: timezone });
-  if (day.year > 9999) return '9999-12-31';
-  if (day.year < 1) return '0001-01-01';
-  return day.toISODate()!;
+  return dayOfMillis(Date.parse(instant), timezone);
 }

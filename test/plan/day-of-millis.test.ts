@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { DateTime, IANAZone } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { dayOfMillis } from '../../src/plan/days.js';
+
+// Zones with clock changes of an hour, half an hour (Lord Howe), a skipped day (Apia), Ramadan switches
+// (Casablanca), offsets of seconds in their early history (Amsterdam, Monrovia) and no changes at all.
+const ZONES = [
+  'UTC',
+  'Europe/Athens',
+  'Europe/London',
+  'Europe/Amsterdam',
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Pacific/Apia',
+  'Pacific/Kiritimati',
+  'Africa/Casablanca',
+  'Africa/Monrovia',
+];
+
+/** The slow path: luxon's day of the instant, the calendar's first or last day outside years 1 to 9999. */
+function luxonDay(ms: number, zone: string): string {
+  const at = DateTime.fromMillis(ms, { zone });
+  if (at.year > 9999) return '9999-12-31';
+  if (at.year < 1) return '0001-01-01';
+  return at.toISODate()!;
+}
+
+/** The instants (to the millisecond) a zone changed its offset, 1890 to 2040, found by luxon. */
+function changes(zone: string): number[] {
+  const z = IANAZone.create(zone);
+  const found: number[] = [];
+  const step = 7 * 86_400_000;
+  for (let t = Date.UTC(1890, 0, 1); t < Date.UTC(2040, 0, 1); t += step) {
+    if (z.offset(t) === z.offset(t + step)) continue;
+    let [lo, hi] = [t, t + step];
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (z.offset(mid) === z.offset(t)) lo = mid;
+      else hi = mid;
+    }
+    found.push(hi);
+  }
+  return found;
+}
+
+const CHANGES = new Map(ZONES.map((zone) => [zone, changes(zone)]));
+
+describe('dayOfMillis', () => {
+  it('finds clock changes to test near', () => {
+    expect(CHANGES.get('Europe/Athens')!.length).toBeGreaterThan(100);
+    expect(CHANGES.get('Pacific/Apia')).toContain(Date.UTC(2011, 11, 30, 10));
+  });
+
+  it('gives the day luxon gives, near clock changes, in the order a load meets instants', () => {
+    const nearChange = fc
+      .constantFrom(...ZONES.filter((zone) => CHANGES.get(zone)!.length > 0))
+      .chain((zone) =>
+        fc.tuple(
+          fc.constant(zone),
+          fc.constantFrom(...CHANGES.get(zone)!),
+          fc.integer({ min: -26 * 3_600_000, max: 26 * 3_600_000 }),
+        ),
+      )
+      .map(([zone, change, delta]) => [zone, change + delta] as const);
+    const anywhere = fc.tuple(
+      fc.constantFrom(...ZONES),
+      fc.integer({ min: Date.UTC(1850, 0, 1), max: Date.UTC(2100, 0, 1) }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(nearChange, anywhere), { minLength: 1, maxLength: 40 }), (instants) => {
+        for (const [zone, ms] of instants) expect(dayOfMillis(ms, zone)).toBe(luxonDay(ms, zone));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('gives the day luxon gives on each side of every change, to the millisecond', () => {
+    for (const [zone, list] of CHANGES)
+      for (const change of list)
+        for (const ms of [change - 1, change, change + 999, change + 1000])
+          expect(dayOfMillis(ms, zone), `${zone} ${new Date(ms).toISOString()}`).toBe(luxonDay(ms, zone));
+  });
+
+  it('gives the last hours of a year the day luxon gives, and the calendar edges its first and last day', () => {
+    const yearEnd = fc
+      .tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: -15 * 3_600_000, max: 15 * 3_600_000 }))
+      .map(([year, delta]) => Date.parse(`${String(year).padStart(4, '0')}-12-31T12:00:00.000Z`) + delta);
+    fc.assert(
+      fc.property(yearEnd, fc.constantFrom(...ZONES), (ms, zone) => {
+        expect(dayOfMillis(ms, zone)).toBe(luxonDay(ms, zone));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(dayOfMillis(Date.parse('9999-12-31T23:59:59.000Z'), 'Pacific/Kiritimati')).toBe('9999-12-31');
+    expect(dayOfMillis(Date.parse('0001-01-01T00:00:00.000Z'), 'America/New_York')).toBe('0001-01-01');
+    expect(dayOfMillis(Date.parse('0001-01-01T00:00:00.000Z'), 'Europe/Athens')).toBe('0001-01-01');
+  });
+});
