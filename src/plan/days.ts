@@ -1,4 +1,5 @@
 import { DateTime, Info, type Zone } from 'luxon';
+import { offsetAt } from './zone-offsets.js';
 
 /** A calendar day `YYYY-MM-DD`. Days are zone-free labels; a zone only matters when an instant is mapped to one. */
 export type Day = string;
@@ -41,7 +42,6 @@ export function dayOfMillis(ms: number, zone: string): Day {
 }
 
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** Days since 1970-01-01 of 0001-01-01 and of 9999-12-31. */
 const FIRST_DAY = -719_162;
 const LAST_DAY = 2_932_896;
@@ -57,33 +57,6 @@ function zoneNamed(name: string): Zone {
     if (zones.size < 1000) zones.set(name, zone);
   }
   return zone;
-}
-
-/**
- * UTC offsets (minutes) of a zone by UTC hour (hours since 1970), or null for an hour the offset changes in.
- * Finding an offset through `Intl` costs more than the rest of reading a record; a source's instants fall in
- * comparatively few distinct hours.
- */
-const hourOffsets = new Map<Zone, Map<number, number | null>>();
-
-/**
- * `zone.offset(ms)`, taken from the hour's cached offset when the zone has the same offset at the hour's first and
- * last millisecond: exact, since a zone changes its clocks at most once a day (as `transform/timestamps.ts` relies on
- * too), never there and back within an hour.
- */
-function offsetAt(ms: number, zone: Zone): number {
-  if (zone.isUniversal) return zone.offset(ms);
-  let hours = hourOffsets.get(zone);
-  if (!hours) hourOffsets.set(zone, (hours = new Map()));
-  const hour = Math.floor(ms / HOUR_MS);
-  let offset = hours.get(hour);
-  if (offset === undefined) {
-    const first = zone.offset(hour * HOUR_MS);
-    offset = first === zone.offset(hour * HOUR_MS + HOUR_MS - 1) ? first : null;
-    if (hours.size >= MAX_CACHED) hours.clear();
-    hours.set(hour, offset);
-  }
-  return offset ?? zone.offset(ms);
 }
 
 /** The last day that has ended in `zone` at `now`: yesterday there. */

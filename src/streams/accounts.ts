@@ -7,10 +7,9 @@ import { RecordError } from '../transform/record-error.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
-import { customerIdSchema, withCustomerId } from './customer-id.js';
+import { customerIdSchema, readCustomerId, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
-import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
 
@@ -127,9 +126,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   const record = withCustomerId(raw) as Record<string, unknown>;
   // the key: a record without it is rejected, never loaded keyed on NULL
   if (record.customerId == null) throw new RecordError('customerId', 'is missing: accounts are keyed on it');
-  const id = customerIdSchema.safeParse(record.customerId);
-  if (!id.success) throw new RecordError('', zodProblem(id.error).replace(/^record:/, 'customerId:'));
-  const customerId = id.data.trim();
+  const customerId = readCustomerId(record.customerId);
   const fields = new LenientFields(customerId);
   const ts = (field: string) => fields.timestamp(field, record[field], timezone);
   const text = (field: string) => fields.text(field, record[field]);
