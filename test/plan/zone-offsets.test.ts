@@ -3,25 +3,9 @@ import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dayOfMillis } from '../../src/plan/days.js';
 import { offsetAt } from '../../src/plan/zone-offsets.js';
+import { ZONES_WITH_CHANGES, zoneChanges } from '../helpers/zone-changes.js';
 
-// Zones with clock changes of an hour, half an hour (Lord Howe), a skipped day (Apia), Ramadan switches
-// (Casablanca), offsets of seconds in their early history (Amsterdam, Monrovia) and no changes at all.
-const ZONES = [
-  'UTC',
-  'Europe/Athens',
-  'Europe/London',
-  'Europe/Amsterdam',
-  'America/New_York',
-  'America/Sao_Paulo',
-  'Asia/Kolkata',
-  'Asia/Kathmandu',
-  'Australia/Lord_Howe',
-  'Pacific/Chatham',
-  'Pacific/Apia',
-  'Pacific/Kiritimati',
-  'Africa/Casablanca',
-  'Africa/Monrovia',
-];
+const ZONES = ZONES_WITH_CHANGES;
 
 /** The slow path: luxon's day of the instant, the calendar's first or last day outside years 1 to 9999. */
 function luxonDay(ms: number, zone: string): string {
@@ -31,25 +15,7 @@ function luxonDay(ms: number, zone: string): string {
   return at.toISODate()!;
 }
 
-/** The instants (to the millisecond) a zone changed its offset, 1890 to 2040, found by luxon. */
-function changes(zone: string): number[] {
-  const z = IANAZone.create(zone);
-  const found: number[] = [];
-  const step = 7 * 86_400_000;
-  for (let t = Date.UTC(1890, 0, 1); t < Date.UTC(2040, 0, 1); t += step) {
-    if (z.offset(t) === z.offset(t + step)) continue;
-    let [lo, hi] = [t, t + step];
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (z.offset(mid) === z.offset(t)) lo = mid;
-      else hi = mid;
-    }
-    found.push(hi);
-  }
-  return found;
-}
-
-const CHANGES = new Map(ZONES.map((zone) => [zone, changes(zone)]));
+const CHANGES = new Map(ZONES.map((zone) => [zone, zoneChanges(zone)]));
 
 const nearChange = fc
   .constantFrom(...ZONES.filter((zone) => CHANGES.get(zone)!.length > 0))
