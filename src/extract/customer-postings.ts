@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addDays, daysBetween, type Day } from '../plan/days.js';
+import { addDays, dayOfMillis, daysBetween, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerIdentity, LoyaltyApi } from '../source/loyalty-api.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
@@ -66,7 +66,7 @@ export class SpanDays {
 
   /** The window start of an instant inside the kept range: a window of the span, or before it, on the job's grid. */
   windowOf(ms: number): Day {
-    const day = DateTime.fromMillis(ms, { zone: this.timezone }).toISODate()!;
+    const day = dayOfMillis(ms, this.timezone);
     const inSpan = this.windowOfDay.get(day);
     if (inSpan !== undefined || !this.grid) return inSpan!;
     const { firstDay, windowDays } = this.grid;

@@ -1,16 +1,15 @@
-import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { readAllPages } from '../extract/paged-listing.js';
+import { dayOfMillis } from '../plan/days.js';
 import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
 import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
 import { stagedObject } from '../transform/values.js';
 import type { NormalizedRecord, StreamContext, StreamDefinition } from './stream.js';
-import { customerIdSchema, withCustomerId } from './customer-id.js';
+import { customerIdSchema, readCustomerId, withCustomerId } from './customer-id.js';
 import { listingSpanWindows } from './listing-span.js';
 import { sourceMap } from './source-map.js';
-import { zodProblem } from './zod-problem.js';
 
 const text = z.union([z.string(), z.number(), z.null()]).optional();
 
@@ -127,9 +126,7 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
   const record = withCustomerId(raw) as Record<string, unknown>;
   // the key: a record without it is rejected, never loaded keyed on NULL
   if (record.customerId == null) throw new RecordError('customerId', 'is missing: accounts are keyed on it');
-  const id = customerIdSchema.safeParse(record.customerId);
-  if (!id.success) throw new RecordError('', zodProblem(id.error).replace(/^record:/, 'customerId:'));
-  const customerId = id.data.trim();
+  const customerId = readCustomerId(record.customerId);
   const fields = new LenientFields(customerId);
   const ts = (field: string) => fields.timestamp(field, record[field], timezone);
   const text = (field: string) => fields.text(field, record[field]);
@@ -199,13 +196,10 @@ export const accountsStream: StreamDefinition = {
 };
 
 /**
- * The day, in `timezone`, of the instant `instant`, as a day both warehouses hold: an instant at the edge of the
- * calendar (9999-12-31 23:59:59 UTC) falls outside years 1 to 9999 in some zones, where neither reads luxon's
- * expanded years (`+010000-01-01`); such a day is the calendar's first or last.
+ * The day, in `timezone`, of the instant `instant` (ISO UTC, as timestamps are read), as a day both warehouses hold:
+ * an instant at the edge of the calendar (9999-12-31 23:59:59 UTC) falls outside years 1 to 9999 in some zones,
+ * where such a day is the calendar's first or last ({@link dayOfMillis}).
  */
 function localDay(instant: string, timezone: string): string {
-  const day = DateTime.fromISO(instant, { zone: timezone });
-  if (day.year > 9999) return '9999-12-31';
-  if (day.year < 1) return '0001-01-01';
-  return day.toISODate()!;
+  return dayOfMillis(Date.parse(instant), timezone);
 }

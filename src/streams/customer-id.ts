@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RecordError } from '../transform/record-error.js';
+import { zodProblem } from './zod-problem.js';
 
 /**
  * A customer's id as the source sends it: text that is not blank. It keys rows in both warehouses, so it must
@@ -10,6 +11,17 @@ export const customerIdSchema = z
   .string()
   .refine((s) => s.trim().length > 0, 'must not be empty')
   .refine((s) => !s.includes('\u0000'), 'must not hold the character U+0000');
+
+/**
+ * A record's `customerId` as {@link customerIdSchema} reads it, trimmed, or a RecordError with the schema's first
+ * problem. The checks the schema makes are made here first, so a valid id (nearly every record's) costs no parse.
+ */
+export function readCustomerId(value: unknown): string {
+  if (typeof value === 'string' && value.trim().length > 0 && !value.includes('\u0000')) return value.trim();
+  const id = customerIdSchema.safeParse(value);
+  if (id.success) return id.data.trim();
+  throw new RecordError('', zodProblem(id.error).replace(/^record:/, 'customerId:'));
+}
 
 /**
  * An export record with its customer's id under `customerId`. The spec's tables name it `customerId` in the

@@ -1,4 +1,5 @@
 import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+import { offsetAt } from '../plan/zone-offsets.js';
 import { RecordError } from './record-error.js';
 import { AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS } from './zone-abbreviations.js';
 
@@ -42,7 +43,7 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   if (utc === undefined) {
     utc = wallClockToUtc(local, tz);
     // on a day of a clock change: the clock must not have skipped past the day (a day the zone left out)
-    if (!showsDay(utc + tz.offset(utc) * MINUTE, parts)) throw notReal(text, field);
+    if (!showsDay(utc + offsetAt(utc, tz) * MINUTE, parts)) throw notReal(text, field);
   }
   const iso = new Date(utc).toISOString();
   // four-digit years only: years before 0001 or after 9999 (in UTC) have no ISO form here nor a place in the warehouse
@@ -103,9 +104,9 @@ function daysFromCivil(year: number, month: number, day: number): number {
  * with the offset before the change, which lands as far past the change as the clock was.
  */
 function wallClockToUtc(local: number, zone: Zone): number {
-  const before = zone.offset(local - DAY);
-  const after = zone.offset(local + DAY);
-  const shows = (offset: number) => zone.offset(local - offset * MINUTE) === offset;
+  const before = offsetAt(local - DAY, zone);
+  const after = offsetAt(local + DAY, zone);
+  const shows = (offset: number) => offsetAt(local - offset * MINUTE, zone) === offset;
   if (shows(before)) return local - before * MINUTE;
   if (after !== before && shows(after)) return local - after * MINUTE;
   return local - before * MINUTE;
@@ -140,9 +141,9 @@ function fromDayOffset(local: number, zone: Zone): number | undefined {
  * its end: the same offset there and in between (clocks change at most once a day) leaves no room for a change.
  */
 function steadyDayOffset(midnight: number, zone: Zone): number | null {
-  const first = zone.offset(midnight - 14 * 3_600_000);
-  const middle = zone.offset(midnight + DAY / 2 - first * MINUTE);
-  const last = zone.offset(midnight + DAY + 14 * 3_600_000);
+  const first = offsetAt(midnight - 14 * 3_600_000, zone);
+  const middle = offsetAt(midnight + DAY / 2 - first * MINUTE, zone);
+  const last = offsetAt(midnight + DAY + 14 * 3_600_000, zone);
   return first === middle && middle === last ? first : null;
 }
 

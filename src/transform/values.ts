@@ -46,7 +46,9 @@ export function storableJson(value: unknown): unknown {
 export function stagedObject(entries: Iterable<readonly [string, string | null]>): string {
   const members = new Map<string, string | null>();
   for (const [name, value] of entries) members.set(name.toWellFormed(), value?.toWellFormed() ?? null);
-  return `{${Array.from(members, ([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`).join(',')}}`;
+  let json = '';
+  for (const [name, value] of members) json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  return `{${json.slice(1)}}`;
 }
 
 /** Largest magnitude a DECIMAL(18,4) column holds. */

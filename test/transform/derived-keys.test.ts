@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { postingNormalizer } from '../../src/streams/loyalty-postings.js';
 import { splitSurveyElement, surveyIdOf, surveyNormalizer } from '../../src/streams/surveys.js';
+import { contentKey } from '../../src/transform/keys.js';
 
 const questions = { 'How was it?': 'Q1', 'Recommend us?': 'nps' };
 const answer = (overrides: Record<string, unknown> = {}) => ({
@@ -106,5 +108,34 @@ describe('derived keys', () => {
     expect(ids([posting({ credit: '10.50' })])[0]).toBe(first[0]);
     const normalize = postingNormalizer('UTC');
     expect(() => normalize({ customerId: 'C1', posting: posting({ postingDate: 'soon' }) })).toThrow(/postingDate/);
+  });
+});
+
+describe('contentKey', () => {
+  /** The key as first defined: each part's byte length and the part fed to SHA-256 one after the other. */
+  function partByPart(...parts: Array<string | number | null>): string {
+    const digest = createHash('sha256');
+    for (const part of parts) {
+      const text = part === null ? '\u0000null' : String(part);
+      digest.update(`${Buffer.byteLength(text)}:`);
+      digest.update(text);
+    }
+    return digest.digest('hex').slice(0, 24);
+  }
+
+  it('is the digest of its parts fed one by one, lone surrogates and NULs included', () => {
+    const part = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+      fc.double(),
+      fc.constant(null),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), (parts) => {
+        expect(contentKey(...parts)).toBe(partByPart(...parts));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(contentKey('ab', 'c')).not.toBe(contentKey('a', 'bc'));
   });
 });
