@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // the CLI bundle a test runs in its own process (test/helpers/cli-host.ts) is loaded by Node as it is, not by vitest
+    server: { deps: { external: [/\/\.test-dist\//] } },
     // Most suites wait on subprocesses, servers and sockets rather than on a core: two files at a time on two cores.
     maxWorkers: 2,
     // the default policy for analysts (personal_data: hash) needs a salt wherever they read something
