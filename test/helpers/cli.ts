@@ -44,7 +44,8 @@ export function startCli(
  *
  * Use {@link runCliProcess} or {@link startCli} instead where the process boundary is what the test checks or needs:
  * a signal or a kill, a real process's exit or stdio, a run beside another CLI or reader on the same warehouse (locks
- * hold between processes, not within one), a server left running, or two commands at once (refused here).
+ * hold between processes, not within one), a server left running, output timed against the test's own emulator
+ * (which shares this process's thread), or two commands at once (refused here).
  */
 export async function runCli(
   args: string[],
