@@ -6,6 +6,7 @@ export function interruptedExitCode(signal: NodeJS.Signals): number {
 }
 
 let processStop: RunStop | undefined;
+let releaseStop = (): void => {};
 
 /**
  * The stop of the process's run, tied to SIGINT and SIGTERM: the first signal stops the run (spans under way are
@@ -24,5 +25,19 @@ export function interruptibleRun(): RunStop {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  releaseStop = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    processStop = undefined;
+  };
   return stop;
+}
+
+/**
+ * Lets go of the process's stop and its signal handlers, for a program that runs several commands in its own
+ * process (the test suite): a stop that ended one command (refused credentials) must not stop the next one.
+ */
+export function releaseInterruptibleRun(): void {
+  releaseStop();
+  releaseStop = () => {};
 }

@@ -12,9 +12,14 @@ let logStyle: { format: LogFormat; colour: boolean; destination?: NodeJS.Writabl
 
 /**
  * Sets how a command's logger writes: JSON lines, or human lines (in colour, on a terminal without `NO_COLOR`), to
- * stderr or, for a program running commands in its own process (the test suite), to `destination`.
+ * stderr or, for a program running commands in its own process (the test suite), to `destination`. Without one, the
+ * destination set before is kept: the command line chooses the format, the program that runs it where lines go.
  */
-export function useLogFormat(format: LogFormat, colour: boolean, destination?: NodeJS.WritableStream): void {
+export function useLogFormat(
+  format: LogFormat,
+  colour: boolean,
+  destination: NodeJS.WritableStream | undefined = logStyle.destination,
+): void {
   logStyle = { format, colour, ...(destination ? { destination } : {}) };
 }
 

@@ -8,6 +8,14 @@ export function registerSecret(value: string | undefined): void {
   secrets.add(JSON.stringify(value).slice(1, -1));
 }
 
+/**
+ * Forgets every registered secret: for a program that runs several commands in its own process (the test suite),
+ * so that one command's secrets are not redacted by the next one's output for it.
+ */
+export function forgetSecrets(): void {
+  secrets.clear();
+}
+
 /** Replaces every registered secret in `text` with `[REDACTED]`. */
 export function redact(text: string): string {
   let out = text;

@@ -108,7 +108,7 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
   });
 });
 
-describe.each(testDestinations)('bad input and crashes into $name (subprocess)', (target) => {
+describe.each(testDestinations)('bad input and crashes into $name', (target) => {
   let emulator: Emulator;
   beforeAll(async () => {
     emulator = await startEmulator({

@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli, startCli, writeJobsFile } from '../helpers/cli.js';
+import { emulatorJobs, runCli, runCliProcess, startCli, writeJobsFile } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 import { waitForOutput } from '../helpers/request-gate.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
@@ -86,7 +86,8 @@ jobs:
         [['backfill', '--from', FROM, '--to', TO], {}],
         [['run', '--until', TO], { LOYALTY_BUSY_TIMEOUT_S: '0' }],
       ] as const) {
-        const result = await runCli([...args, '--config', file], env);
+        // a process of its own: DuckDB's lock holds between processes, and the file is held by this one
+        const result = await runCliProcess([...args, '--config', file], env);
         expect(result.code).toBe(3);
         const lines = result.stderr.split('\n').filter((l) => l.startsWith('loyalty-etl: '));
         const waited =

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { emulatorJobs, runCliProcess } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 
 const TZ = 'Europe/Athens';
@@ -44,7 +44,9 @@ describe('the progress lines of a backfill and of a run on DuckDB', () => {
       // one span holds the whole range: its customers are every customer the backfill asks
       postings: '    postings:\n      customers: all\n      max_span_days: 31\n',
     });
-    const result = await runCli(
+    // a process of its own: the progress lines are timed against the emulator's slow answers, which would share the
+    // command's one thread in this process
+    const result = await runCliProcess(
       [
         '--log-format',
         'json',
@@ -97,7 +99,7 @@ describe('the progress lines of a backfill and of a run on DuckDB', () => {
       sourceKeys: { concurrency: 2 },
       postings: '    postings:\n      customers: all\n      max_span_days: 31\n',
     });
-    const result = await runCli(['--log-format', 'json', 'run', '--config', file, '--until', TO], {
+    const result = await runCliProcess(['--log-format', 'json', 'run', '--config', file, '--until', TO], {
       LOYALTY_LOG_LEVEL: 'info',
     });
     expect(result.code, result.stderr.slice(-800)).toBe(0);

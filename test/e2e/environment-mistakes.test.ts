@@ -17,7 +17,7 @@ function expectOneLine(result: CliResult, code: number, line: RegExp): void {
   expect(result.code, result.stderr).toBe(code);
 }
 
-describe('environment mistakes: one line and the documented exit code (subprocess)', () => {
+describe('environment mistakes: one line and the documented exit code', () => {
   let busy: Server;
   let busyPort: number;
   beforeAll(async () => {

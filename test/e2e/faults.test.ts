@@ -94,7 +94,7 @@ describe.each(testDestinations)('a month under faults into $name', (target) => {
   });
 });
 
-describe.each(testDestinations)('a source that goes down and stays down, into $name (subprocess)', (target) => {
+describe.each(testDestinations)('a source that goes down and stays down, into $name', (target) => {
   const RANGE = { startDate: '2024-06-01', endDate: '2024-06-10' } as const;
   let emulator: Emulator;
   beforeAll(async () => {
@@ -189,7 +189,7 @@ async function rowsOfWindow(conn: SqlConnection, stream: string, windowStart: st
   return total + Number(rejects!.n);
 }
 
-describe('the auth secret under faults (subprocess)', () => {
+describe('the auth secret under faults', () => {
   const TOKEN = 'tok"en\\wi/th+q=SECRET-7f3a';
   const RANGE = { startDate: '2024-07-01', endDate: '2024-07-06' } as const;
   let emulator: Emulator;

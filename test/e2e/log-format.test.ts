@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { emulatorJobs, runCli } from '../helpers/cli.js';
+// every command as a process of its own: what a real process writes on its stdout and stderr is what this file checks
+import { emulatorJobs, runCliProcess } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 
 const TZ = 'Europe/Athens';
@@ -51,18 +52,18 @@ describe('the command line for a person and for a scheduler', () => {
   }
 
   it('prints the version of package.json with --version', async () => {
-    const result = await runCli(['--version']);
+    const result = await runCliProcess(['--version']);
     expect([result.code, result.stdout, result.stderr]).toEqual([0, `${VERSION}\n`, '']);
   });
 
   it('logs JSON lines when stderr is no terminal, and human lines with --log-format pretty', async () => {
-    const json = await runCli(['run', '--config', await jobsFile(), '--until', RANGE.endDate]);
+    const json = await runCliProcess(['run', '--config', await jobsFile(), '--until', RANGE.endDate]);
     expect(json.code, json.stderr).toBe(0);
     const lines = json.stderr.trim().split('\n');
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(JSON.parse(line)).toHaveProperty('msg');
 
-    const pretty = await runCli([
+    const pretty = await runCliProcess([
       'run',
       '--config',
       await jobsFile(),
@@ -77,7 +78,7 @@ describe('the command line for a person and for a scheduler', () => {
     // no colour where nobody sees it
     expect(pretty.stderr).not.toContain('\u001b[');
 
-    const wrong = await runCli(['run', '--config', await jobsFile(), '--log-format', 'xml']);
+    const wrong = await runCliProcess(['run', '--config', await jobsFile(), '--log-format', 'xml']);
     expect([wrong.code, wrong.stderr]).toEqual([
       2,
       "loyalty-etl: --log-format: 'xml' is no log format (use json or pretty)\n",

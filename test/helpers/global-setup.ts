@@ -14,6 +14,8 @@ declare module 'vitest' {
     pgDatabasePrefix: string;
     /** The compiled `loyalty-etl` entry point the suites run as a subprocess. */
     cliEntry: string;
+    /** The same CLI bundled behind `cli-host.ts`, which the suites load to run a command in their own process. */
+    cliHost: string;
     /** The session's temporary directory: warehouses and jobs files of the suites, deleted at teardown. */
     tempRoot: string;
   }
@@ -29,8 +31,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const tempRoot = mkdtempSync(join(tmpdir(), 'loyalty-test-'));
   project.provide('tempRoot', tempRoot);
   const external = process.env.PG_TEST_URL;
-  const [server, cliEntry] = await Promise.all([external ? undefined : startThrowawayServer(), buildCliForTests()]);
-  project.provide('cliEntry', cliEntry);
+  const [server, cli] = await Promise.all([external ? undefined : startThrowawayServer(), buildCliForTests()]);
+  project.provide('cliEntry', cli.entry);
+  project.provide('cliHost', cli.host);
   const url = external ?? server!.url;
   project.provide('pgUrl', url);
   project.provide('pgDatabasePrefix', prefix);
