@@ -113,7 +113,7 @@ export async function refreshTypedFields(
     typed.push(entry);
   }
   for (const column of current.keys()) if (!wanted.has(column)) await forgetColumn(conn, schema, column);
-  if (staged) await parseStagedTexts(conn, dialect, schema, staged.tables, staged.accounts, typed);
+  if (staged) await parseStagedTexts(conn, dialect, schema, staged.accounts, typed);
   await replaceView(conn, schema, TYPED_VIEW, typedViewSql(dialect, schema, columns, typed), stamp);
 }
 
@@ -201,7 +201,6 @@ async function parseStagedTexts(
   conn: SqlConnection,
   dialect: WarehouseDialect,
   schema: string,
-  tables: readonly TableSpec[],
   accounts: TableSpec,
   typed: TypedColumn[],
 ): Promise<void> {
