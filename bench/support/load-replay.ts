@@ -8,6 +8,7 @@ import type { StreamName } from '../../src/plan/job-plan.js';
 import type { ResolvedConfig } from '../../src/config/load-config.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import type { Row, TableSpec } from '../../src/load/table-spec.js';
+import { copiedFromParent, rowColumns } from '../../src/load/staging/staging.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { commitWindows, normalizeRecords } from '../../src/pipeline/load-span.js';
 import type { Day } from '../../src/plan/days.js';
@@ -154,12 +155,25 @@ export function tableRowsOf(
   for (const derived of tables) {
     const staged = derived.stagedWith;
     if (staged?.table !== table) continue;
-    const columns = derived.columns
-      .map((c) => c.name)
-      .filter((c) => staged.kind === 'copy' || (c !== staged.nameColumn && c !== staged.valueColumn));
+    const columns = derived.columns.map((c) => c.name).filter((c) => copiedFromParent(staged, derived, spec, c));
     const pick = (row: Row): Row => Object.fromEntries(columns.map((c) => [c, row[c] ?? null]));
     if (staged.kind === 'copy') {
       out.push([derived, rows.map((r) => ({ ...r, row: pick(r.row) }))]);
+      continue;
+    }
+    if (staged.kind === 'rows') {
+      const { carried } = rowColumns(derived, spec);
+      const elements: Array<{ seq: number; windowStart: Day; row: Row }> = [];
+      for (const { seq, windowStart, row } of rows) {
+        const array = JSON.parse(String(row[staged.column] ?? '[]')) as Array<Array<string | number | null>>;
+        for (const element of array)
+          elements.push({
+            seq,
+            windowStart,
+            row: { ...pick(row), ...Object.fromEntries(carried.map((c, i) => [c.name, element[i] ?? null])) },
+          });
+      }
+      out.push([derived, elements]);
       continue;
     }
     const entries: Array<{ seq: number; windowStart: Day; row: Row }> = [];

@@ -8,6 +8,7 @@ import { LOYALTY_MEMBERS } from '../streams/loyalty-status.js';
 import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
 import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
 import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
+import { type ChoiceListForm, readChoiceList } from '../transform/choice-lists.js';
 import type { Finding } from './probe-finding.js';
 import { RecordSample } from './probe-records.js';
 
@@ -21,6 +22,7 @@ export interface ProbeSettings {
   pageSize: number;
   exportEnd: 'inclusive' | 'exclusive';
   firstPage: 0 | 1;
+  multipleChoice: ChoiceListForm;
 }
 
 /** The requests the probe may make, at most. */
@@ -45,6 +47,8 @@ export class ServiceProbe {
   private requests = 0;
   private readonly findings: Finding[] = [];
   private readonly sample = new RecordSample(() => LISTED);
+  /** The custom field values of the accounts read, by field name: what the multiple-choice finding reads. */
+  private readonly fieldValues = new Map<string, Set<string>>();
 
   constructor(
     private readonly api: LoyaltyApi<HttpClient>,
@@ -65,6 +69,7 @@ export class ServiceProbe {
       () => this.pageSize(range, first),
       () => this.errors(range, first),
       () => this.accounts(first),
+      () => this.multipleChoice(),
       () => this.perCustomer(first),
     ]) {
       try {
@@ -273,6 +278,7 @@ export class ServiceProbe {
         const p = await this.page('/business-data/accounts', { ...window, page: first + n, size });
         if (!p.ok) break;
         this.sample.accounts(window, p.data);
+        this.keepFieldValues(p.data);
         if ((n + 1) * size >= p.totalCount) break;
       }
     }
@@ -299,6 +305,95 @@ export class ServiceProbe {
       });
     }
     this.findings.push(this.sample.listingFinding());
+  }
+
+  private keepFieldValues(records: unknown[]): void {
+    for (const record of records) {
+      const map = (record as { customFieldMap?: unknown } | null)?.customFieldMap;
+      if (!map || typeof map !== 'object') continue;
+      for (const [name, value] of Object.entries(map))
+        if (typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL')
+          this.fieldValues.set(name, (this.fieldValues.get(name) ?? new Set()).add(value));
+    }
+  }
+
+  /**
+   * How a multiple-choice field's options travel in one string: the values the accounts export served of the fields
+   * the main profile defines with `multiple` and `options`, read under each form `source.multiple_choice` can state.
+   */
+  private async multipleChoice(): Promise<void> {
+    const name = 'multiple-choice values';
+    const config = this.settings.multipleChoice;
+    const profiles = json(await this.exchange('/accounts/profiles/', {}));
+    const main = Array.isArray(profiles)
+      ? ((profiles as Array<{ id?: unknown; main?: unknown }>).find((p) => String(p.main) === 'true') ?? profiles[0])
+      : undefined;
+    const profile = main ? json(await this.exchange(`/accounts/profiles/${String(main.id)}`, {})) : undefined;
+    const fields = (profile as { profileFields?: unknown } | undefined)?.profileFields;
+    const multiple = new Map<string, Array<{ key: string; label: string }>>();
+    for (const f of Array.isArray(fields) ? fields : []) {
+      const { name: field, multiple: several, options } = (f ?? {}) as Record<string, unknown>;
+      if (typeof field !== 'string' || String(several) !== 'true' || !Array.isArray(options)) continue;
+      multiple.set(
+        field,
+        options.flatMap((o: { key?: unknown; value?: unknown }) =>
+          o && typeof o.value === 'string' && (typeof o.key === 'string' || typeof o.key === 'number')
+            ? [{ key: String(o.key), label: o.value }]
+            : [],
+        ),
+      );
+    }
+    if (multiple.size === 0) {
+      this.findings.push({
+        name,
+        service: 'no field of the main profile is multiple with options',
+        config,
+        verdict: 'seen',
+      });
+      return;
+    }
+    const values = [...multiple].flatMap(([field, options]) =>
+      [...(this.fieldValues.get(field) ?? [])].map((value) => ({ value, options })),
+    );
+    if (values.length === 0) {
+      this.findings.push({
+        name,
+        service: `not settled: the accounts read hold no value of ${[...multiple.keys()].map((f) => JSON.stringify(f)).join(', ')}`,
+        config,
+        verdict: 'unsettled',
+      });
+      return;
+    }
+    const refused = (form: ChoiceListForm) =>
+      values.filter(({ value, options }) => 'problem' in readChoiceList(value, options, form)).length;
+    const forms: ChoiceListForm[] = ['auto', 'comma', 'semicolon', 'pipe', 'json'];
+    const counts = new Map(forms.map((form) => [form, refused(form)]));
+    const reads = forms.filter((form) => form !== 'auto' && counts.get(form) === 0);
+    const service =
+      `${values.length} value(s) of ${[...multiple.keys()].map((f) => JSON.stringify(f)).join(', ')}; ` +
+      (reads.length > 0 ? `each reads as one list as ${reads.join(', ')}` : 'no one form reads each as one list');
+    const here = counts.get(config)!;
+    if (here === 0) {
+      this.findings.push({ name, service, config, verdict: 'agrees' });
+      return;
+    }
+    // the form that refuses fewest, the operator's to state; what no form reads loads as NULL, said in a note
+    const best = reads.length === 1 ? reads[0]! : forms.reduce((a, b) => (counts.get(b)! < counts.get(a)! ? b : a));
+    const left = counts.get(best)!;
+    this.findings.push({
+      name,
+      service: `${service}; ${here} refused as ${config}`,
+      config,
+      verdict: 'differs',
+      set: [
+        ...(best !== config ? [`multiple_choice: ${best}`] : []),
+        ...(left > 0
+          ? [
+              `# ${left} value(s) read as more than one list of options, or none, whatever the form: they load as NULL (_etl_field_rejects)`,
+            ]
+          : []),
+      ],
+    });
   }
 
   /** Postings, loyalty state and vouchers of a few customers the accounts export listed. */

@@ -30,6 +30,7 @@ export async function probeCommand(options: ProbeOptions): Promise<void> {
     pageSize: source.page_size,
     exportEnd: source.export_end,
     firstPage: source.first_page,
+    multipleChoice: source.multiple_choice,
   };
   // each request is one look: a retry would spend the budget on the same answer
   const api = createApi({ ...config, source: { ...source, retries: 0 } }, commandLogger());

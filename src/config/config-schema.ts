@@ -57,6 +57,11 @@ const sourceSchema = z
     export_end: z.enum(['inclusive', 'exclusive']).default('inclusive'),
     /** The number of the first page of every listing (the spec's samples start at 1). */
     first_page: z.union([z.literal(0), z.literal(1)]).default(1),
+    /**
+     * How the options of a multiple-choice custom field travel in one string (the spec does not say): `auto` reads
+     * whatever can be read one way only; `comma`, `semicolon`, `pipe` or `json` is the service's one form.
+     */
+    multiple_choice: z.enum(['auto', 'comma', 'semicolon', 'pipe', 'json']).default('auto'),
     concurrency: z.int().min(1).max(64).default(4),
     requests_per_second: z.number().positive().max(10_000).default(20),
     retries: z.int().min(0).max(20).default(5),

@@ -47,6 +47,7 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     pageSize: source.page_size,
     exportEnd: source.export_end,
     firstPage: source.first_page,
+    multipleChoice: source.multiple_choice,
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,

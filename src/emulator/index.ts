@@ -24,7 +24,12 @@ export { ERROR_BODY_CODES, type FaultOptions, type ResolvedFaults, resolveFaults
 export type { DataViewContext, DataViewHook, ExportPageView } from './http/export-page-view.js';
 export type { EmulatorRequest, EmulatorResponse, Middleware, RequestHandler } from './http/request-pipeline.js';
 export { ApiError, SourceError } from './http/responses.js';
-export { CUSTOM_FIELD_NAMES, CUSTOM_FIELD_POOL, type CustomFieldDefinition } from './model/custom-field-pool.js';
+export {
+  CUSTOM_FIELD_NAMES,
+  CUSTOM_FIELD_POOL,
+  INTEREST_OPTIONS,
+  type CustomFieldDefinition,
+} from './model/custom-field-pool.js';
 export { LOYALTY_PROGRAM, LOYALTY_TIERS, POINT_VALUE } from './model/loyalty-tiers.js';
 export { BONUS_EXPIRY_DAYS, pointsExpiryDays } from './model/point-expiry.js';
 export { LISTED_DAYS_AFTER_USE, type VoucherStatus } from './model/vouchers.js';

@@ -35,12 +35,13 @@ export type MergeRule =
   | { kind: 'customer-listing'; askedIn: string; firstSeen: string; lastSeen: string; gone: string };
 
 /**
- * One column per distinct name of the child's entries, named `prefix + sanitized name`, text-typed. The child is
- * staged as {@link StagedWith} `entries` of the table the pivot belongs to, so each row finds its pivot values in
- * its own staged row.
+ * One column per distinct name of the JSON objects `{name: text | null}` that the table's staging-only column
+ * `column` holds, named `prefix + sanitized name`, text-typed: each row finds its pivot values in its own staged row.
+ * `child` is the long table of the same values.
  */
 export interface PivotSpec {
   prefix: string;
+  column: string;
   child: string;
 }
 
@@ -51,10 +52,14 @@ export interface PivotSpec {
  * - `copy`: one row per staged row of `table`, of the columns this table declares (all of them `table`'s too).
  * - `entries`: one row per entry of the JSON object `{name: text | null}` held in `table`'s staging-only column
  *   `column`; `nameColumn` takes the entry's name, `valueColumn` its value, every other column `table`'s.
+ * - `rows`: one row per element of the JSON array held in `table`'s staging-only column `column`; an element is an
+ *   array of the values of this table's columns that `table` does not have, in their order (a row of several rows per
+ *   record, such as a custom field's options); every other column is `table`'s.
  */
 export type StagedWith =
   | { table: string; kind: 'copy' }
-  | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string };
+  | { table: string; kind: 'entries'; column: string; nameColumn: string; valueColumn: string }
+  | { table: string; kind: 'rows'; column: string };
 
 /**
  * What the loader keeps current from a table's rows, in the same transaction, after each merge of it:

@@ -40,6 +40,7 @@ export async function loadClaimedSpan(
     job,
     jobConfig,
     logger: run.log,
+    choiceLists: plan.multipleChoice,
   };
   const customers = stream.customerRule?.(jobConfig);
   // only a span that asks customers, and only when someone follows the run's progress

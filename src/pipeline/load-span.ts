@@ -1,3 +1,4 @@
+import { readFieldDefinitions } from '../load/derived/field-definitions.js';
 import type { Destination, FieldReject, SpanLoad } from '../load/destination.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
@@ -69,7 +70,7 @@ export const MIN_REJECTS_TO_FAIL = 10;
 /**
  * The path data takes, for one span (one or more consecutive windows) of one stream:
  *
- *   open (the customers a per-customer stream asks; staging) ─► extract pages ─► validate + normalize each
+ *   open (the customers a per-customer stream asks, the custom fields' definitions; staging) ─► extract pages ─► validate + normalize each
  *   record (a bad one goes to the rejects) ─► stage in batches ─► one transaction: claim check, merge into the
  *   targets and rejects, window ledger, watermark, event bookmark, fields the spec does not list.
  *
@@ -104,6 +105,9 @@ export async function loadSpan(
       ...ctx,
       customers: report ? countedCustomers(selection.customers, await selection.count(), report) : selection.customers,
     };
+  // custom field values are read by the fields' definitions, as the warehouse holds them when the span opens
+  if (stream.fieldDefinitions)
+    ctx = { ...ctx, fieldDefinitions: await destination.withConnection((conn) => readFieldDefinitions(conn)) };
   // every answer the span gets, and every customer it asks, goes to the raw archive as it comes
   const archived = settings.archive?.openSpan({
     job: settings.job,

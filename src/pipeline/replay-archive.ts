@@ -175,6 +175,7 @@ async function replayStream(
       job: plan.name,
       jobConfig: plan.job,
       logger,
+      choiceLists: plan.multipleChoice,
       ...(stream.customerRule ? { customers: listed(span.customers) } : {}),
     };
     const settings = {

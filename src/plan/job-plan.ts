@@ -42,6 +42,9 @@ export interface JobSettings {
 /** Whether the source's exports include their `end` day (`source.export_end`). */
 export type ExportEnd = 'inclusive' | 'exclusive';
 
+/** How the options of a multiple-choice custom field travel in one string (`source.multiple_choice`). */
+export type MultipleChoice = 'auto' | 'comma' | 'semicolon' | 'pipe' | 'json';
+
 /** What a job's first night asks of the postings (`jobs.<name>.first_night`). */
 export const FIRST_NIGHTS = ['all', 'sweep'] as const;
 export type FirstNight = (typeof FIRST_NIGHTS)[number];
@@ -55,6 +58,7 @@ export interface SourceSettings {
   page_size: number;
   export_end: ExportEnd;
   first_page: 0 | 1;
+  multiple_choice: MultipleChoice;
   concurrency: number;
   requests_per_second: number;
   retries: number;
@@ -129,6 +133,8 @@ export interface JobPlan {
   readonly exportEnd: ExportEnd;
   /** The number of the source's first page (`source.first_page`); the source client numbers pages from it. */
   readonly firstPage: 0 | 1;
+  /** How a multiple-choice custom field's options travel in its one string (`source.multiple_choice`). */
+  readonly multipleChoice: MultipleChoice;
   /** Requests kept in flight to the source (`source.concurrency`). */
   readonly sourceConcurrency: number;
   /** The source's rate limit, shared by every worker of the warehouse (`source.requests_per_second`). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { readAllPages } from '../extract/paged-listing.js';
 import { dayOfMillis } from '../plan/days.js';
 import { UNLISTED_COLUMN, type Row, type TableSpec } from '../load/table-spec.js';
+import { type ChoiceListForm, type FieldDefinitions, optionLabel, readChoiceList } from '../transform/choice-lists.js';
 import { FIELD_REJECTS, LenientFields } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { UNLISTED, unlistedJson, unlistedMembers } from '../transform/unlisted.js';
@@ -36,8 +37,13 @@ export const accountRecordSchema = z.looseObject({
 /** The members of an account export record the spec lists, and `accountId`, read as `customerId` (see `withCustomerId`). */
 export const ACCOUNT_MEMBERS: ReadonlySet<string> = new Set([...Object.keys(accountRecordSchema.shape), 'accountId']);
 
-/** The staging-only column of `accounts` that holds a record's custom fields. */
+/** The staging-only column of `accounts` that holds a record's custom fields, `{name: text | null}`. */
 const CUSTOM_FIELDS = '_custom_fields';
+/**
+ * The staging-only column of `accounts` that holds the record's rows of `account_custom_fields`: a JSON array of
+ * `[field_name, position, value, label]`, one per option of a multiple-choice field, one per other field.
+ */
+const CUSTOM_FIELD_ROWS = '_custom_field_rows';
 /** The staging-only column of `accounts` that holds the day (in the job's zone) its `profileSet` names. */
 const SET_ON = '_set_on';
 
@@ -46,7 +52,7 @@ export const accountsTable: TableSpec = {
   key: ['customer_id'],
   // an export listing a customer once per change: the last change of a window wins, whatever order it was listed in
   merge: { kind: 'latest-wins', order: 'profile_set_at' },
-  pivot: { prefix: 'cf_', child: 'account_custom_fields' },
+  pivot: { prefix: 'cf_', column: CUSTOM_FIELDS, child: 'account_custom_fields' },
   // new values of fields profile_fields types are read as their type (accounts_typed)
   derived: 'typed-fields',
   columns: [
@@ -68,9 +74,10 @@ export const accountsTable: TableSpec = {
     UNLISTED_COLUMN,
   ],
   recordType: 'account',
-  // the record's custom fields, `{name: value | null}`: `account_custom_fields` and the `cf_` columns read them
+  // the record's custom fields, `{name: value | null}`, which the `cf_` columns read, and its rows of `account_custom_fields`
   stagingOnly: [
     { name: CUSTOM_FIELDS, type: 'json' },
+    { name: CUSTOM_FIELD_ROWS, type: 'json' },
     { name: SET_ON, type: 'date' },
   ],
   // a version per change the export served: the window that first served it starts it, never before its profileSet day
@@ -83,21 +90,22 @@ export const accountsTable: TableSpec = {
   },
 };
 
+/**
+ * The custom fields long: one row per field, at `position` 1, except that a multiple-choice field has one row per
+ * option its value names (positions 1, 2, … in the value's order), `value` the option's key; `label` is a choice
+ * field's option label.
+ */
 export const accountCustomFieldsTable: TableSpec = {
   name: 'account_custom_fields',
-  key: ['customer_id', 'field_name'],
+  key: ['customer_id', 'field_name', 'position'],
   merge: { kind: 'children', parent: 'accounts', parentKey: ['customer_id'] },
-  stagedWith: {
-    table: 'accounts',
-    kind: 'entries',
-    column: CUSTOM_FIELDS,
-    nameColumn: 'field_name',
-    valueColumn: 'value',
-  },
+  stagedWith: { table: 'accounts', kind: 'rows', column: CUSTOM_FIELD_ROWS },
   columns: [
     { name: 'customer_id', type: 'text' },
     { name: 'field_name', type: 'text' },
+    { name: 'position', type: 'integer' },
     { name: 'value', type: 'text' },
+    { name: 'label', type: 'text' },
   ],
 };
 
@@ -121,7 +129,11 @@ export const accountWindowsTable: TableSpec = {
  * and is kept in `_etl_field_rejects` (a custom field that cannot be read is NULL under its name, a
  * `customFieldMap` that is no object is no custom fields).
  */
-export function normalizeAccount(raw: unknown, timezone: string): NormalizedRecord {
+export function normalizeAccount(
+  raw: unknown,
+  timezone: string,
+  choices: CustomFieldReading = NO_DEFINITIONS,
+): NormalizedRecord {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new RecordError('', 'record: not an object');
   const record = withCustomerId(raw) as Record<string, unknown>;
   // the key: a record without it is rejected, never loaded keyed on NULL
@@ -148,15 +160,87 @@ export function normalizeAccount(raw: unknown, timezone: string): NormalizedReco
     city: text('city'),
     language: text('language'),
     [UNLISTED]: unlistedJson(unlistedMembers(raw, ACCOUNT_MEMBERS)),
-    [CUSTOM_FIELDS]: stagedObject(fields.namedTexts('customFieldMap', record.customFieldMap)),
+    ...customFieldColumns(
+      readCustomFields(fields, fields.namedTexts('customFieldMap', record.customFieldMap), choices),
+    ),
     [SET_ON]: profileSetAt === null ? null : localDay(profileSetAt, timezone),
   };
   return fields.failed ? { accounts: [account], [FIELD_REJECTS]: fields.rows() } : { accounts: [account] };
 }
 
-/** An `accounts` row as it is staged: with its custom fields (cleaned names and values) as a JSON object. */
+/** How custom field values are read: the fields' definitions (`profile_fields`) and `source.multiple_choice`. */
+export interface CustomFieldReading {
+  definitions: FieldDefinitions;
+  form: ChoiceListForm;
+}
+
+const NO_DEFINITIONS: CustomFieldReading = { definitions: new Map(), form: 'auto' };
+
+/** A custom field as the warehouse holds it: its text (a multiple-choice field's, its option keys as a JSON array) and its options. */
+interface ReadField {
+  value: string | null;
+  /** The options a multiple-choice field's value names; for any other field, its one value and label. */
+  rows: Array<{ value: string | null; label: string | null }>;
+}
+
+/**
+ * The record's custom fields read by their definitions (names cleaned, the last of a name repeated by cleaning wins):
+ * a multiple-choice field's value is read as a list of its options (`readChoiceList`), and stands in `accounts` as
+ * their keys in a JSON array (`["wine","kids"]`), whatever form the service sent them in; a value that cannot be read
+ * as exactly one list is NULL and kept in `_etl_field_rejects`. A single-choice field's value keeps its text and gets
+ * its option's label.
+ */
+function readCustomFields(
+  fields: LenientFields,
+  named: ReadonlyArray<readonly [string, string | null]>,
+  { definitions, form }: CustomFieldReading,
+): Map<string, ReadField> {
+  const out = new Map<string, ReadField>();
+  for (const [raw, text] of named) {
+    const name = raw.toWellFormed();
+    const value = text?.toWellFormed() ?? null;
+    const definition = definitions.get(name);
+    if (value === null || !definition || definition.options.length === 0) {
+      out.set(name, { value, rows: [{ value, label: null }] });
+    } else if (!definition.multiple) {
+      out.set(name, { value, rows: [{ value, label: optionLabel(value, definition.options) }] });
+    } else {
+      const list = fields.read(`customFieldMap.${raw}`, text, () => {
+        const read = readChoiceList(value, definition.options, form);
+        if ('problem' in read) throw new RecordError(`customFieldMap.${raw}`, read.problem);
+        return read.options;
+      });
+      out.set(
+        name,
+        list === null
+          ? { value: null, rows: [{ value: null, label: null }] }
+          : {
+              value: JSON.stringify(list.map((o) => o.key)),
+              // a field that names no option keeps its one row, as an empty field does
+              rows:
+                list.length === 0
+                  ? [{ value: null, label: null }]
+                  : list.map((o) => ({ value: o.key, label: o.label })),
+            },
+      );
+    }
+  }
+  return out;
+}
+
+/** The staging-only columns of an `accounts` row that carry its custom fields. */
+function customFieldColumns(fields: ReadonlyMap<string, ReadField>): Row {
+  const rows: Array<[string, number, string | null, string | null]> = [];
+  for (const [name, field] of fields) field.rows.forEach((r, i) => rows.push([name, i + 1, r.value, r.label]));
+  return {
+    [CUSTOM_FIELDS]: stagedObject([...fields].map(([name, field]) => [name, field.value] as const)),
+    [CUSTOM_FIELD_ROWS]: JSON.stringify(rows),
+  };
+}
+
+/** An `accounts` row as it is staged: with its custom fields (cleaned names and values, no definitions) beside it. */
 export function withCustomFields(account: Row, fields: ReadonlyMap<string, string | null>): Row {
-  return { ...account, [CUSTOM_FIELDS]: stagedObject(fields) };
+  return { ...account, ...customFieldColumns(readCustomFields(new LenientFields(), [...fields], NO_DEFINITIONS)) };
 }
 
 /** The key of an export record: its `customerId` (or `accountId`) when it is text (a malformed record may have none). */
@@ -192,7 +276,12 @@ export const accountsStream: StreamDefinition = {
     }
   },
   countRange: async (api, range) => (await api.accountsPage(range, 1, 1)).totalCount,
-  normalizer: (ctx) => (raw) => normalizeAccount(raw, ctx.timezone),
+  // a multiple-choice field's value is read by its definition: the pipeline reads `profile_fields` for the span
+  fieldDefinitions: true,
+  normalizer: (ctx) => {
+    const reading = { definitions: ctx.fieldDefinitions ?? new Map(), form: ctx.choiceLists ?? 'auto' };
+    return (raw) => normalizeAccount(raw, ctx.timezone, reading);
+  },
 };
 
 /**

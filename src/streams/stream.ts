@@ -1,4 +1,5 @@
 import type { JobSettings, StreamName } from '../plan/job-plan.js';
+import type { ChoiceListForm, FieldDefinitions } from '../transform/choice-lists.js';
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
@@ -22,6 +23,10 @@ export interface StreamContext {
    * customer the postings sweep takes, is the first day whose postings it keeps.
    */
   customers?: AsyncIterable<SelectedCustomer>;
+  /** For a stream that declares `fieldDefinitions`: the custom fields' definitions, as `profile_fields` holds them. */
+  fieldDefinitions?: FieldDefinitions;
+  /** How the options of a multiple-choice field travel in its one string (`source.multiple_choice`). */
+  choiceLists?: ChoiceListForm;
 }
 
 /** A customer the pipeline selected for a span; `readFrom`, for one the postings sweep takes, is the first day kept. */
@@ -84,6 +89,8 @@ export interface StreamDefinition {
    * them in flight, more lanes only hold more spans' rows staged.
    */
   lanes(concurrency: number): number;
+  /** The stream reads custom field values by their definitions: the pipeline hands it `fieldDefinitions`. */
+  readonly fieldDefinitions?: boolean;
   extract(ctx: StreamContext, span: Window[]): AsyncIterable<ExtractedBatch>;
   /**
    * How many records the source lists for a whole range of days, in one request, where its listing is filtered

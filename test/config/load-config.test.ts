@@ -82,6 +82,18 @@ describe('jobs.yaml', () => {
     );
   });
 
+  it('takes how multiple-choice values travel (auto by default), and names a form it does not know', () => {
+    expect(resolveJobPlan(parseConfig(minimal, 'jobs.yaml', {}), 'nightly').multipleChoice).toBe('auto');
+    const stated = minimal.replace(
+      'base_url: http://127.0.0.1:8787',
+      'base_url: http://127.0.0.1:8787\n  multiple_choice: pipe',
+    );
+    expect(resolveJobPlan(parseConfig(stated, 'jobs.yaml', {}), 'nightly').multipleChoice).toBe('pipe');
+    expect(errorOf(() => parseConfig(stated.replace('pipe', 'tab'), 'my.yaml', {})).message).toMatch(
+      /^my\.yaml: source\.multiple_choice: /,
+    );
+  });
+
   it('turns the history of a stream off, and refuses a stream that keeps none', () => {
     const off = minimal.replace('first_day: 2024-01-01', 'first_day: 2024-01-01\n    history:\n      accounts: false');
     expect(parseConfig(off, 'my.yaml', {}).jobs.nightly!.history).toEqual({ accounts: false });

@@ -236,7 +236,7 @@ describe.each(testDestinations)('bad input and crashes into $name', (target) => 
     await withWarehouse(config, async (conn) => {
       expect(await readAccounts(conn)).toEqual(truthAccounts(emulator, '2024-02-01', '2024-02-14'));
       const [dupes] = await conn.all<{ n: number | string }>(
-        `SELECT COUNT(*) - COUNT(DISTINCT customer_id || '|' || field_name) AS n FROM account_custom_fields`,
+        `SELECT COUNT(*) - COUNT(DISTINCT customer_id || '|' || field_name || '|' || CAST(position AS VARCHAR)) AS n FROM account_custom_fields`,
       );
       expect(Number(dupes!.n)).toBe(0);
     });

@@ -76,6 +76,10 @@ describe('probe: first contact with a service', () => {
     expect(finding('accounts listing')!.service).toMatch(/^each customer once, as of its last change/);
     expect(finding('listing order')!.service).toMatch(/^stable/);
     expect(finding('numbers and booleans')!.service).toMatch(/^JSON numbers and booleans/);
+    expect(finding('multiple-choice values')).toMatchObject({ verdict: 'agrees', config: 'auto' });
+    expect(finding('multiple-choice values')!.service).toMatch(
+      /value\(s\) of "Interests"; each reads as one list as comma/,
+    );
     expect(finding('fields of posting')!.service).toMatch(
       /every listed member present; no member the spec does not list/,
     );
@@ -126,7 +130,29 @@ describe('probe: first contact with a service', () => {
       ['first page number', 'agrees'],
       ['export end day', 'agrees'],
       ['page size', 'agrees'],
+      ['multiple-choice values', 'agrees'],
     ]);
+  });
+
+  it('reads multiple-choice values in every form: names the one form that reads them all, notes those no form reads', async () => {
+    const wrong = await probe({ choiceLists: 'pipe' }, 50, false, { multiple_choice: 'comma' });
+    expect(wrong.cli.code).toBe(7);
+    expect(wrong.finding('multiple-choice values')).toMatchObject({
+      verdict: 'differs',
+      config: 'comma',
+      set: ['multiple_choice: pipe'],
+    });
+    expect(wrong.finding('multiple-choice values')!.service).toMatch(
+      /each reads as one list as pipe; \d+ refused as comma/,
+    );
+    const twoWays = await probe({ choiceLists: 'semicolon' });
+    expect(twoWays.cli.code).toBe(7);
+    const found = twoWays.finding('multiple-choice values')!;
+    expect(found).toMatchObject({ verdict: 'differs', config: 'auto' });
+    expect(found.set).toHaveLength(1);
+    expect(found.set![0]).toMatch(
+      /^# \d+ value\(s\) read as more than one list of options, or none, whatever the form/,
+    );
   });
 
   it.each<[string, EmulatorReadings, string, RegExp]>([

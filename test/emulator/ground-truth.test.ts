@@ -72,8 +72,15 @@ function accountAsWarehouse(r: any, unreadable: string[] = []) {
     gender: canonical(r.gender),
     city: canonical(r.city),
     language: canonical(r.language),
-    custom_fields: readTexts(unreadable, id, 'customFieldMap', r.customFieldMap),
+    custom_fields: multipleChoice(readTexts(unreadable, id, 'customFieldMap', r.customFieldMap)),
   };
+}
+
+/** The multiple-choice field `Interests`, served as keys joined by `,` (no key holds one), as its keys in a JSON array. */
+function multipleChoice(fields: Record<string, unknown>): Record<string, unknown> {
+  const value = fields.Interests;
+  if (typeof value === 'string') fields.Interests = JSON.stringify(value.split(','));
+  return fields;
 }
 
 function answersAsWarehouse(element: any, unreadable: string[] = []) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readingOptions } from '../../src/commands/emulator.js';
 import {
   DEFAULT_READINGS,
+  INTEREST_OPTIONS,
   type Emulator,
   type EmulatorReadings,
   UNLISTED_FIELDS,
@@ -96,6 +97,7 @@ describe('readings of the open conventions', () => {
       unlistedFields: true,
       listingOrder: 'unstable',
       fieldNames: 'sample',
+      choiceLists: 'labels',
     });
     const [from, to] = WINDOW;
     expect([...every.truth.accounts(from, to)]).toEqual([...plain.truth.accounts(from, to)]);
@@ -392,6 +394,34 @@ describe('readings of the open conventions', () => {
     expect(element.answers.map((a: any) => a.accountId)).toEqual(plainElement.answers.map((a: any) => a.customerId));
     expect(element.answers.every((a: any) => !('customerId' in a))).toBe(true);
   });
+
+  it.each([
+    ['semicolon', (keys: string[]) => keys.join(';')],
+    ['pipe', (keys: string[]) => keys.join('|')],
+    ['json', (keys: string[]) => JSON.stringify(keys)],
+    ['labels', (keys: string[]) => keys.map((k) => INTEREST_OPTIONS.find((o) => o.key === k)!.value).join(', ')],
+  ] as const)(
+    'choiceLists %s: Interests is served in that form, every other member as by default',
+    async (form, shape) => {
+      const emulator = await open({ choiceLists: form });
+      const accounts = await pages(emulator, 'accounts', ...WINDOW);
+      const plainAccounts = await pages(plain, 'accounts', ...WINDOW);
+      const truth = new Map([...plain.truth.accounts(...WINDOW)].map((a) => [a.customer_id, a]));
+      let seen = 0;
+      accounts.forEach((record, n) => {
+        const { Interests: served, ...fields } = record.customFieldMap ?? {};
+        const { Interests: asPlain, ...plainFields } = plainAccounts[n].customFieldMap ?? {};
+        expect({ ...record, customFieldMap: fields }).toEqual({ ...plainAccounts[n], customFieldMap: plainFields });
+        const value = truth.get(record.customerId)?.custom_fields.Interests;
+        if (typeof value !== 'string') return expect(served).toBe(asPlain);
+        seen++;
+        const keys = JSON.parse(value) as string[];
+        expect(asPlain).toBe(keys.join(','));
+        expect(served).toBe(shape(keys));
+      });
+      expect(seen).toBeGreaterThan(3);
+    },
+  );
 
   it('serves malformed records as they are under every reading, so the truth’s rejects stay exact', async () => {
     const readings: EmulatorReadings = {

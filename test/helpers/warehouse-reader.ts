@@ -44,13 +44,23 @@ export async function readAccounts(conn: SqlConnection): Promise<Map<string, Rec
        FROM accounts`,
   );
   const fields = await conn.all<{ customer_id: string; field_name: string; value: string | null }>(
-    'SELECT customer_id, field_name, value FROM account_custom_fields',
+    'SELECT customer_id, field_name, value FROM account_custom_fields ORDER BY customer_id, field_name, position',
+  );
+  // a multiple-choice field is a row per option: its value, as the ground truth and `accounts` hold it, is their keys
+  const multiple = new Set(
+    (
+      await conn.all<{ name: string }>(
+        'SELECT DISTINCT name FROM profile_fields WHERE multiple AND options IS NOT NULL AND name IS NOT NULL',
+      )
+    ).map((r) => r.name),
   );
   const byCustomer = new Map<string, Record<string, string | null>>();
   for (const f of fields) {
     // no prototype: a field named `__proto__` is a member like any other
     const map = byCustomer.get(f.customer_id) ?? (Object.create(null) as Record<string, string | null>);
-    map[f.field_name] = f.value;
+    if (!multiple.has(f.field_name)) map[f.field_name] = f.value;
+    else if (f.value === null) map[f.field_name] = null;
+    else map[f.field_name] = JSON.stringify([...(JSON.parse(map[f.field_name] ?? '[]') as string[]), f.value]);
     byCustomer.set(f.customer_id, map);
   }
   const out = new Map<string, Record<string, unknown>>();

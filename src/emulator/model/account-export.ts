@@ -1,6 +1,7 @@
 import { type BadRecord, badAccount, badCountFor, badSlotsBefore, readable, readableTexts } from './bad-records.js';
 import type { ChangeLog } from './change-log.js';
 import type { CustomerDirectory, CustomerVersion } from './customer-directory.js';
+import { servedFieldValue } from './custom-field-pool.js';
 import { Stream, randomFor } from './random.js';
 import { renderText, renderTimestamp } from './rendering.js';
 import type { CanonicalEntry, ExportWindow, WindowedExport } from './export-window.js';
@@ -25,7 +26,10 @@ export interface TruthAccount {
   gender: string | null;
   city: string | null;
   language: string | null;
-  /** Original key -> value; "NULL" and "" are null. */
+  /**
+   * Original key -> value; "NULL" and "" are null. A multiple-choice field's value is its option keys as a JSON
+   * array (`["wine","kids"]`), whatever form the `choiceLists` reading serves it in.
+   */
   custom_fields: Record<string, string | null>;
 }
 
@@ -79,7 +83,9 @@ export class AccountExport implements WindowedExport<TruthAccount> {
     const random = randomFor(this.directory.timeline.seed, Stream.accountRendering, version.index, version.version);
     const clock = this.directory.timeline.calendar.clock;
     const customFieldMap: Record<string, string | null> = {};
-    for (const [name, value] of version.customFields) customFieldMap[name] = renderText(value, random);
+    // a multiple-choice field is served as its keys joined by `,`: the `choiceLists` reading serves the other forms
+    for (const [name, value] of version.customFields)
+      customFieldMap[name] = renderText(servedFieldValue(name, value), random);
     return {
       phone: renderText(version.phone, random),
       email: renderText(version.email, random),

@@ -1,8 +1,8 @@
 import type { Random } from './random.js';
 import { STORE_NAMES } from './name-pools.js';
 
-/** How a custom field's values look, and how the profile endpoint describes it. */
-export type CustomFieldKind = 'choice' | 'text' | 'flag' | 'date' | 'number';
+/** How a custom field's values look, and how the profile endpoint describes it; `choices`: several options at once. */
+export type CustomFieldKind = 'choice' | 'choices' | 'text' | 'flag' | 'date' | 'number';
 
 /** One business-defined field that may appear as a `customFieldMap` key. */
 export interface CustomFieldDefinition {
@@ -10,13 +10,33 @@ export interface CustomFieldDefinition {
   readonly name: string;
   readonly label: string;
   readonly kind: CustomFieldKind;
-  /** Allowed values of a choice field. */
+  /** Allowed values of a choice field (labels; each option's key is its label in lower case). */
   readonly options?: readonly string[];
+  /** The options of a multiple-choice field (`choices`), keys and labels as the profile serves them. */
+  readonly choices?: ReadonlyArray<{ readonly key: string; readonly value: string }>;
   /** The profile definition's `format`: a luxon date pattern, or a number pattern whose last `.`/`,` is the decimal mark. */
   readonly format?: string;
 }
 
 const TIERS = ['Bronze', 'Silver', 'Gold', 'Platinum'] as const;
+
+/**
+ * The options of the multiple-choice field `Interests`. Traps for a client that splits a list of them: a label
+ * holding `, ` (`Kids, family`), and an option whose key and label hold `;` (`arts;crafts`) beside the options
+ * `arts` and `crafts`, so that `arts;crafts` is also `arts` and `crafts` joined by `;`.
+ */
+export const INTEREST_OPTIONS: ReadonlyArray<{ readonly key: string; readonly value: string }> = [
+  { key: 'wine', value: 'Wine' },
+  { key: 'food', value: 'Food & drink' },
+  { key: 'travel', value: 'Travel' },
+  { key: 'kids', value: 'Kids, family' },
+  { key: 'arts', value: 'Arts' },
+  { key: 'crafts', value: 'Crafts' },
+  { key: 'arts;crafts', value: 'Arts; crafts' },
+];
+
+/** The option of {@link INTEREST_OPTIONS} that is never chosen alone (see {@link choicesValue}). */
+const TRAP_ALONE = 'arts;crafts';
 
 /**
  * Every custom field name the emulator ever serves. Besides ordinary names it holds the ones a warehouse
@@ -41,6 +61,7 @@ export const CUSTOM_FIELD_POOL: readonly CustomFieldDefinition[] = [
   { name: 'anniversary', label: 'Anniversary', kind: 'date', format: 'yyyy-MM-dd' },
   { name: 'Last visit', label: 'Last visit', kind: 'date', format: 'dd/MM/yyyy' },
   { name: 'Monthly budget (€)', label: 'Monthly budget', kind: 'number', format: '#.##0,00' },
+  { name: 'Interests', label: 'Interests', kind: 'choices', choices: INTEREST_OPTIONS },
 ];
 
 /** The names of {@link CUSTOM_FIELD_POOL}, in pool order. */
@@ -76,6 +97,8 @@ export function customFieldValue(field: CustomFieldDefinition, random: Random): 
   switch (field.kind) {
     case 'choice':
       return random.pick(field.options ?? ['']);
+    case 'choices':
+      return choicesValue(field.choices ?? [], random);
     case 'flag':
       if (random.chance(UNPARSEABLE_SHARE)) return random.pick(UNPARSEABLE_VALUES.flag);
       return random.chance(0.5) ? 'true' : 'false';
@@ -96,3 +119,68 @@ function decimalComma(value: number): string {
   const [whole, cents] = value.toFixed(2).split('.');
   return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${cents}`;
 }
+
+/**
+ * A multiple-choice field's value in its canonical form, as the ground truth holds it whatever the reading: the
+ * chosen option keys, one to three in option order, as a JSON array (`["wine","kids"]`). The trap option is never
+ * chosen alone: served as keys joined by `,` or `|`, `arts;crafts` alone is also `arts` and `crafts` joined by `;`,
+ * which no client could tell apart, so a ground truth holding it would depend on the reading.
+ */
+function choicesValue(options: ReadonlyArray<{ key: string }>, random: Random): string {
+  const count = random.int(1, 3);
+  const chosen = new Set<number>();
+  for (let n = 0; n < count; n++) chosen.add(random.int(0, options.length - 1));
+  let keys = [...chosen].sort((a, b) => a - b).map((i) => options[i]!.key);
+  if (keys.length === 1 && keys[0] === TRAP_ALONE) keys = [options[0]!.key, TRAP_ALONE];
+  return JSON.stringify(keys);
+}
+
+/** How a service may send the options of a multiple-choice field in one string (the `choiceLists` reading). */
+export type ChoiceListForm = 'comma' | 'semicolon' | 'pipe' | 'json' | 'labels';
+
+const SEPARATOR_OF: Readonly<Record<Exclude<ChoiceListForm, 'json'>, string>> = {
+  comma: ',',
+  semicolon: ';',
+  pipe: '|',
+  labels: ', ',
+};
+
+/**
+ * A custom field's value as served under `form`: a multiple-choice field's canonical JSON array of keys becomes
+ * its keys joined by `,` (`comma`, the default), `;` or `|`, stays a JSON array (`json`), or becomes its labels joined
+ * by `, ` (`labels`). Any other field's value, and null, is served as it is.
+ *
+ * @example servedFieldValue('Interests', '["wine","kids"]', 'labels') // 'Wine, Kids, family'
+ */
+export function servedFieldValue(name: string, value: string | null, form: ChoiceListForm = 'comma'): string | null {
+  const field = MULTIPLE_CHOICE_FIELDS.get(name);
+  const keys = field && value !== null && form !== 'json' ? optionKeys(value) : null;
+  if (!keys) return value;
+  const items = form === 'labels' ? keys.map((k) => field!.choices!.find((o) => o.key === k)?.value ?? k) : keys;
+  return items.join(SEPARATOR_OF[form as Exclude<ChoiceListForm, 'json'>]);
+}
+
+/** A canonical value's option keys; null for any other text (a value a client wrote through a modify is kept as written). */
+function optionKeys(value: string): string[] | null {
+  try {
+    const keys: unknown = JSON.parse(value);
+    return Array.isArray(keys) && keys.every((k) => typeof k === 'string') ? keys : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The custom fields of a version as served under `form` ({@link servedFieldValue}). */
+export function servedFields(
+  fields: ReadonlyArray<readonly [string, string | null]>,
+  form: ChoiceListForm = 'comma',
+): Record<string, string | null> {
+  const out = Object.create(null) as Record<string, string | null>;
+  for (const [name, value] of fields) out[name] = servedFieldValue(name, value, form);
+  return out;
+}
+
+/** The fields of {@link CUSTOM_FIELD_POOL} whose values are several options, by name. */
+const MULTIPLE_CHOICE_FIELDS: ReadonlyMap<string, CustomFieldDefinition> = new Map(
+  CUSTOM_FIELD_POOL.filter((f) => f.kind === 'choices').map((f) => [f.name, f]),
+);

@@ -19,7 +19,7 @@ const STANDARD_FIELDS = [
   ['nationality', 'Nationality', 1],
 ] as const;
 
-const TYPE_BY_KIND = { text: 1, date: 4, choice: 5, flag: 6, number: 7 } as const;
+const TYPE_BY_KIND = { text: 1, date: 4, choice: 5, choices: 5, flag: 6, number: 7 } as const;
 
 /**
  * A field only the unused staff profile has, whose name, label and options hold NUL characters: reference
@@ -78,6 +78,7 @@ export function profileWithFields(id: number, badField = false): Record<string, 
     isBusiness: true,
     columnNumber: `cf${n + 1}`,
     ...(field.options ? { options: field.options.map((value) => ({ key: value.toLowerCase(), value })) } : {}),
+    ...(field.choices ? { multiple: true, options: field.choices.map((o) => ({ key: o.key, value: o.value })) } : {}),
     ...(field.format ? { format: field.format } : {}),
   }));
   // the unused (staff) profile has a field of its own

@@ -44,6 +44,12 @@ export interface EmulatorReadings {
   listingOrder?: 'stable' | 'unstable';
   /** `'sample'`: where the spec's samples and tables name a field differently, the samples' name. Default `'tables'`. */
   fieldNames?: 'tables' | 'sample';
+  /**
+   * How the options of a multiple-choice custom field travel in its one string: their keys joined by `,` (default
+   * `'comma'`), `;` (`'semicolon'`) or `|` (`'pipe'`), a JSON array of keys (`'json'`), or their labels joined by `, `
+   * (`'labels'`).
+   */
+  choiceLists?: 'comma' | 'semicolon' | 'pipe' | 'json' | 'labels';
 }
 
 /** {@link EmulatorReadings} with every default filled in. */
@@ -62,6 +68,7 @@ export const DEFAULT_READINGS: ResolvedReadings = Object.freeze({
   unlistedFields: false,
   listingOrder: 'stable',
   fieldNames: 'tables',
+  choiceLists: 'comma',
 });
 
 const CHOICES: { [K in keyof ResolvedReadings]: readonly ResolvedReadings[K][] | 'cap' } = {
@@ -76,6 +83,7 @@ const CHOICES: { [K in keyof ResolvedReadings]: readonly ResolvedReadings[K][] |
   unlistedFields: [false, true],
   listingOrder: ['stable', 'unstable'],
   fieldNames: ['tables', 'sample'],
+  choiceLists: ['comma', 'semicolon', 'pipe', 'json', 'labels'],
 };
 
 /** The names of every reading, in documentation order. */

@@ -1,3 +1,4 @@
+import { servedFieldValue } from '../model/custom-field-pool.js';
 import type { ZoneClock } from '../model/zone-clock.js';
 import type { ResolvedReadings } from './readings.js';
 import { type UnlistedRecordType, unlistedMembers } from './unlisted-fields.js';
@@ -25,13 +26,17 @@ export class ServedForm {
       readings.unlistedFields ||
       readings.fieldNames === 'sample' ||
       readings.zoneLabels !== 'utc' ||
-      readings.scalars === 'strings';
+      readings.scalars === 'strings' ||
+      readings.choiceLists !== 'comma';
   }
 
-  /** A record of the accounts export (its timestamps `profileSet`, `customerSince`, `memberSince`). */
-  account(record: Json): Json {
+  /**
+   * A record of the accounts export (its timestamps `profileSet`, `customerSince`, `memberSince`, and its
+   * multiple-choice fields, served from `fields`, their canonical values).
+   */
+  account(record: Json, fields: Readonly<Record<string, string | null>> = {}): Json {
     if (!this.active) return record;
-    let out = this.withUnlisted(record, 'account', String(record.customerId));
+    let out = this.withUnlisted(this.choiceLists(record, fields), 'account', String(record.customerId));
     out = {
       ...out,
       profileSet: this.labels.relabel(out.profileSet),
@@ -100,6 +105,18 @@ export class ServedForm {
     const out = memberMap();
     for (const [name, value] of Object.entries(record)) out[name === 'customerId' ? 'accountId' : name] = value;
     return out;
+  }
+
+  /** The record with each multiple-choice field that holds options served in the form of the `choiceLists` reading. */
+  private choiceLists(record: Json, fields: Readonly<Record<string, string | null>>): Json {
+    const map = record.customFieldMap;
+    if (this.readings.choiceLists === 'comma' || !map || typeof map !== 'object') return record;
+    const served = memberMap();
+    for (const [name, value] of Object.entries(map as Json)) {
+      const canonical = Object.hasOwn(fields, name) ? fields[name] : null;
+      served[name] = canonical == null ? value : servedFieldValue(name, canonical, this.readings.choiceLists);
+    }
+    return { ...record, customFieldMap: served };
   }
 
   private scalars(record: Json): Json {

@@ -6,6 +6,7 @@ import { pointsExpiryDays } from '../model/point-expiry.js';
 import type { Posting } from '../model/posting.js';
 import { roundTo } from '../model/random.js';
 import { ZoneClock } from '../model/zone-clock.js';
+import { servedFields } from '../model/custom-field-pool.js';
 
 /** The trigger of the loyalty webhook (the only one the spec shows). */
 export const LOYALTY_POINT_UPDATED = 'LOYALTY_POINT_UPDATED';
@@ -69,7 +70,7 @@ export function loyaltyUpdatedBodyOf(
       country: version.country,
       language: version.language,
       accountType: 'MEMBER',
-      businessFields: Object.fromEntries(version.customFields),
+      businessFields: servedFields(version.customFields),
     },
     entity: {
       loyaltyTier: tierObject(tier),

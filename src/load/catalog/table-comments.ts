@@ -111,7 +111,7 @@ async function runTimeDescriptions(
       `SELECT column_name, source_key FROM ${qualified(schema, '_etl_columns')} WHERE table_name = 'accounts'`,
     );
     for (const c of cf) {
-      const text = `Custom field ${JSON.stringify(c.source_key)}, as the service sends it (text); long form in account_custom_fields.`;
+      const text = `Custom field ${JSON.stringify(c.source_key)}, as the service sends it (text; a multiple-choice field: its option keys as a JSON array); long form in account_custom_fields.`;
       put('accounts', c.column_name, text);
       put('accounts_typed', c.column_name, text);
     }

@@ -175,12 +175,23 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
   ),
   table(
     'account_custom_fields',
-    ['customer_id', 'field_name'],
+    ['customer_id', 'field_name', 'position'],
     'analysts',
-    "The custom fields of each customer's latest profile, long form, with their original names.",
+    "The custom fields of each customer's latest profile, long form, with their original names: one row per field, and one per chosen option of a multiple-choice field.",
     [
       ['field_name', "The custom field's name in the service (customFieldMap key), unchanged."],
-      ['value', 'The value as the service sent it (text).'],
+      [
+        'position',
+        "1 for a field that holds one value; for a multiple-choice field, the option's place (1, 2, …) in the order the value named them.",
+      ],
+      [
+        'value',
+        "The value as the service sent it (text); for a multiple-choice field, one chosen option's key (NULL when the value could not be read as one list of options: see _etl_field_rejects).",
+      ],
+      [
+        'label',
+        "A choice field's option label (profile_fields.options) for this value; NULL for other fields and values that are no option.",
+      ],
     ],
   ),
   table(
@@ -188,7 +199,12 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['customer_id', 'valid_from'],
     'analysts',
     'Every version of every customer, one row per version: the columns of accounts and its custom fields as JSON.',
-    [['custom_fields', 'The custom fields of this version, {"name": "value"} with their original names (JSON).']],
+    [
+      [
+        'custom_fields',
+        'The custom fields of this version, {"name": "value"} with their original names (JSON); a multiple-choice field\'s value is its option keys as a JSON array.',
+      ],
+    ],
     'accounts',
   ),
   table(

@@ -3,7 +3,7 @@ import { ANSWER_TYPES, fitsType, type AnswerCounts } from './answer-types.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { stagedRows, stagingName } from '../staging/staging.js';
+import { copiedFromParent, stagedRows, stagingName } from '../staging/staging.js';
 import type { TableSpec } from '../table-spec.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
@@ -275,8 +275,8 @@ function changedKeys(
  */
 function stagedKeys(dialect: WarehouseDialect, spec: TableSpec, column: string, tables: readonly TableSpec[]): string {
   const own = spec.stagedWith;
-  if (own && (own.kind === 'copy' || (column !== own.nameColumn && column !== own.valueColumn)))
-    return q(stagingName(own.table));
+  const parent = own && tables.find((t) => t.name === own.table);
+  if (own && parent && copiedFromParent(own, spec, parent, column)) return q(stagingName(own.table));
   return stagedRows(dialect, spec, tables);
 }
 

@@ -10,7 +10,7 @@ import { answerTypeOf, type AnswerCounts, type AnswerType } from './answer-types
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { pivotChild, stagedRows } from '../staging/staging.js';
+import { pivotObject, stagingName } from '../staging/staging.js';
 import type { ColumnType, TableSpec } from '../table-spec.js';
 import { readTypeEvidence } from './type-evidence.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
@@ -113,14 +113,15 @@ export async function refreshTypedFields(
     typed.push(entry);
   }
   for (const column of current.keys()) if (!wanted.has(column)) await forgetColumn(conn, schema, column);
-  if (staged) await parseStagedTexts(conn, dialect, schema, staged.tables, staged.accounts, typed);
+  if (staged) await parseStagedTexts(conn, dialect, schema, staged.accounts, typed);
   await replaceView(conn, schema, TYPED_VIEW, typedViewSql(dialect, schema, columns, typed), stamp);
 }
 
 /**
  * The typed `cf_` columns: column → its key and type. A field's `format` types it for sure (`formatTypeOf`); a field
  * several profiles define takes the definition of the main profile, then of a used one, then of the lowest profile
- * id. A choice field (a definition with `options`) gets its labels (`cf_<name>_label`). Any other field, defined or not, is typed from its
+ * id. A choice field (a definition with `options`) gets its labels (`cf_<name>_label`), unless it is multiple (its
+ * options and their labels are rows of `account_custom_fields`: it gets no typed column). Any other field, defined or not, is typed from its
  * values in `account_custom_fields`: the first of number, boolean and ISO date (`answer-types.ts`: integers and
  * decimals are numbers) that at least `TYPE_SHARE` (`answer-types.ts`) of its values fit, as the evidence every commit
  * keeps of them says (`type-evidence.ts`).
@@ -136,8 +137,9 @@ async function typedFields(
     source_key: string;
     format: string | null;
     options: string | null;
+    multiple: boolean | null;
   }>(
-    `SELECT c.column_name, c.source_key, f.format, CAST(f.options AS ${dialect.typeName('text')}) AS options
+    `SELECT c.column_name, c.source_key, f.format, CAST(f.options AS ${dialect.typeName('text')}) AS options, f.multiple
        FROM ${qualified(schema, '_etl_columns')} c
        LEFT JOIN ${qualified(schema, 'profile_fields')} f ON f.name = c.source_key
        LEFT JOIN ${qualified(schema, 'profiles')} p ON p.profile_id = f.profile_id
@@ -152,6 +154,8 @@ async function typedFields(
   for (const r of rows) {
     if (decided.has(r.column_name)) continue;
     decided.add(r.column_name);
+    // a multiple-choice field's text is a list of options: its labels are in account_custom_fields, one row each
+    if (r.multiple === true && choiceTypeOf(r.options)) continue;
     const declared = formatTypeOf(r.format);
     if (declared) {
       out.set(r.column_name, { key: r.source_key, type: declared });
@@ -197,18 +201,24 @@ async function parseStagedTexts(
   conn: SqlConnection,
   dialect: WarehouseDialect,
   schema: string,
-  tables: readonly TableSpec[],
   accounts: TableSpec,
   typed: TypedColumn[],
 ): Promise<void> {
   if (typed.length === 0) return;
-  const child = pivotChild(accounts, tables);
+  // the texts the cf_ columns take: the entries of each staged row's object of custom fields
+  const entries = dialect.objectEntries(
+    quoteIdent(stagingName(accounts.name)),
+    ['"_seq"'],
+    dialect.jsonObject(`s.${quoteIdent(pivotObject(accounts))}`),
+    '"name"',
+    '"value"',
+  );
   const rows = await conn.all<{ column_name: string; value: string }>(
-    `SELECT DISTINCT t.column_name, st.${quoteIdent(child.stagedWith.valueColumn)} AS value
-       FROM ${stagedRows(dialect, child, tables)} st
-       JOIN ${qualified(schema, '_etl_typed_columns')} t ON t.table_name = $1 AND t.source_key = st.${quoteIdent(child.stagedWith.nameColumn)}
-       LEFT JOIN ${qualified(schema, '_etl_typed_values')} v ON v.column_name = t.column_name AND v.raw_value = st.${quoteIdent(child.stagedWith.valueColumn)}
-      WHERE st.${quoteIdent(child.stagedWith.valueColumn)} IS NOT NULL AND v.column_name IS NULL`,
+    `SELECT DISTINCT t.column_name, st."value" AS value
+       FROM ${entries} st
+       JOIN ${qualified(schema, '_etl_typed_columns')} t ON t.table_name = $1 AND t.source_key = st."name"
+       LEFT JOIN ${qualified(schema, '_etl_typed_values')} v ON v.column_name = t.column_name AND v.raw_value = st."value"
+      WHERE st."value" IS NOT NULL AND v.column_name IS NULL`,
     [TYPED_TABLE],
   );
   const byColumn = new Map(typed.map((t) => [t.column_name, t]));

@@ -4,7 +4,7 @@ import type { HistoryContext } from '../history/history-context.js';
 import type { PivotColumn } from './pivot-columns.js';
 import type { Statement } from '../warehouse/sql-connection.js';
 import { byKeyRepetition, type StagedKeys } from '../staging/span-keys.js';
-import { latestOrder, pivotChild, stagedRows } from '../staging/staging.js';
+import { latestOrder, pivotObject, rowColumns, stagedRows } from '../staging/staging.js';
 import type { TableSpec } from '../table-spec.js';
 
 class Params {
@@ -44,11 +44,12 @@ function winnersSql(spec: TableSpec, ctx: MergeContext): string {
   return `SELECT ${ctx.dialect.withObjects('s', entriesOf(spec, ctx.tables).map(q))} FROM ${latestStaged(spec, ctx)} s LEFT JOIN ${later} WHERE t.${q(spec.key[0]!)} IS NULL`;
 }
 
-/** The staging-only columns of `spec` that tables staged as its entries read. */
+/** The staging-only JSON object columns of `spec` read by name: its pivot's, and those of tables staged as its entries. */
 function entriesOf(spec: TableSpec, tables: TableSpec[]): string[] {
-  return tables.flatMap((t) =>
+  const read = tables.flatMap((t) =>
     t.stagedWith?.kind === 'entries' && t.stagedWith.table === spec.name ? [t.stagedWith.column] : [],
   );
+  return [...new Set([...(spec.pivot ? [pivotObject(spec)] : []), ...read])];
 }
 
 /**
@@ -112,14 +113,20 @@ function childStatements(child: TableSpec, parent: TableSpec, parentKey: string[
   const cols = child.columns.map((c) => q(c.name));
   const system = ['c."_window_start"', p.add(ctx.runId), `CAST(${p.add(ctx.loadedAt)} AS TIMESTAMPTZ)`];
   const staged = child.stagedWith;
-  if (staged?.kind !== 'entries' || staged.table !== parent.name)
-    throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries`);
-  // the entries of the winners' own objects: the winners are the records whose children are replaced
-  const keep = [
-    '_window_start',
-    ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn),
-  ].map(q);
-  const from = `${ctx.dialect.objectEntries(w, keep, `s.${q(staged.column)}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
+  if ((staged?.kind !== 'entries' && staged?.kind !== 'rows') || staged.table !== parent.name)
+    throw new Error(`table ${child.name}: the children of ${parent.name} must be staged as its entries or rows`);
+  // the entries (or rows) of the winners' own objects: the winners are the records whose children are replaced
+  let from: string;
+  if (staged.kind === 'rows') {
+    const { copied, carried } = rowColumns(child, parent);
+    from = `${ctx.dialect.arrayRows(w, ['_window_start', ...copied].map(q), `s.${q(staged.column)}`, carried)} c`;
+  } else {
+    const keep = [
+      '_window_start',
+      ...child.columns.map((c) => c.name).filter((c) => c !== staged.nameColumn && c !== staged.valueColumn),
+    ].map(q);
+    from = `${ctx.dialect.objectEntries(w, keep, `s.${q(staged.column)}`, q(staged.nameColumn), q(staged.valueColumn))} c`;
+  }
   const ins = `INSERT INTO ${target} (${[...cols, '"_window_start"', '"_run_id"', '"_loaded_at"'].join(', ')}) SELECT ${[...child.columns.map((c) => `c.${q(c.name)}`), ...system].join(', ')} FROM ${from}`;
   return [
     { sql: del, params: [] },
@@ -150,7 +157,7 @@ function upsertStatements(spec: TableSpec, ctx: MergeContext): Statement[] {
   const pivotValues: string[] = [];
   if (spec.pivot && pivotCols.length > 0) {
     // each row's pivot values are the entries of its own staged object (parsed already in a winners table)
-    const entries = pivotChild(spec, ctx.tables).stagedWith.column;
+    const entries = pivotObject(spec);
     if (spec.merge.kind !== 'latest-wins')
       from = `(SELECT ${ctx.dialect.withObjects('src', [q(entries)])} FROM ${source} src) s`;
     for (const c of pivotCols) pivotValues.push(ctx.dialect.objectValue(`s.${q(entries)}`, p.add(c.key)));

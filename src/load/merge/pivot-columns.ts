@@ -1,7 +1,7 @@
 import { pivotColumnName } from '../../transform/column-names.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { pivotChild, stagingName } from '../staging/staging.js';
+import { pivotObject, stagingName } from '../staging/staging.js';
 import type { TableSpec } from '../table-spec.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
@@ -26,7 +26,6 @@ export async function ensurePivotColumns(
   loadedAt: string,
 ): Promise<PivotColumn[]> {
   const pivot = spec.pivot!;
-  const child = pivotChild(spec, tables);
   const known = await conn.db
     .selectFrom('_etl_columns')
     .select(['column_name', 'source_key'])
@@ -43,7 +42,7 @@ export async function ensurePivotColumns(
   // the names of every staged object, losers' included: which columns a table has must not depend on the order
   // its windows were loaded in
   const staged = await conn.all<{ k: string }>(
-    dialect.jsonObjectNames(quoteIdent(stagingName(spec.name)), quoteIdent(child.stagedWith.column), '"k"'),
+    dialect.jsonObjectNames(quoteIdent(stagingName(spec.name)), quoteIdent(pivotObject(spec)), '"k"'),
   );
   // New keys are named in code point order, sorted here rather than by the database: an ORDER BY follows the
   // database's collation (a PostgreSQL in en_US sorts differently from DuckDB), and which of two colliding keys

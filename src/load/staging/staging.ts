@@ -50,6 +50,15 @@ export function stagedRows(dialect: WarehouseDialect, spec: TableSpec, tables: r
   const source = quoteIdent(stagingName(parent.name));
   if (own.kind === 'copy')
     return `(SELECT ${['_seq', '_window_start', ...spec.columns.map((c) => c.name)].map(quoteIdent).join(', ')} FROM ${source})`;
+  if (own.kind === 'rows') {
+    const { copied, carried } = rowColumns(spec, parent);
+    return dialect.arrayRows(
+      source,
+      ['_seq', '_window_start', ...copied].map(quoteIdent),
+      `s.${quoteIdent(own.column)}`,
+      carried,
+    );
+  }
   const keep = [
     '_seq',
     '_window_start',
@@ -122,15 +131,29 @@ export function createStagingSql(dialect: WarehouseDialect, name: string, column
   return `CREATE TEMP TABLE ${quoteIdent(name)} (${cols})${dialect.tempTableSuffix}`;
 }
 
-/** The child a pivot of `spec` spreads into columns, which must be staged as entries of `spec`'s own rows. */
-export function pivotChild(
-  spec: TableSpec,
-  tables: readonly TableSpec[],
-): TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> } {
-  const child = tables.find((t) => t.name === spec.pivot?.child);
-  if (child?.stagedWith?.kind !== 'entries' || child.stagedWith.table !== spec.name)
-    throw new Error(
-      `table ${spec.name}: the pivot's child ${spec.pivot?.child} must be staged as entries of ${spec.name}`,
-    );
-  return child as TableSpec & { stagedWith: Extract<StagedWith, { kind: 'entries' }> };
+/** The staging-only JSON object column a pivot of `spec` spreads into columns (`{name: text | null}` per row). */
+export function pivotObject(spec: TableSpec): string {
+  const column = spec.pivot?.column;
+  if (!column || !spec.stagingOnly?.some((c) => c.name === column && c.type === 'json'))
+    throw new Error(`table ${spec.name}: its pivot must read a staging-only json column, not ${String(column)}`);
+  return column;
+}
+
+/**
+ * The columns of a table staged as `rows` of `parent`: those `parent` has too (`copied`, from its staged row) and
+ * the others (`carried`, in the order each element of the array holds them).
+ */
+export function rowColumns(spec: TableSpec, parent: TableSpec): { copied: string[]; carried: ColumnSpec[] } {
+  const own = new Set(parent.columns.map((c) => c.name));
+  return {
+    copied: spec.columns.filter((c) => own.has(c.name)).map((c) => c.name),
+    carried: spec.columns.filter((c) => !own.has(c.name)),
+  };
+}
+
+/** Whether `column` of a table staged with another's rows is that table's own column, read from its staged row. */
+export function copiedFromParent(own: StagedWith, spec: TableSpec, parent: TableSpec, column: string): boolean {
+  if (own.kind === 'copy') return true;
+  if (own.kind === 'entries') return column !== own.nameColumn && column !== own.valueColumn;
+  return rowColumns(spec, parent).copied.includes(column);
 }

@@ -1,5 +1,5 @@
-import { quoteLiteral } from './identifiers.js';
-import type { ColumnType } from '../table-spec.js';
+import { quoteIdent, quoteLiteral } from './identifiers.js';
+import type { ColumnSpec, ColumnType } from '../table-spec.js';
 
 /** What differs between the warehouses in the SQL the loader generates; everything else is shared. */
 export interface WarehouseDialect {
@@ -23,6 +23,12 @@ export interface WarehouseDialect {
    * reads as `s`, made by {@link jsonObject}), with the columns `keep` and the entry as `name` and `value` (all of them quoted already).
    */
   objectEntries(source: string, keep: string[], object: string, name: string, value: string): string;
+  /**
+   * Rows to read FROM: one per element of the JSON array `array` (an expression over the rows of `source`, which it
+   * reads as `s`), each element an array of the values of `columns` in their order, with the columns `keep` (quoted
+   * already).
+   */
+  arrayRows(source: string, keep: string[], array: string, columns: readonly ColumnSpec[]): string;
   /** A query of the distinct names in the JSON objects of the staging column `column` of `source` (read as `s`), as `name`: no value is read. */
   jsonObjectNames(source: string, column: string, name: string): string;
   /**
@@ -110,6 +116,10 @@ export const duckdbDialect: WarehouseDialect = {
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.join(', ')}, unnest(map_keys("_object")) AS ${name}, unnest(map_values("_object")) AS ${value} ` +
     `FROM (SELECT ${keep.join(', ')}, ${object} AS "_object" FROM ${source} s) o)`,
+  // each element a list of texts (a JSON number or Boolean reads as its text), cast to its column's type
+  arrayRows: (source, keep, array, columns) =>
+    `(SELECT ${[...keep, ...columns.map((c, i) => `CAST("_element"[${i + 1}] AS ${duckdbDialect.typeName(c.type)}) AS ${quoteIdent(c.name)}`)].join(', ')} ` +
+    `FROM (SELECT ${keep.join(', ')}, unnest(CAST(CAST(${array} AS JSON) AS VARCHAR[][])) AS "_element" FROM ${source} s) o)`,
   jsonObjectNames: (source, column, name) =>
     `SELECT DISTINCT unnest(json_keys(s.${column})) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `${value} NOT IN ${list}`,
@@ -147,6 +157,9 @@ export const postgresDialect: WarehouseDialect = {
   objectValue: (object, name) => `(${object} ->> CAST(${name} AS text))`,
   objectEntries: (source, keep, object, name, value) =>
     `(SELECT ${keep.map((k) => `s.${k}`).join(', ')}, e.key AS ${name}, e.value AS ${value} FROM ${source} s CROSS JOIN LATERAL jsonb_each_text(${object}) e)`,
+  arrayRows: (source, keep, array, columns) =>
+    `(SELECT ${[...keep.map((k) => `s.${k}`), ...columns.map((c, i) => `CAST(e.value ->> ${i} AS ${postgresDialect.typeName(c.type)}) AS ${quoteIdent(c.name)}`)].join(', ')} ` +
+    `FROM ${source} s CROSS JOIN LATERAL jsonb_array_elements(${array}) e)`,
   jsonObjectNames: (source, column, name) =>
     `SELECT DISTINCT jsonb_object_keys(s.${column}) AS ${name} FROM ${source} s`,
   notAmong: (value, list) => `NOT EXISTS (SELECT 1 FROM ${list} l (v) WHERE l.v = ${value})`,

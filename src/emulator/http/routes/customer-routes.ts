@@ -7,6 +7,7 @@ import type { EmulatorRequest } from '../request-pipeline.js';
 import { SourceError, json } from '../responses.js';
 import type { Route } from '../router.js';
 import type { RouteContext } from './route-context.js';
+import { servedFields } from '../../model/custom-field-pool.js';
 
 /**
  * Endpoints 2, 3 and 9: customer search, lookup (with loyalty) and vouchers. The lookup and the vouchers
@@ -43,7 +44,7 @@ export function customerRoutes(context: RouteContext): Route[] {
           country: version.country,
           language: version.language,
           nationality: version.nationality,
-          businessFields: Object.fromEntries(version.customFields),
+          businessFields: servedFields(version.customFields),
         };
         const body =
           includeLoyalty === 'true'
@@ -98,7 +99,7 @@ function search({ data, activity, readings }: RouteContext, request: EmulatorReq
 }
 
 function searchRecord(version: CustomerVersion, wanted: readonly string[]): Record<string, unknown> {
-  const fields = new Map(version.customFields);
+  const fields = new Map(Object.entries(servedFields(version.customFields)));
   return {
     phone: version.phone,
     email: version.email,

@@ -1,3 +1,4 @@
+import type { TruthAccount } from '../../model/account-export.js';
 import { EMPTY_WINDOW, type ExportWindow } from '../../model/export-window.js';
 import type { ExportPageView } from '../export-page-view.js';
 import type { EmulatorRequest } from '../request-pipeline.js';
@@ -27,7 +28,7 @@ export function exportRoutes(context: RouteContext): Route[] {
       const entry = window.canonical(position);
       if (!form.active || !('rows' in entry) || entry.fieldRejects) return record;
       return stream === 'accounts'
-        ? form.account(record as Record<string, unknown>)
+        ? form.account(record as Record<string, unknown>, (entry.rows[0] as TruthAccount).custom_fields)
         : form.surveyElement(record as Record<string, unknown>);
     };
     let view: ExportPageView = {
