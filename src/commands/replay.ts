@@ -5,7 +5,7 @@ import { replayArchive } from '../pipeline/replay-archive.js';
 import type { Day } from '../plan/days.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import { archivedEvents, EVENTS_STREAM } from '../source/archive/event-archive.js';
-import { rejectedWindows } from '../state/replay-windows.js';
+import { profilesRejected, rejectedWindows } from '../state/replay-windows.js';
 import { replayEvents, type EventReplay, type KeptEvent } from '../webhook/event-replay.js';
 import type { LoyaltyEvent } from '../webhook/loyalty-event.js';
 import { commandLogger, createArchive, resolveJob, type CommonOptions } from './job-session.js';
@@ -78,6 +78,7 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
         ? {
             windows: (stream) =>
               destination.withConnection((conn) => rejectedWindows(conn, plan.name, stream, from, to)),
+            profilesRejected: () => destination.withConnection((conn) => profilesRejected(conn, plan.name)),
           }
         : {}),
     }),

@@ -36,6 +36,8 @@ export interface ReplayRequest {
   streams: StreamName[];
   /** Only the windows holding rejected records (`replay --rejects`): after a fix, they load again from what was kept. */
   windows?: (stream: StreamName) => Promise<Set<Day>>;
+  /** With `windows`: whether reference data holds fields loaded as NULL, so that the newest kept profiles load again. */
+  profilesRejected?: () => Promise<boolean>;
   /** As recorded in `_etl_runs`. */
   command: string;
   /**
@@ -83,7 +85,8 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
   try {
     if (request.events) result.eventsFailed = await request.events(runId);
     // reference data first, as a run refreshes it: the profiles last kept say how custom fields are read
-    if (!request.windows && request.streams.includes('accounts')) await replayProfiles(request, runId);
+    if (request.streams.includes('accounts') && (!request.windows || (await request.profilesRejected?.())))
+      await replayProfiles(request, runId);
     for (const stream of STREAM_ORDER.filter((s) => request.streams.includes(s)))
       await replayStream(stream, request, runId, result);
   } catch (error) {

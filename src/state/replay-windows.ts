@@ -29,6 +29,21 @@ export async function rejectedWindows(
 }
 
 /**
+ * Whether reference data (`profiles`, `profile_fields`) of `job` holds fields loaded as NULL: `replay --rejects` then
+ * loads the newest kept profiles again, as they are replaced whole whatever the range.
+ */
+export async function profilesRejected(conn: SqlConnection, job: string): Promise<boolean> {
+  const row = await conn.db
+    .selectFrom('_etl_field_rejects')
+    .select('stream')
+    .where('job', '=', job)
+    .where('stream', '=', 'profiles')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * The windows of `stream` recorded done, each with the run that loaded it last (`<day> <run id>`): a span whose
  * archive was not marked committed (a kill between its commit and the mark) is known committed by this.
  */

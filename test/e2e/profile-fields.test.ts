@@ -29,14 +29,16 @@ describe.each(testDestinations)('one unreadable member of reference data on $nam
     }
   });
 
-  it('costs that member, NULL and kept in _etl_field_rejects, never the other fields; the next refresh replaces it', async () => {
+  it('costs that member, NULL and kept in _etl_field_rejects, never the other fields; replay --rejects reads it again; the next refresh replaces it', async () => {
     const bad = await emulatorOf(true);
     emulators.push(bad);
     const { config } = await target.fresh();
     const jobs = (url: string) =>
       emulatorJobs({ url, timezone: TZ, firstDay: START, destination: config, streams: ['accounts'] });
 
-    const first = await runCli(['run', '--config', jobs(bad.url), '--until', END]);
+    // one jobs file for the run and the replay: on PostgreSQL the archive is beside it
+    const badJobs = jobs(bad.url);
+    const first = await runCli(['run', '--config', badJobs, '--until', END]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/fields that could not be read are NULL, see _etl_field_rejects/);
     await withWarehouse(config, async (conn) => {
@@ -56,6 +58,22 @@ describe.each(testDestinations)('one unreadable member of reference data on $nam
       expect(rejects).toEqual([
         { record_key: key, field: 'multiple', raw_value: JSON.stringify(BAD_PROFILE_FIELD.multiple) },
         { record_key: key, field: 'required', raw_value: JSON.stringify(BAD_PROFILE_FIELD.required) },
+      ]);
+    });
+
+    // replay --rejects reads the kept profiles again (a parser fix would read the field): the rejects are the replay's
+    const replay = await runCli(['replay', '--config', badJobs, '--from', START, '--to', END, '--rejects']);
+    expect(replay.code, replay.stderr).toBe(0);
+    await withWarehouse(config, async (conn) => {
+      const [run] = await conn.all<{ run_id: string }>(
+        `SELECT run_id FROM _etl_runs WHERE command LIKE 'replay%' ORDER BY started_at DESC LIMIT 1`,
+      );
+      const rejects = await conn.all<{ run_id: string; field: string }>(
+        `SELECT run_id, field FROM _etl_field_rejects WHERE stream = 'profiles' ORDER BY field`,
+      );
+      expect(rejects).toEqual([
+        { run_id: run!.run_id, field: 'multiple' },
+        { run_id: run!.run_id, field: 'required' },
       ]);
     });
 
