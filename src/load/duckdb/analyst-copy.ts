@@ -6,7 +6,7 @@ import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
-const REWRITE_MEMORY = '128MB';
+const REWRITE_MEMORY = '64MB';
 
 /**
  * Rewrites the DuckDB file `file` (a copy of the warehouse) as analysts may read it under `policy`: every table's
