@@ -476,3 +476,54 @@ describe.each(testDestinations)('the observations of the loyalty state kept as r
     );
   }, 300_000);
 });
+
+describe.each(testDestinations)('observations written one row per ask, before runs, into $name', (target) => {
+  it('are rewritten as runs by the next commit that asks their customer, the versions unchanged', async () => {
+    const destination = await openDestination((await target.fresh()).config);
+    try {
+      const quiet = { tier: 'Silver', wallets: { 'GR/EUR': '10', 'AE/AED': '5' } };
+      const asks = [1, 2, 3, 4].map((day): Ask => ({ customer: 'C1', at: dayAt(day), state: quiet }));
+      for (const ask of asks) await loadNight(destination, [ask]);
+      // as the release before the runs left them: one row per key and ask, each its own run
+      await destination.withConnection(async (conn) => {
+        for (const table of ['_etl_loyalty_status_observations', '_etl_loyalty_wallets_observations']) {
+          const columns = (
+            await conn.all<{ column_name: string }>(
+              `SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+              [table],
+            )
+          )
+            .map((c) => c.column_name)
+            .filter((c) => c !== 'observed_at' && c !== 'last_observed_at');
+          await conn.run(
+            `CREATE TEMP TABLE per_ask AS SELECT ${columns.map((c) => `o.${c}`).join(', ')}, l.observed_at
+               FROM ${table} o JOIN _etl_loyalty_status_asked l
+                 ON l.customer_id = o.customer_id AND l.observed_at BETWEEN o.observed_at AND o.last_observed_at`,
+          );
+          await conn.run(`DELETE FROM ${table}`);
+          await conn.run(
+            `INSERT INTO ${table} (${columns.join(', ')}, observed_at, last_observed_at)
+             SELECT ${columns.join(', ')}, observed_at, observed_at FROM per_ask`,
+          );
+          await conn.run('DROP TABLE per_ask');
+        }
+      });
+      expect(await rowCounts(destination)).toMatchObject({
+        _etl_loyalty_wallets_observations: 8,
+        _etl_loyalty_status_observations: 4,
+      });
+      const next: Ask = { customer: 'C1', at: dayAt(5), state: quiet };
+      await loadNight(destination, [next]);
+      expect(await walletHistory(destination)).toEqual(inOrderWallets([...asks, next]));
+      expect(await rowCounts(destination)).toEqual({
+        _etl_loyalty_wallets_observations: 2,
+        loyalty_wallets_history: 2,
+        _etl_loyalty_status_observations: 1,
+        loyalty_status_history: 1,
+        _etl_loyalty_status_asked: 5,
+      });
+    } finally {
+      await destination.close();
+    }
+  });
+});
