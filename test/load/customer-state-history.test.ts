@@ -289,7 +289,7 @@ describe.each(testDestinations)('a warehouse that held the loyalty state before 
         await conn.run('DROP TABLE _etl_vouchers_asked');
         await conn.run('DELETE FROM _etl_migrations WHERE version IN ($1, $2)', [
           '009_loyalty_state_history',
-          '013_observation_runs',
+          '014_observation_runs',
         ]);
       });
     } finally {
