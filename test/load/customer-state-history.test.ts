@@ -287,7 +287,10 @@ describe.each(testDestinations)('a warehouse that held the loyalty state before 
         }
         await conn.run('DROP TABLE _etl_loyalty_status_asked');
         await conn.run('DROP TABLE _etl_vouchers_asked');
-        await conn.run('DELETE FROM _etl_migrations WHERE version = $1', ['009_loyalty_state_history']);
+        await conn.run('DELETE FROM _etl_migrations WHERE version IN ($1, $2)', [
+          '009_loyalty_state_history',
+          '014_observation_runs',
+        ]);
       });
     } finally {
       await before.close();
@@ -303,6 +306,224 @@ describe.each(testDestinations)('a warehouse that held the loyalty state before 
       expect(await walletHistory(upgraded)).toEqual(current);
     } finally {
       await upgraded.close();
+    }
+  });
+});
+
+/** The runs of a customer's wallets the observations should hold: one per wallet version (a run ends where its version does). */
+async function rowCounts(destination: Destination): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of [
+    '_etl_loyalty_wallets_observations',
+    'loyalty_wallets_history',
+    '_etl_loyalty_status_observations',
+    'loyalty_status_history',
+    '_etl_loyalty_status_asked',
+  ]) {
+    const [row] = await destination.withConnection((conn) =>
+      conn.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table}`),
+    );
+    counts[table] = Number(row!.n);
+  }
+  return counts;
+}
+
+/** The tier versions loading every ask once, in time order, gives: a 1005 ends the customer's version. */
+function inOrderTiers(
+  asks: readonly Ask[],
+): Array<{ customer_id: string; tier_name: string; from: string; to: string | null }> {
+  const out: Array<{ customer_id: string; tier_name: string; from: string; to: string | null }> = [];
+  for (const customer of [...new Set(asks.map((a) => a.customer))].sort()) {
+    let open: (typeof out)[number] | undefined;
+    for (const ask of asks.filter((a) => a.customer === customer).sort((a, b) => a.at.localeCompare(b.at))) {
+      if (open && ask.state?.tier !== open.tier_name) {
+        open.to = ask.at;
+        open = undefined;
+      }
+      if (ask.state && !open) {
+        open = { customer_id: customer, tier_name: ask.state.tier, from: ask.at, to: null };
+        out.push(open);
+      }
+    }
+  }
+  return out;
+}
+
+async function tierHistory(destination: Destination): Promise<ReturnType<typeof inOrderTiers>> {
+  const rows = await destination.withConnection((conn) =>
+    conn.all<{ customer_id: string; tier_name: string; from_s: number | string; to_s: number | string | null }>(
+      `SELECT customer_id, tier_name, EXTRACT(EPOCH FROM valid_from) AS from_s, EXTRACT(EPOCH FROM valid_to) AS to_s
+         FROM loyalty_status_history ORDER BY customer_id, valid_from`,
+    ),
+  );
+  const iso = (s: number | string) => new Date(Number(s) * 1000).toISOString();
+  return rows.map((r) => ({
+    customer_id: r.customer_id,
+    tier_name: r.tier_name,
+    from: iso(r.from_s),
+    to: r.to_s === null ? null : iso(r.to_s),
+  }));
+}
+
+const dayAt = (day: number) => `2024-05-${String(day).padStart(2, '0')}T08:00:00.000Z`;
+
+describe.each(testDestinations)('the observations of the loyalty state kept as runs, into $name', (target) => {
+  let destination: Destination;
+  beforeEach(async () => {
+    destination = await openDestination((await target.fresh()).config);
+  });
+  afterEach(async () => destination.close());
+
+  it('quiet nights add asks, not observations; an ask arriving late inside a run splits it, and one found the same merges it back', async () => {
+    const quiet = { tier: 'Silver', wallets: { 'GR/EUR': '10', 'AE/AED': '5' } };
+    for (const day of [1, 2, 3, 5, 6, 7, 8, 9, 10, 11])
+      await loadNight(destination, [{ customer: 'C1', at: dayAt(day), state: quiet }]);
+    expect(await rowCounts(destination)).toEqual({
+      _etl_loyalty_wallets_observations: 2,
+      loyalty_wallets_history: 2,
+      _etl_loyalty_status_observations: 1,
+      loyalty_status_history: 1,
+      _etl_loyalty_status_asked: 10,
+    });
+    // a backfill of the 4th finds another balance and no AE wallet: it ends and restarts versions at the asks around it
+    const late: Ask = { customer: 'C1', at: dayAt(4), state: { tier: 'Silver', wallets: { 'GR/EUR': '11' } } };
+    const asks = [1, 2, 3, 5, 6, 7, 8, 9, 10, 11].map((day): Ask => ({ customer: 'C1', at: dayAt(day), state: quiet }));
+    await loadNight(destination, [late], 'run-late');
+    expect(await walletHistory(destination)).toEqual(inOrderWallets([...asks, late]));
+    expect(await rowCounts(destination)).toMatchObject({
+      _etl_loyalty_wallets_observations: 5,
+      loyalty_wallets_history: 5,
+      _etl_loyalty_status_observations: 1,
+      _etl_loyalty_status_asked: 11,
+    });
+    // the same ask replayed, now answering as the nights around it did: one run per wallet again
+    await loadNight(destination, [{ ...late, state: quiet }], 'run-replay');
+    expect(await walletHistory(destination)).toEqual(inOrderWallets([...asks, { ...late, state: quiet }]));
+    expect(await rowCounts(destination)).toMatchObject({
+      _etl_loyalty_wallets_observations: 2,
+      loyalty_wallets_history: 2,
+      _etl_loyalty_status_asked: 11,
+    });
+  });
+
+  it('asks loaded in any order, in any spans and again, give the versions of loading them once in time order, with one observation per version', async () => {
+    const state: fc.Arbitrary<NonNullable<Ask['state']>> = fc.record({
+      tier: fc.constantFrom('Silver', 'Gold'),
+      wallets: fc.dictionary(fc.constantFrom('GR/EUR', 'AE/AED'), fc.constantFrom('1', '2')),
+    });
+    // five in seven nights answer as the night before
+    const change: fc.Arbitrary<'same' | Ask['state']> = fc
+      .tuple(fc.integer({ min: 0, max: 6 }), fc.option(state))
+      .map(([n, other]) => (n < 5 ? 'same' : other));
+    // a customer's nights: mostly the same answer as the night before, sometimes another, sometimes a 1005
+    const nightsOf = (customer: string) =>
+      fc
+        .tuple(
+          fc.uniqueArray(fc.integer({ min: 1, max: 28 }), { minLength: 1, maxLength: 10 }),
+          state,
+          fc.array(change, { minLength: 10, maxLength: 10 }),
+        )
+        .map(([days, first, changes]) => {
+          let current: Ask['state'] = first;
+          return [...days]
+            .sort((a, b) => a - b)
+            .map((day, i): Ask => {
+              const change = changes[i]!;
+              if (i > 0 && change !== 'same') current = change;
+              return { customer, at: dayAt(day), state: current };
+            });
+        });
+    const plan = fc
+      .tuple(nightsOf('C1'), nightsOf('C2'))
+      .map(([a, b]) => [...a, ...b])
+      .chain((asks) =>
+        fc.record({
+          asks: fc.constant(asks),
+          order: fc.shuffledSubarray(asks, { minLength: asks.length, maxLength: asks.length }),
+          again: fc.subarray(asks),
+          spanOfTwo: fc.boolean(),
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(plan, async ({ asks, order, again, spanOfTwo }) => {
+        const fresh = await openDestination((await target.fresh()).config);
+        try {
+          // spans of one ask, or of two asks of different customers where the order allows
+          const spans: Ask[][] = [];
+          for (const ask of [...order, ...again]) {
+            const last = spans.at(-1);
+            if (spanOfTwo && last?.length === 1 && last[0]!.customer !== ask.customer) last.push(ask);
+            else spans.push([ask]);
+          }
+          for (const [i, span] of spans.entries()) await loadNight(fresh, span, `run-${i}`);
+          const wallets = inOrderWallets(asks);
+          const tiers = inOrderTiers(asks);
+          expect(await walletHistory(fresh)).toEqual(wallets);
+          expect(await tierHistory(fresh)).toEqual(tiers);
+          // a run of identical asks is one row, whatever the number of asks
+          expect(await rowCounts(fresh)).toEqual({
+            _etl_loyalty_wallets_observations: wallets.length,
+            loyalty_wallets_history: wallets.length,
+            _etl_loyalty_status_observations: tiers.length,
+            loyalty_status_history: tiers.length,
+            _etl_loyalty_status_asked: asks.length,
+          });
+        } finally {
+          await fresh.close();
+        }
+      }),
+      { numRuns: 8 },
+    );
+  }, 300_000);
+});
+
+describe.each(testDestinations)('observations written one row per ask, before runs, into $name', (target) => {
+  it('are rewritten as runs by the next commit that asks their customer, the versions unchanged', async () => {
+    const destination = await openDestination((await target.fresh()).config);
+    try {
+      const quiet = { tier: 'Silver', wallets: { 'GR/EUR': '10', 'AE/AED': '5' } };
+      const asks = [1, 2, 3, 4].map((day): Ask => ({ customer: 'C1', at: dayAt(day), state: quiet }));
+      for (const ask of asks) await loadNight(destination, [ask]);
+      // as the release before the runs left them: one row per key and ask, each its own run
+      await destination.withConnection(async (conn) => {
+        for (const table of ['_etl_loyalty_status_observations', '_etl_loyalty_wallets_observations']) {
+          const columns = (
+            await conn.all<{ column_name: string }>(
+              `SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+              [table],
+            )
+          )
+            .map((c) => c.column_name)
+            .filter((c) => c !== 'observed_at' && c !== 'last_observed_at');
+          await conn.run(
+            `CREATE TEMP TABLE per_ask AS SELECT ${columns.map((c) => `o.${c}`).join(', ')}, l.observed_at
+               FROM ${table} o JOIN _etl_loyalty_status_asked l
+                 ON l.customer_id = o.customer_id AND l.observed_at BETWEEN o.observed_at AND o.last_observed_at`,
+          );
+          await conn.run(`DELETE FROM ${table}`);
+          await conn.run(
+            `INSERT INTO ${table} (${columns.join(', ')}, observed_at, last_observed_at)
+             SELECT ${columns.join(', ')}, observed_at, observed_at FROM per_ask`,
+          );
+          await conn.run('DROP TABLE per_ask');
+        }
+      });
+      expect(await rowCounts(destination)).toMatchObject({
+        _etl_loyalty_wallets_observations: 8,
+        _etl_loyalty_status_observations: 4,
+      });
+      const next: Ask = { customer: 'C1', at: dayAt(5), state: quiet };
+      await loadNight(destination, [next]);
+      expect(await walletHistory(destination)).toEqual(inOrderWallets([...asks, next]));
+      expect(await rowCounts(destination)).toEqual({
+        _etl_loyalty_wallets_observations: 2,
+        loyalty_wallets_history: 2,
+        _etl_loyalty_status_observations: 1,
+        loyalty_status_history: 1,
+        _etl_loyalty_status_asked: 5,
+      });
+    } finally {
+      await destination.close();
     }
   });
 });

@@ -153,6 +153,15 @@ const VOUCHER_COLUMNS: Array<[string, string]> = [
   ['gone_at', 'The first observation that no longer listed it (UTC); NULL while listed.'],
 ];
 
+/** The columns of a state observation's run (docs/history.md). */
+const RUN_COLUMNS: Array<[string, string]> = [
+  ['observed_at', 'The first ask of the run (UTC).'],
+  [
+    'last_observed_at',
+    'The last ask of the run (UTC): every ask of the customer from observed_at through it found this content.',
+  ],
+];
+
 function table(
   name: string,
   key: string[],
@@ -576,32 +585,32 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     '_etl_loyalty_status_observations',
     ['customer_id', 'observed_at'],
     'pipeline',
-    'Each loyalty_status row when its customer was asked.',
-    [],
+    'Each loyalty_status row as its customer was asked, one row per run of asks that found the same content.',
+    RUN_COLUMNS,
     'loyalty_status',
   ),
   table(
     '_etl_loyalty_wallets_observations',
     ['customer_id', 'country_iso', 'currency', 'observed_at'],
     'pipeline',
-    'Each loyalty_wallets row when its customer was asked.',
-    [],
+    'Each loyalty_wallets row as its customer was asked, one row per run of asks that found the same content.',
+    RUN_COLUMNS,
     'loyalty_wallets',
   ),
   table(
     '_etl_loyalty_balance_details_observations',
     ['customer_id', 'expires_at', 'observed_at'],
     'pipeline',
-    'Each loyalty_balance_details row when its customer was asked.',
-    [],
+    'Each loyalty_balance_details row as its customer was asked, one row per run of asks that found the same content.',
+    RUN_COLUMNS,
     'loyalty_balance_details',
   ),
   table(
     '_etl_vouchers_observations',
     ['customer_id', 'code', 'observed_at'],
     'pipeline',
-    'Each vouchers row when its customer was asked.',
-    [],
+    'Each vouchers row as its customer was asked, one row per run of asks that found the same content.',
+    RUN_COLUMNS,
     'vouchers',
   ),
   table(

@@ -5,6 +5,9 @@ import { qualified, quoteIdent } from '../warehouse/identifiers.js';
 import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
+/** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
+const REWRITE_MEMORY = '64MB';
+
 /**
  * Rewrites the DuckDB file `file` (a copy of the warehouse) as analysts may read it under `policy`: every table's
  * rows again, with phone, e-mail, names and birthdate hashed or NULL (`personal-data.ts`), and the views and macros
@@ -16,9 +19,16 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
   if (policy.personalData === 'hash' && !policy.key)
     throw new Error('personal data is to be hashed, but no key was given');
   const raw = `${file}.raw`;
+  const spill = `${file}.spill`;
   await rename(file, raw);
   try {
-    const instance = await DuckDBInstance.create(':memory:');
+    // the rewrite is one transaction over the whole warehouse: unbounded (DuckDB's default is most of the machine's
+    // memory), it held what it wrote until the commit, and a publish took memory in proportion to the warehouse
+    const instance = await DuckDBInstance.create(':memory:', {
+      memory_limit: REWRITE_MEMORY,
+      temp_directory: spill,
+      threads: '1',
+    });
     try {
       const conn = await instance.connect();
       try {
@@ -83,6 +93,7 @@ export async function rewriteForAnalysts(file: string, policy: AnalystsPolicy): 
     throw error;
   } finally {
     await rm(raw, { force: true });
+    await rm(spill, { recursive: true, force: true });
   }
 }
 

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import type { SourceAnswer } from '../http-client.js';
 import type { CustomerIdentity } from '../loyalty-api.js';
-
-const gzip = promisify(gzipCallback);
 
 /** Text gathered before it is compressed into one gzip member and appended to the span's file. */
 export const ARCHIVE_BATCH_BYTES = 1 << 20;
@@ -49,8 +46,8 @@ export function compactInstant(iso: string): string {
 /**
  * The raw answers of one span, written to one file of gzip members (`<first day>_<last day>_<opened>_<tag>.jsonl.gz`
  * under `job=<job>/<stream>/`): a header line, then every customer the span handed on to be asked and every
- * answer it got, gathered in batches of about {@link ARCHIVE_BATCH_BYTES} of text that are compressed off the main
- * thread and appended in order. A kill leaves at worst a cut last member, which the reader drops with the lines
+ * answer it got, gathered in batches of about {@link ARCHIVE_BATCH_BYTES} of text that are compressed as they fill
+ * and appended in order. A kill leaves at worst a cut last member, which the reader drops with the lines
  * it held; {@link seal} (before the span's commit) makes every answer kept so far durable, so an answer counted as
  * loaded is on disk. A write that fails is thrown by `seal`, and the span does not commit.
  */
@@ -118,16 +115,20 @@ export class SpanArchive {
     if (this.bytes >= ARCHIVE_BATCH_BYTES) void this.flush();
   }
 
-  /** Compresses the gathered lines into one gzip member and appends it after those before it. */
+  /**
+   * Compresses the gathered lines into one gzip member and appends it after those before it. The compression runs
+   * here, on the pipeline's thread: compressed on the thread pool, batches waited there in the heap while the
+   * source's answers kept coming, over a hundred MB of them in a backfill; here a batch is gone before the next
+   * answer is read, and only the compressed members wait for their write.
+   */
   private flush(): Promise<void> {
     if (this.lines.length === 0) return this.writing;
-    const batch = `${this.lines.join('\n')}\n`;
+    const member = gzipSync(`${this.lines.join('\n')}\n`);
     this.lines = [];
     this.bytes = 0;
     this.writing = this.writing
       .then(async () => {
         if (this.failure !== undefined) return;
-        const member = await gzip(batch);
         const handle = await this.open();
         await handle.write(member);
       })
