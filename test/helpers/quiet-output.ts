@@ -12,10 +12,15 @@ let held = '';
 const hold = (chunk: unknown): void => {
   held += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString();
 };
-const original = {
+// Test files share their worker's process one after another (`isolate: false`): the streams' own writes are the ones
+// the first file found, not the holding ones a file before this one put in their place.
+const globals = globalThis as {
+  quietOutputOriginal?: { stdout: typeof process.stdout.write; stderr: typeof process.stderr.write };
+};
+const original = (globals.quietOutputOriginal ??= {
   stdout: process.stdout.write.bind(process.stdout),
   stderr: process.stderr.write.bind(process.stderr),
-};
+});
 
 useLogFormat(
   'json',
