@@ -1,6 +1,6 @@
 import type { JobSettings } from '../plan/job-plan.js';
 import type { UnlistedField } from './unlisted-fields.js';
-import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import type { LedgerTables, SqlConnection } from '../load/warehouse/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
 import type { HistoryStatus } from './history-status.js';
@@ -245,15 +245,12 @@ async function readRunLock(conn: SqlConnection, job: string): Promise<JobStatus[
 }
 
 async function readBackfills(conn: SqlConnection, job: string, finishedLimit = 3): Promise<BackfillSummary[]> {
-  const rows = await conn.all<{
-    backfill_id: string;
-    streams: string;
-    range_from: string;
-    range_to: string;
-    status: string;
-    started_at: string;
-    finished_at: string | null;
-  }>(
+  const rows = await conn.all<
+    Pick<
+      LedgerTables['_etl_backfills'],
+      'backfill_id' | 'streams' | 'range_from' | 'range_to' | 'status' | 'started_at' | 'finished_at'
+    >
+  >(
     `SELECT * FROM (
        SELECT backfill_id, streams, CAST(range_from AS VARCHAR) AS range_from, CAST(range_to AS VARCHAR) AS range_to, status,
               CAST(started_at AS VARCHAR) AS started_at, CAST(finished_at AS VARCHAR) AS finished_at,
