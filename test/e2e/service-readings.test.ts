@@ -11,7 +11,7 @@ import {
   type Middleware,
 } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
-import { testDestinations } from '../helpers/destinations.js';
+import { testDestinations, type TestDestination } from '../helpers/destinations.js';
 import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-program.js';
 import { readLoyaltyState, truthState } from '../helpers/loyalty-state-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
@@ -32,6 +32,15 @@ const PROGRAM_OPTIONS = {
 
 function emulatorWith(options: StartEmulatorOptions): Promise<Emulator> {
   return startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options });
+}
+
+/** A run of `streams` over the whole program into a fresh warehouse of `target`; it must succeed. */
+async function runProgram(target: TestDestination, url: string, streams: string[]) {
+  const { config } = await target.fresh();
+  const file = emulatorJobs({ url, timezone: TZ, firstDay: PROGRAM.start, destination: config, streams });
+  const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
+  expect(run.code, run.stderr.slice(-800)).toBe(0);
+  return { config, file, run };
 }
 
 /** The JSON body of a response, changed by `change`. */
@@ -308,16 +317,7 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
   afterAll(async () => emulator.close());
 
   it('loads the voucher and every other voucher of its customer, the field NULL, and keeps the raw value and the problem', async () => {
-    const { config } = await target.fresh();
-    const file = emulatorJobs({
-      url: emulator.url,
-      timezone: TZ,
-      firstDay: PROGRAM.start,
-      destination: config,
-      streams: ['accounts', 'vouchers'],
-    });
-    const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
-    expect(run.code, run.stderr.slice(-800)).toBe(0);
+    const { config, file, run } = await runProgram(target, emulator.url, ['accounts', 'vouchers']);
     expect(run.stdout).toMatch(
       /^vouchers: .*, 0 rejected, 1 field loaded as NULL \(unreadable; see _etl_field_rejects\)$/m,
     );
@@ -384,16 +384,11 @@ describe.each(testDestinations)(
     afterAll(async () => emulator.close());
 
     it('loads the posting and the answer, that field NULL, and keeps the raw value and the problem', async () => {
-      const { config } = await target.fresh();
-      const file = emulatorJobs({
-        url: emulator.url,
-        timezone: TZ,
-        firstDay: PROGRAM.start,
-        destination: config,
-        streams: ['accounts', 'loyalty_postings', 'loyalty_status'],
-      });
-      const run = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
-      expect(run.code, run.stderr.slice(-800)).toBe(0);
+      const { config, run } = await runProgram(target, emulator.url, [
+        'accounts',
+        'loyalty_postings',
+        'loyalty_status',
+      ]);
       expect(postingsOf).toBeDefined();
       expect(loyaltyOf).toBeDefined();
       expect(run.stdout).toMatch(
