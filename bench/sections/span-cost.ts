@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDestination } from '../../src/load/open-destination.js';
+import { offlineApi } from '../../test/helpers/offline-api.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { loadSpan } from '../../src/pipeline/load-span.js';
-import { HttpClient } from '../../src/source/http-client.js';
-import { LoyaltyApi } from '../../src/source/loyalty-api.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { surveysStream } from '../../src/streams/surveys.js';
@@ -74,16 +73,7 @@ async function measure(
   const destination = await openDestination({ type: 'duckdb', path: join(dir, 'warehouse.duckdb'), schema: 'main' });
   try {
     // nothing is asked of the source: every span's records are handed to the loader
-    const api = new LoyaltyApi(
-      new HttpClient({
-        baseUrl: 'http://127.0.0.1:9',
-        timeoutMs: 100,
-        retries: 0,
-        requestsPerSecond: 1,
-        concurrency: 1,
-        logger: silentLogger,
-      }),
-    );
+    const api = offlineApi();
     const ctx: StreamContext = {
       api,
       pageSize: 500,
