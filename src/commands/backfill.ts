@@ -133,8 +133,9 @@ async function runBackfill(
     archive: request.archive,
     logger,
     stop: interruptibleRun(),
-    // one worker of a shared backfill refreshes the reference data, not every one
-    refreshReferenceData: backfill.created,
+    // every worker of a shared backfill refreshes the reference data before its spans: custom fields are read by
+    // their definitions (profile_fields), and a worker joining one must not load accounts before they are there
+    refreshReferenceData: true,
     onSpanDone: (_stream, spanCounts) => progress.spanDone(spanCounts),
     onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
   }).finally(() => progress.stop());
