@@ -61,8 +61,9 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   async function loaded(
     personalData: 'keep' | 'hash' | 'drop',
     env: Record<string, string | undefined> = { LOYALTY_PII_SALT: SALT },
+    warehouse: 'fresh' | 'empty' = 'fresh',
   ) {
-    const { config } = await target.fresh();
+    const { config } = await target[warehouse]();
     const destination = { ...config, analysts: { personal_data: personalData } } as DestinationSettings;
     const file = emulatorJobs({
       url: emulator.url,
@@ -175,7 +176,7 @@ describe.each(testDestinations)('what analysts read of personal data on $name', 
   }, 180_000);
 
   it('hash without LOYALTY_PII_SALT: exit 2 with one line naming the variable, nothing loaded', async () => {
-    const { config, result } = await loaded('hash', { LOYALTY_PII_SALT: '' });
+    const { config, result } = await loaded('hash', { LOYALTY_PII_SALT: '' }, 'empty');
     expect(result.code).toBe(2);
     const lines = result.stderr.split('\n').filter((l) => l.trim() !== '');
     expect(lines).toHaveLength(1);

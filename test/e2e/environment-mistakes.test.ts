@@ -104,7 +104,7 @@ describe('environment mistakes: one line and the documented exit code', () => {
   });
 
   it('a PostgreSQL database without the pipeline tables is not set up by status: 2', async () => {
-    const { warehouse } = await postgresTestDestination.fresh();
+    const { warehouse } = await postgresTestDestination.empty();
     expectOneLine(
       await runCli(['status', '--config', jobs()], { LOYALTY_WAREHOUSE: warehouse }),
       2,

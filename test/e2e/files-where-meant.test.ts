@@ -97,7 +97,7 @@ describe('the copy published for analysts goes only where it is meant to (DuckDB
   afterAll(() => emulator.close());
 
   it('is no more readable than the warehouse: under umask 077 both are the owner’s alone', async () => {
-    const { config, warehouse } = await duckdbTestDestination.fresh();
+    const { config, warehouse } = await duckdbTestDestination.empty();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: '2024-03-02', destination: config });
     const run = await underUmask(0o077, () => runCli(['run', '--config', file, '--until', '2024-03-03']));
     expect(run.code, run.stderr).toBe(0);

@@ -28,7 +28,7 @@ describe.each(testDestinations)('a first run from a first_day long before the so
   afterAll(async () => emulator.close());
 
   it('records the empty stretch done with a few counts, asks nobody for postings before the first customer, and loads everything', async () => {
-    const { config } = await target.fresh();
+    const { config } = await target.empty();
     const file = emulatorJobs({
       url: emulator.url,
       timezone: TZ,

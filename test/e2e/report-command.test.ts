@@ -80,7 +80,7 @@ describe('run --report rewrites the page after every run', () => {
   });
 
   it('report refuses a DuckDB warehouse that does not exist instead of creating an empty one (exit 2)', async () => {
-    const { config, warehouse } = await duckdbTestDestination.fresh();
+    const { config, warehouse } = await duckdbTestDestination.empty();
     const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: FROM, destination: config });
     const out = join(testTempDir('page-'), 'status.html');
     const result = await runCli(['report', '--config', file, '--output', out]);

@@ -30,8 +30,9 @@ describe('three workers on one PostgreSQL share a backfill', () => {
       timezone: TZ,
       port: 0,
       // A worker that finds others alive waits 2.5 s before its first request (the rate share): answered at once, the
-      // first worker would finish the whole backfill in that time. At 25 ms an answer it needs several seconds alone.
-      faults: { latencyMs: 25 },
+      // first worker would finish the whole backfill in that time. At 50 ms an answer it needs about ten seconds
+      // alone (at 25 ms, on a busy machine, a joining worker once found every window taken).
+      faults: { latencyMs: 50 },
       hooks: { middleware: [gate.middleware, log.middleware] },
     });
   });

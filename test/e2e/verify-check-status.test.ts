@@ -129,7 +129,7 @@ describe.each(testDestinations)('verify, check and status on $name', (target) =>
   });
 
   it('check reports the config, one source call and the warehouse; status shows watermarks, lag, runs, backfills and rejects', async () => {
-    const { config } = await target.fresh();
+    const { config } = await target.empty();
     const file = emulatorJobs({
       url: emulator.url,
       timezone: TZ,

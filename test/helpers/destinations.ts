@@ -6,12 +6,14 @@ import { createTestDatabase } from './postgres-server.js';
 import { testTempDir } from './temp-dir.js';
 
 /**
- * The warehouses every end-to-end suite runs against. Each call of `fresh()` gives an empty warehouse of
- * that kind; `env` is what a subprocess needs to reach it (LOYALTY_WAREHOUSE).
+ * The warehouses every end-to-end suite runs against. Each call of `fresh()` gives a warehouse of that kind with
+ * nothing loaded, as the pipeline's first open leaves it (copied from one migrated once per session); `env` is what a subprocess needs to reach it (LOYALTY_WAREHOUSE).
  */
 export interface TestDestination {
   name: 'duckdb' | 'postgres';
   fresh(): Promise<{ config: DestinationSettings; warehouse: string }>;
+  /** A warehouse of that kind that nothing has opened yet (no file; a database with nothing in it). */
+  empty(): Promise<{ config: DestinationSettings; warehouse: string }>;
   /**
    * A new warehouse of that kind holding what the warehouse of `config` holds (its file copied, or its database
    * created from it as a template), for a test to start from the end of work done once for several tests. Nothing
@@ -20,15 +22,24 @@ export interface TestDestination {
   copy(config: DestinationSettings): Promise<{ config: DestinationSettings; warehouse: string }>;
 }
 
+/**
+ * A new file in a folder of its own for every call: a copy of one that the pipeline's first open migrated (schema
+ * `main`); `empty()` for a path where no file is yet.
+ */
 export const duckdbTestDestination: TestDestination = {
   name: 'duckdb',
   async fresh() {
+    const made = await this.empty();
+    copyFileSync(inject('duckdbTemplate'), made.warehouse);
+    return made;
+  },
+  async empty() {
     const path = join(testTempDir('warehouse-'), 'warehouse.duckdb');
     return { config: { type: 'duckdb', path, schema: 'main' }, warehouse: path };
   },
   async copy(original) {
     if (original.type !== 'duckdb') throw new Error(`not a DuckDB warehouse: ${original.type}`);
-    const { warehouse } = await this.fresh();
+    const { warehouse } = await this.empty();
     // a file closed by its last process has its write-ahead log checkpointed into it; one left by a kill has not
     for (const suffix of ['', '.wal'])
       if (existsSync(original.path + suffix)) copyFileSync(original.path + suffix, warehouse + suffix);
@@ -36,10 +47,18 @@ export const duckdbTestDestination: TestDestination = {
   },
 };
 
-/** A new empty database on the session's server (see `global-setup.ts`) for every call. */
+/**
+ * A new database on the session's server (see `global-setup.ts`) for every call: a copy of one that the pipeline's
+ * first open migrated (schema `public`), so it holds what any warehouse holds before its first run; `empty()` for a
+ * database nothing has opened.
+ */
 export const postgresTestDestination: TestDestination = {
   name: 'postgres',
   async fresh() {
+    const url = await createTestDatabase(inject('pgUrl'), inject('pgDatabasePrefix'), inject('pgTemplate'));
+    return { config: { type: 'postgres', url, schema: 'public' }, warehouse: url };
+  },
+  async empty() {
     const url = await createTestDatabase(inject('pgUrl'), inject('pgDatabasePrefix'));
     return { config: { type: 'postgres', url, schema: 'public' }, warehouse: url };
   },

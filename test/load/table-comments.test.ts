@@ -9,7 +9,7 @@ describe.each(testDestinations)('comments on every table and column of $name', (
   let destination: Destination;
   let schema: string;
   beforeAll(async () => {
-    const { config } = await target.fresh();
+    const { config } = await target.empty();
     schema = config.schema ?? (target.name === 'duckdb' ? 'main' : 'public');
     destination = await openDestination(config);
   });
