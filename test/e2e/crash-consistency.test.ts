@@ -226,8 +226,10 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
       const random = mulberry32(seed);
       const outcomes: boolean[] = [];
       for (let trial = 0; trial < RANDOM_TRIALS; trial++) {
-        // after a random number of committed windows, plus a random delay: inside staging, a commit or between
-        const afterWindows = Math.floor(random() * 16);
+        // after a random number of committed windows, plus a random delay: inside staging, a commit or between. Of
+        // the 18 windows, the postings' are logged three at a time as their spans commit: past 12 the run may be
+        // over before the kill
+        const afterWindows = Math.floor(random() * 12);
         const delayMs = Math.floor(random() * 40);
         const label = `random trial ${trial} (CRASH_SEED=${seed}): after ${afterWindows} windows + ${delayMs} ms`;
         const aim = (victim: Victim) =>
@@ -236,8 +238,9 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
           );
         outcomes.push(await crashTrial(label, aim, false));
       }
+      // most trials must kill, or the net catches nothing; a kill can still come after a run's end (in its publish)
       expect(outcomes.filter(Boolean).length, `CRASH_SEED=${seed}`).toBeGreaterThanOrEqual(
-        Math.ceil(RANDOM_TRIALS * 0.75),
+        Math.floor(RANDOM_TRIALS * 0.75),
       );
     },
     RANDOM_TRIALS * SLOW,
