@@ -18,9 +18,13 @@ import { startBenchEmulator } from './support/bench-emulator.js';
 import { writeBenchJobs } from './support/bench-jobs.js';
 import { runBackfill } from './support/backfill-run.js';
 
-/** Columns that hold when or by which run a row was written: they differ between two loads of the same data. */
+/**
+ * Columns that hold when or by which run a row was written, or when the service was asked (a customer's postings,
+ * its loyalty state): they differ between two loads of the same data. The state streams' histories start their
+ * versions at those instants too, so their `valid_from`/`valid_to` differ as well: compare those streams by rows.
+ */
 const VOLATILE =
-  /^(_?loaded_at|_?run_id|updated_at|started_at|finished_at|added_at|applied_at|claimed_by|claimed_at|backfill_id|rejected_at)$/;
+  /^(_?loaded_at|_?run_id|updated_at|started_at|finished_at|added_at|applied_at|claimed_by|claimed_at|backfill_id|rejected_at|observed_at|last_observed_at|first_seen_at|last_seen_at)$/;
 /** The run ledger itself: its rows are runs, not data. */
 const LEDGER_ONLY = new Set(['_etl_runs', '_etl_run_events', '_etl_locks', '_etl_workers']);
 
