@@ -1,7 +1,7 @@
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
-import { valuesList } from '../load/warehouse/values-list.js';
+import { columnLists } from '../load/warehouse/values-list.js';
 
 /**
  * Windows written per ledger statement. A statement carries only what differs from window to window (the
@@ -44,12 +44,12 @@ export async function recordWindowsDone(
     const rows = counts
       .slice(i, i + LEDGER_BATCH)
       .map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests]);
-    const list = valuesList(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
+    const list = columnLists(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
     await conn.run(
       `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
                                                  run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
        SELECT $1, $2, v.s, v.e, 'done', v.x, v.l, v.r, v.q, $3, CAST($4 AS TIMESTAMPTZ), NULL, NULL, NULL, $5
-         FROM (VALUES ${list.sql}) v (s, e, x, l, r, q)
+         FROM ${list.sql} v (s, e, x, l, r, q)
        ON CONFLICT (job, stream, window_start) DO UPDATE
           SET window_end = excluded.window_end, status = 'done', rows_extracted = excluded.rows_extracted, rows_loaded = excluded.rows_loaded,
               rows_rejected = excluded.rows_rejected, requests = excluded.requests, run_id = excluded.run_id, finished_at = excluded.finished_at,
@@ -136,7 +136,7 @@ export async function ensureWindowRows(
   runId: string,
 ): Promise<void> {
   for (let i = 0; i < windows.length; i += LEDGER_BATCH) {
-    const list = valuesList(
+    const list = columnLists(
       windows.slice(i, i + LEDGER_BATCH).map((w) => [w.start, w.end]),
       ['DATE', 'DATE'],
       4,
@@ -144,7 +144,7 @@ export async function ensureWindowRows(
     await conn.run(
       `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
                                                  run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
-       SELECT $1, $2, v.s, v.e, 'pending', 0, 0, 0, 0, $3, NULL, NULL, NULL, NULL, NULL FROM (VALUES ${list.sql}) v (s, e)
+       SELECT $1, $2, v.s, v.e, 'pending', 0, 0, 0, 0, $3, NULL, NULL, NULL, NULL, NULL FROM ${list.sql} v (s, e)
        ON CONFLICT (job, stream, window_start) DO UPDATE
           SET window_end = excluded.window_end, status = CASE WHEN _etl_windows.status = 'done' THEN 'pending' ELSE _etl_windows.status END
         WHERE _etl_windows.window_end < excluded.window_end`,

@@ -88,29 +88,48 @@ export function optionLabel(value: string, options: ReadonlyArray<{ key: string;
   return options.find((o) => o.key === value)?.label ?? options.find((o) => o.label === value)?.label ?? null;
 }
 
+/** What JSON text an array can start with: JSON's own white space (not JavaScript's), then `[`. */
+const JSON_ARRAY_START = /^[ \t\n\r]*\[/;
+
+/** {@link optionNames} of each field's options, worked out once for all the values read against them. */
+const NAMES = new WeakMap<object, ReadonlyArray<readonly [string, readonly ChosenOption[]]>>();
+
+/** Every text naming one of `options` (its key, its label), longest first, each with the options it names. */
+function optionNames(
+  options: ReadonlyArray<{ key: string; label: string }>,
+): ReadonlyArray<readonly [string, readonly ChosenOption[]]> {
+  const known = NAMES.get(options);
+  if (known) return known;
+  const byName = new Map<string, ChosenOption[]>();
+  const seen = new Set<string>();
+  for (const o of options) {
+    if (seen.has(o.key)) continue;
+    seen.add(o.key);
+    for (const name of new Set([o.key, o.label])) {
+      if (name === '') continue;
+      byName.set(name, [...(byName.get(name) ?? []), Object.freeze({ key: o.key, label: o.label })]);
+    }
+  }
+  const names = [...byName].sort((a, b) => b[0].length - a[0].length);
+  NAMES.set(options, names);
+  return names;
+}
+
 /** Reads a value against a field's options, counting its steps. */
 class ListReader {
   private steps = 0;
   exhausted = false;
   /** Every text naming an option (its key, its label), longest first, each with the options it names. */
-  private readonly names: Array<[string, ChosenOption[]]>;
+  private readonly names: ReadonlyArray<readonly [string, readonly ChosenOption[]]>;
 
   constructor(options: ReadonlyArray<{ key: string; label: string }>) {
-    const byName = new Map<string, ChosenOption[]>();
-    const seen = new Set<string>();
-    for (const o of options) {
-      if (seen.has(o.key)) continue;
-      seen.add(o.key);
-      for (const name of new Set([o.key, o.label])) {
-        if (name === '') continue;
-        byName.set(name, [...(byName.get(name) ?? []), { key: o.key, label: o.label }]);
-      }
-    }
-    this.names = [...byName].sort((a, b) => b[0].length - a[0].length);
+    this.names = optionNames(options);
   }
 
   /** The lists a JSON array of option names reads as (none when the value is no JSON array of texts). */
   json(value: string): ChosenOption[][] {
+    // most values are no JSON at all, and a parse that throws costs more than the rest of the reading
+    if (!JSON_ARRAY_START.test(value)) return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);

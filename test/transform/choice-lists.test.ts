@@ -53,6 +53,15 @@ describe('a multiple-choice value read as a list of options', () => {
     expect(keys('["wine","beer"]')).toMatch(/is not/);
   });
 
+  it("reads a JSON array after JSON's white space only, as JSON.parse does", () => {
+    expect(keys(' \t\r\n["wine","kids"] ', 'json')).toEqual(['wine', 'kids']);
+    // white space JSON does not know (no-break space, byte order mark) makes no JSON array
+    expect(keys('\u00a0["wine"]', 'json')).toMatch(/is not a JSON array/);
+    expect(keys('\ufeff["wine"]', 'json')).toMatch(/is not a JSON array/);
+    expect(keys('"wine"', 'json')).toMatch(/is not a JSON array/);
+    expect(keys('["wine"', 'json')).toMatch(/is not a JSON array/);
+  });
+
   it('gives a single choice its label by key, else by label', () => {
     expect(optionLabel('kids', OPTIONS)).toBe('Kids, family');
     expect(optionLabel('Arts', OPTIONS)).toBe('Arts');

@@ -15,7 +15,8 @@ function touchedKeys(spec: TableSpec): string {
 /**
  * Statements that record what a span observed of `spec` (which declares a history) and rebuild the versions of the
  * keys it touched, inside the span's transaction and after its merges. Versions are a function of the observations
- * alone — never of what the history held before — so the order windows arrive in cannot change them.
+ * alone — never of the order they were loaded in: a commit rebuilds every version its observations can change, and
+ * the others are the same function of the same, earlier observations.
  */
 export function historyStatements(spec: TableSpec & { history: HistorySpec }, ctx: HistoryContext): Statement[] {
   const history = spec.history;
@@ -48,11 +49,20 @@ export function historyStatements(spec: TableSpec & { history: HistorySpec }, ct
         },
   );
   out.push(observe(spec, history, ctx));
+  // Observed by window, every observation the span adds or removes counts from its first day or later: the versions
+  // that ended before it are a function of earlier observations alone and stay as they are. Only those ending on or
+  // after that day, or not at all, are rebuilt, so a commit writes a touched key's latest versions, not all of them.
+  const since = byWindow ? ctx.spanStart : undefined;
+  const versions = qualified(ctx.schema, history.table);
   out.push({
-    sql: `DELETE FROM ${qualified(ctx.schema, history.table)} WHERE EXISTS (SELECT 1 FROM ${keys} k WHERE ${match(spec.key, 'k', qualified(ctx.schema, history.table))})`,
-    params: [],
+    sql:
+      `DELETE FROM ${versions} WHERE EXISTS (SELECT 1 FROM ${keys} k WHERE ${match(spec.key, 'k', versions)})` +
+      (since === undefined
+        ? ''
+        : ` AND (${versions}."valid_to" IS NULL OR ${versions}."valid_to" >= CAST($1 AS DATE))`),
+    params: since === undefined ? [] : [since],
   });
-  out.push(rebuild(spec, history, ctx));
+  out.push(rebuild(spec, history, ctx, since));
   out.push({ sql: `DROP TABLE ${keys}`, params: [] });
   return out;
 }
@@ -97,12 +107,18 @@ function observe(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
 
 /**
  * The versions of the touched keys from their observations, in observation order: an observation whose hash differs
- * from the one before it starts a version, which ends where the next version starts. A version keeps the run and load
+ * from the one before it starts a version, which ends where the next version starts; with `since`, only those that
+ * end on or after that day, or not at all. A version keeps the run and load
  * time of the observation that started it. With `notBefore`, an observation counts from the later of its time and
  * that day (and of those counting from the same day, the one loaded last), so no version starts before the source
  * says its content was set.
  */
-function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpec, ctx: HistoryContext): Statement {
+function rebuild(
+  spec: TableSpec & { history: HistorySpec },
+  history: HistorySpec,
+  ctx: HistoryContext,
+  since: string | undefined,
+): Statement {
   const objects = (history.objects ?? []).map((o) => o.column);
   const content = [...keptColumns(spec).filter((c) => c !== history.observedAt), ...objects];
   const key = spec.key.map((k) => `o.${q(k)}`).join(', ');
@@ -131,9 +147,10 @@ function rebuild(spec: TableSpec & { history: HistorySpec }, history: HistorySpe
     'v."_loaded_at"',
   ];
   const source = rowId ? `(${versions}) v JOIN ${table} c ON c.${rowId} = v."_row"` : `(${versions}) v`;
+  const kept = since === undefined ? '' : ` WHERE v."_next" IS NULL OR v."_next" >= CAST($1 AS DATE)`;
   return {
-    sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${source}`,
-    params: [],
+    sql: `INSERT INTO ${qualified(ctx.schema, history.table)} (${columns.map(q).join(', ')}) SELECT ${values.join(', ')} FROM ${source}${kept}`,
+    params: since === undefined ? [] : [since],
   };
 }
 
