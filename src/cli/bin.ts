@@ -8,11 +8,11 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 // cost of a few more (short) collections. The setting is read at every collection, so it applies from here on.
 setFlagsFromString('--heap-growing-percent=50');
 
-// V8 grows its young generation to 32 MB under a backfill's stream of short-lived pages, 30 MB of resident
-// memory that buys little. Its maximum is fixed when the process starts, but its growth factor is read at each
-// collection: the young generation may grow only while it is under 8 MB. (Kept at its first 2 MB, the
-// collections cost a quarter more CPU: docs/performance.md, "The JavaScript heap".)
-const YOUNG_GENERATION_BYTES = 8 * 2 ** 20;
+// V8 grows its young generation to 32 MB under a backfill's stream of short-lived pages, resident memory that
+// buys little. Its maximum is fixed when the process starts, but its growth factor is read at each collection:
+// the young generation may grow only while it is under 16 MB (30 MB off a backfill's peak at the same CPU; at
+// 8 MB, 36 MB for 8% more CPU: docs/performance.md, "The JavaScript heap").
+const YOUNG_GENERATION_BYTES = 16 * 2 ** 20;
 let growing = true;
 new PerformanceObserver(() => {
   const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
