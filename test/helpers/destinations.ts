@@ -7,7 +7,8 @@ import { testTempDir } from './temp-dir.js';
 
 /**
  * The warehouses every end-to-end suite runs against. Each call of `fresh()` gives a warehouse of that kind with
- * nothing loaded, as the pipeline's first open leaves it (copied from one migrated once per session); `env` is what a subprocess needs to reach it (LOYALTY_WAREHOUSE).
+ * nothing loaded, as the pipeline's first open leaves it (copied from one migrated once per test run); `warehouse` is
+ * what a subprocess needs to reach it (LOYALTY_WAREHOUSE).
  */
 export interface TestDestination {
   name: 'duckdb' | 'postgres';
