@@ -8,7 +8,7 @@ import { LOYALTY_MEMBERS } from '../streams/loyalty-status.js';
 import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
 import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
 import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
-import { type ChoiceListForm, readChoiceList } from '../transform/choice-lists.js';
+import { type ChoiceListForm, readChoiceList, readFieldOptions } from '../transform/choice-lists.js';
 import type { Finding } from './probe-finding.js';
 import { RecordSample } from './probe-records.js';
 
@@ -334,14 +334,7 @@ export class ServiceProbe {
     for (const f of Array.isArray(fields) ? fields : []) {
       const { name: field, multiple: several, options } = (f ?? {}) as Record<string, unknown>;
       if (typeof field !== 'string' || String(several) !== 'true' || !Array.isArray(options)) continue;
-      multiple.set(
-        field,
-        options.flatMap((o: { key?: unknown; value?: unknown }) =>
-          o && typeof o.value === 'string' && (typeof o.key === 'string' || typeof o.key === 'number')
-            ? [{ key: String(o.key), label: o.value }]
-            : [],
-        ),
-      );
+      multiple.set(field, readFieldOptions(options));
     }
     if (multiple.size === 0) {
       this.findings.push({

@@ -28,6 +28,31 @@ export interface ChosenOption {
 /** A value read as a list of options, or why it cannot be read as exactly one. */
 export type ChoiceList = { options: ChosenOption[] } | { problem: string };
 
+/**
+ * The options of a choice field's definition, `[{key, value}]`: as JSON text (how the warehouse holds
+ * `profile_fields.options`) or already parsed (how the service sends it). An option without a text or number key and a
+ * text label is left out; anything that is no array has none.
+ */
+export function readFieldOptions(options: unknown): Array<{ key: string; label: string }> {
+  let parsed = options;
+  if (typeof options === 'string') {
+    try {
+      parsed = JSON.parse(options);
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(parsed)) return [];
+  const out: Array<{ key: string; label: string }> = [];
+  for (const option of parsed) {
+    if (!option || typeof option !== 'object') continue;
+    const { key, value } = option as { key?: unknown; value?: unknown };
+    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string')
+      out.push({ key: String(key), label: value });
+  }
+  return out;
+}
+
 /** Most steps spent reading one value: a value that takes more is refused, never guessed. */
 const STEP_BUDGET = 20_000;
 

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { readFieldOptions } from './choice-lists.js';
 
 /** The types a custom field's text can be read as; `label`: a choice field's option key read as its label. */
 export type FieldKind = 'date' | 'number' | 'boolean' | 'label';
@@ -89,21 +90,7 @@ export function parseTypedValue(type: FieldType, raw: string): string | null {
  * choiceTypeOf('[{"key":"gold","value":"Gold"}]') // { kind: 'label', format: '[["gold","Gold"]]' }
  */
 export function choiceTypeOf(options: string | null): FieldType | null {
-  if (!options) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(options);
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(parsed)) return null;
-  const pairs: Array<[string, string]> = [];
-  for (const option of parsed) {
-    if (!option || typeof option !== 'object') continue;
-    const { key, value } = option as { key?: unknown; value?: unknown };
-    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string')
-      pairs.push([String(key), value]);
-  }
+  const pairs = readFieldOptions(options).map((o) => [o.key, o.label]);
   return pairs.length > 0 ? { kind: 'label', format: JSON.stringify(pairs) } : null;
 }
 

@@ -1,4 +1,4 @@
-import type { FieldDefinition, FieldDefinitions } from '../../transform/choice-lists.js';
+import { readFieldOptions, type FieldDefinition, type FieldDefinitions } from '../../transform/choice-lists.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 
 /**
@@ -17,25 +17,7 @@ export async function readFieldDefinitions(conn: SqlConnection): Promise<FieldDe
   const out = new Map<string, FieldDefinition>();
   for (const r of rows) {
     if (r.name === null || out.has(r.name)) continue;
-    out.set(r.name, { multiple: r.multiple === true, options: optionsOf(r.options) });
+    out.set(r.name, { multiple: r.multiple === true, options: readFieldOptions(r.options) });
   }
   return out;
-}
-
-function optionsOf(json: string | null): FieldDefinition['options'] {
-  let parsed: unknown;
-  try {
-    parsed = json === null ? [] : JSON.parse(json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  const options: Array<{ key: string; label: string }> = [];
-  for (const option of parsed) {
-    if (!option || typeof option !== 'object') continue;
-    const { key, value } = option as { key?: unknown; value?: unknown };
-    if ((typeof key === 'string' || typeof key === 'number') && typeof value === 'string')
-      options.push({ key: String(key), label: value });
-  }
-  return options;
 }
