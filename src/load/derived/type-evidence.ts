@@ -41,6 +41,19 @@ export type EvidenceTable = EvidenceSource['table'];
 const COUNT_COLUMNS = ['value_count', ...ANSWER_TYPES.map((type) => `fit_${type}`)];
 const q = quoteIdent;
 
+/** The survey a value of `source` counts under (its group's column, or none), and the join that reads it. */
+function surveyOf(
+  dialect: WarehouseDialect,
+  schema: string,
+  source: EvidenceSource,
+): { survey: string; group: string } {
+  if (!source.group) return { survey: `CAST('' AS ${dialect.typeName('text')})`, group: '' };
+  return {
+    survey: `g.${q(source.group.column)}`,
+    group: ` JOIN ${qualified(schema, source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`,
+  };
+}
+
 /**
  * `survey_id`, `name` and the counts of `source`'s values, from the whole table or, with `scope`, from the rows of
  * the `scope` values the temp table `scope` holds (column `k`), each count multiplied by `sign`. The one definition
@@ -59,10 +72,7 @@ function countsSql(
     (type) =>
       `${sign}SUM(CASE WHEN ${fitsType(dialect, type, 'v."_value"')} THEN v."_n" ELSE 0 END) AS ${q(`fit_${type}`)}`,
   );
-  const survey = source.group ? `g.${q(source.group.column)}` : `CAST('' AS ${dialect.typeName('text')})`;
-  const group = source.group
-    ? ` JOIN ${qualified(schema, source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`
-    : '';
+  const { survey, group } = surveyOf(dialect, schema, source);
   const within = scope ? ` JOIN ${q(scope)} s ON s."k" = l.${q(source.scope)}` : '';
   const value = `l.${q(source.value)}`;
   const values =
@@ -85,10 +95,7 @@ function ruleOf(dialect: WarehouseDialect, source: EvidenceSource): string {
   const fits = ANSWER_TYPES.map(
     (type) => `SUM(CASE WHEN ${fitsType(dialect, type, value)} THEN 1 ELSE 0 END) AS ${q(`fit_${type}`)}`,
   );
-  const survey = source.group ? `g.${q(source.group.column)}` : `CAST('' AS ${dialect.typeName('text')})`;
-  const group = source.group
-    ? ` JOIN ${qualified('schema', source.group.table)} g ON g.${q(source.scope)} = l.${q(source.scope)}`
-    : '';
+  const { survey, group } = surveyOf(dialect, 'schema', source);
   const rowByRow =
     `SELECT ${quoteLiteral(source.table)} AS "table_name", ${survey} AS "survey_id", l.${q(source.name)} AS "name", ` +
     `COUNT(*) AS "value_count", ${fits.join(', ')} FROM ${qualified('schema', source.table)} l${group}` +
