@@ -1,3 +1,4 @@
+import type { Day } from '../plan/days.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { redact } from '../log/redact.js';
 import { formatWindow, type Window } from '../plan/windows.js';
@@ -8,9 +9,10 @@ import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.
 
 /**
  * Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor
- * `loaded`).
+ * `loaded`); and `through`, the last day the run planned for the stream (a first night left to the sweep asks the
+ * sweep's quota in the span that reaches it).
  */
-export type SpanTarget = { backfillId?: string; directory?: boolean };
+export type SpanTarget = { backfillId?: string; directory?: boolean; through?: Day | undefined };
 
 /**
  * Loads a span the run holds ({@link loadSpan}) with the run's settings and its own scoped client; what it loaded
@@ -53,6 +55,7 @@ export async function loadClaimedSpan(
     claimedBy: runId,
     backfillId: target.backfillId,
     customers,
+    runThrough: target.through,
     customersAsked: asked?.report,
     archive: request.archive,
   };

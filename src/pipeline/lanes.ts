@@ -27,6 +27,7 @@ export async function runLanes(
   target: SpanTarget,
 ): Promise<void> {
   run.result.failed.push(...queue.skipped.map((s) => ({ stream: name, ...s })));
+  target = { ...target, through: queue.lastDay };
   const waiting = { logged: false };
   // once a lane breaks, the others finish the span in hand and stop: none waits for windows it will never get
   let laneBroken = false;

@@ -32,6 +32,8 @@ export interface SpanSettings {
   backfillId?: string;
   /** For a per-customer stream: which customers it asks (the stream's `customerRule`). */
   customers?: CustomerRule;
+  /** The last day the run planned for the stream (see {@link selectCustomers}). */
+  runThrough?: Day | undefined;
   /** For a per-customer stream, for the progress display: the customers selected, then those handed on to be asked. */
   customersAsked?: (asked: number, selected: number) => void;
   /** The raw archive the span's answers (and the customers it asks) are kept in, durably before its commit. */
@@ -96,6 +98,7 @@ export async function loadSpan(
         span,
         new Date(),
         settings.runId,
+        settings.runThrough,
       )
     : undefined;
   // the count is one more read of the selection, made only when someone follows the span's progress

@@ -20,6 +20,8 @@ export interface WindowQueue {
   next(): Promise<NextSpan>;
   /** Windows the queue gave up on without loading them, and why. */
   readonly skipped: Array<{ window: Window; error: string }>;
+  /** The last day of the windows a run planned (a backfill's queue: undefined). */
+  readonly lastDay?: Day;
 }
 
 interface QueueContext {
@@ -36,13 +38,18 @@ interface QueueContext {
  */
 export class PlannedQueue implements WindowQueue {
   readonly skipped: Array<{ window: Window; error: string }> = [];
+  readonly lastDay: Day | undefined;
   private readonly turn = new Mutex();
 
   constructor(
     private readonly ctx: QueueContext,
     private readonly spans: Window[][],
     private readonly options: { skipDone?: boolean } = {},
-  ) {}
+  ) {
+    this.lastDay = spans
+      .flat()
+      .reduce<Day | undefined>((last, w) => (last === undefined || w.end > last ? w.end : last), undefined);
+  }
 
   next(): Promise<NextSpan> {
     return this.turn.run(async () => {

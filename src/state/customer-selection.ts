@@ -1,5 +1,5 @@
 import type { CustomerRule, PostingsSweep } from '../plan/customer-rule.js';
-import { addDays, maxDay } from '../plan/days.js';
+import { addDays, maxDay, type Day } from '../plan/days.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Window } from '../plan/windows.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
@@ -32,6 +32,10 @@ export type {
  *   state streams' order ({@link sweepOrder}) on the postings' own observations; each of those keeps its postings
  *   since it was last asked (`readFrom`), so a posting no sign announced is loaded within `sweep_days` nights;
  * - `signs-and-sweep`: see {@link signsAndSweepCustomers}.
+ *
+ * A first night left to the sweep (`first_night: sweep`) asks the sweep's quota once, in the span that reaches
+ * `runThrough` (the last day the run planned for the stream; every span when undefined): a quota in every span
+ * asked as many nights' worth as the night had spans, and two lanes side by side took the same customers twice.
  */
 export async function selectCustomers(
   read: WarehouseRead,
@@ -41,17 +45,19 @@ export async function selectCustomers(
   span: Window[],
   now: Date = new Date(),
   runId = '',
+  runThrough?: Day,
 ): Promise<CustomerSelection> {
   // a first night is the job's first run of the stream, all of its spans: no customer asked by an earlier run
   const firstNight = () => read(async (conn) => !(await observedBefore(conn, stream, runId)));
+  const reachesRunEnd = runThrough === undefined || span.at(-1)!.end >= runThrough;
   if (typeof rule === 'string') rule = { kind: rule };
   if (rule.kind === 'signs-and-sweep') {
-    const signs = !rule.firstNightSweep || !(await firstNight());
-    return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, signs);
+    const first = rule.firstNightSweep === true && (await firstNight());
+    return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, !first, !first || reachesRunEnd);
   }
   const { kind } = rule;
   if (kind === 'all') return { kind, ...accountCustomers(read, kind, span, stream) };
-  const sweep = rule.sweep;
+  const sweep = rule.sweep?.firstNightSweep && !reachesRunEnd && (await firstNight()) ? undefined : rule.sweep;
   const swept = sweep ? { sweep, order: await sweepOrder(read, stream, sweep.sweepDays, now) } : undefined;
   // with a sweep, a first night (nobody observed yet) asks every customer, so that history starts complete, unless
   // `first_night: sweep` leaves them to the sweep
@@ -70,11 +76,11 @@ export async function selectCustomers(
   // a customer first listed in the span (a new one) and never asked is asked with the sweep, as an account change is a sign for
   // the state streams (a first night left to the sweep excepted: every customer is new then)
   const newcomers =
-    after === undefined || (sweep?.firstNightSweep && (await firstNight()))
+    after === undefined || (rule.sweep?.firstNightSweep && (await firstNight()))
       ? undefined
       : { start: span[0]!.start, end: span.at(-1)!.end };
   const customers =
-    after === undefined && !sweep?.firstNightSweep
+    after === undefined && !rule.sweep?.firstNightSweep
       ? accountCustomers(read, 'all', span, stream)
       : eventCustomers(read, after ?? 0, through, stream, swept, newcomers);
   return { kind, ...customers, events: { after, through } };

@@ -32,12 +32,16 @@ export async function signsAndSweepCustomers(
   span: Window[],
   now: Date,
   signs = true,
+  sweep = true,
 ): Promise<CustomerSelection> {
   const { after, through } = await read(async (conn) => ({
     after: (await readEventBookmark(conn, job, stream)) ?? 0,
     through: await lastEventSeq(conn),
   }));
-  const order = await sweepOrder(read, stream, sweepDays, now);
+  // no sweep: no quota, and no observation is stale before the epoch
+  const order = sweep
+    ? await sweepOrder(read, stream, sweepDays, now)
+    : { lastDue: null, staleBefore: new Date(0).toISOString() };
   const range = { start: span[0]!.start, end: span.at(-1)!.end };
   return {
     kind: 'signs-and-sweep',

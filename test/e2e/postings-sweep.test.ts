@@ -20,10 +20,18 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   let asked = new Set<string>();
   /** Customers whose loyalty state was asked for since the last reset. */
   let stateAsked = new Set<string>();
+  /** Asks since the last reset, a customer asked twice counting twice: first pages of postings, state calls. */
+  let asks = { postings: 0, state: 0 };
   const watch: Middleware = async (request, next) => {
     const who = request.query.get('phone') ?? request.query.get('email') ?? '';
-    if (request.path === '/accounts/loyalty/postings' && request.query.get('pageNumber') === '1') asked.add(who);
-    if (request.path === '/accounts' && request.query.get('includeLoyalty') === 'true') stateAsked.add(who);
+    if (request.path === '/accounts/loyalty/postings' && request.query.get('pageNumber') === '1') {
+      asked.add(who);
+      asks.postings++;
+    }
+    if (request.path === '/accounts' && request.query.get('includeLoyalty') === 'true') {
+      stateAsked.add(who);
+      asks.state++;
+    }
     return next(request);
   };
   beforeAll(async () => {
@@ -56,6 +64,7 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
   async function night(file: string, day: string): Promise<number> {
     asked = new Set();
     stateAsked = new Set();
+    asks = { postings: 0, state: 0 };
     const result = await runCli(['run', '--config', file, '--until', day]);
     expect(result.code, result.stderr).toBe(0);
     return asked.size;
@@ -133,6 +142,33 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
       const last = await verify(file, through);
       expect(last.code, last.output).toBe(0);
       expect(last.output).not.toMatch(/more than expected/);
+    },
+    SLOW,
+  );
+
+  it(
+    '`first_night: sweep` over several postings spans: the night asks the quota once, in its last span, reading the whole history of those customers',
+    async () => {
+      const { config, file } = await jobsFile(
+        `      customers: webhook\n      sweep_days: ${SWEEP_DAYS}\n      max_span_days: 3\n`,
+        `    first_night: sweep\n    sweep_days: ${SWEEP_DAYS}\n`,
+        ['accounts', 'loyalty_postings', 'loyalty_status'],
+      );
+      const quota = Math.ceil([...emulator.truth.customers(FIRST_NIGHT)].length / SWEEP_DAYS);
+      // ten days in spans of three, two lanes: a quota per span asked about four quotas, some customers twice
+      expect(await night(file, FIRST_NIGHT)).toBe(quota);
+      expect(asks.postings).toBe(quota);
+      expect(asks.state).toBe(quota);
+      // the customers asked hold every posting they made through the night's last day
+      const held = new Set((await withWarehouse(config, readPostings)).map((p) => JSON.stringify(p)));
+      const who = new Map([...emulator.truth.customers(FIRST_NIGHT)].map((c) => [c.customer_id, identity(c)]));
+      const theirs = truth(START, FIRST_NIGHT).filter((p) => asked.has(who.get(String(p.customer_id)) ?? ''));
+      expect(theirs.length).toBeGreaterThan(0);
+      expect(theirs.filter((p) => !held.has(JSON.stringify(p)))).toEqual([]);
+      // and nobody else's: no other customer was asked
+      expect(held.size).toBe(new Set(theirs.map((p) => JSON.stringify(p))).size);
+      const first = await verify(file, FIRST_NIGHT);
+      expect(first.code, first.output).toBe(0);
     },
     SLOW,
   );
