@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -38,6 +38,13 @@ const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT;
 const SELECTION_LIMIT_S = 60;
 /** The selection is timed at a million customers whatever the scale, unless the smoke runs it tiny. */
 const SELECTION_CUSTOMERS = SCALE >= 0.01 ? 1_000_000 : CUSTOMERS;
+/**
+ * A first night at a million takes an hour and more: `BENCH_NIGHTLY_KEEP=dir` keeps its warehouse there (as it was
+ * when the first night ended), and `BENCH_NIGHTLY_FROM=dir` starts from a copy of such a warehouse (same
+ * `BENCH_SCALE`) and runs the quiet night alone.
+ */
+const KEEP_DIR = process.env.BENCH_NIGHTLY_KEEP;
+const FROM_DIR = process.env.BENCH_NIGHTLY_FROM;
 
 /**
  * A night of a large program, measured: the emulator with a million customers (×`BENCH_SCALE`), a first night
@@ -79,11 +86,17 @@ export const nightlyCost: BenchSection = {
     const checks: BenchCheck[] = [];
     const data: unknown[] = [];
     try {
-      let size = 0;
-      for (const [night, until] of [
+      if (FROM_DIR) {
+        if (!existsSync(join(FROM_DIR, 'warehouse.duckdb')))
+          throw new Error(`BENCH_NIGHTLY_FROM: no warehouse.duckdb in ${FROM_DIR}`);
+        copyWarehouse(FROM_DIR, dir);
+      }
+      let size = FROM_DIR ? statSync(path).size : 0;
+      const nights = [
         ['first', addDays(LAST_DAY, -1)],
         ['quiet', LAST_DAY],
-      ] as const) {
+      ] as const;
+      for (const [night, until] of FROM_DIR ? nights.slice(1) : nights) {
         emulator.stats.reset();
         askedPostings.clear();
         const run = await runCli(
@@ -93,6 +106,7 @@ export const nightlyCost: BenchSection = {
           6 * 3600_000,
         );
         if (run.code !== 0) throw new Error(`loyalty-etl run exited ${run.code}:\n${run.stderr.slice(-3000)}`);
+        if (night === 'first' && KEEP_DIR) copyWarehouse(dir, KEEP_DIR);
         const requests = Object.fromEntries(ENDPOINTS.map((e) => [e, emulator.stats.requests(e)]));
         // `/accounts` is a prefix of the other per-customer paths: the state's own calls are what is left
         requests['/accounts'] =
@@ -180,12 +194,20 @@ export const nightlyCost: BenchSection = {
         `the emulator (in the bench's process) took ${emulatorMb} MB for ${CUSTOMERS.toLocaleString('en')} customers: it generates records from their index.`,
         `job: accounts, surveys, postings (customers: webhook, sweep_days ${POSTINGS_SWEEP_DAYS}, first_night: sweep), loyalty_status and vouchers (sweep_days ${STATE_SWEEP_DAYS}), DuckDB; no webhook receiver runs, so postings are asked by the sweep alone (events would add at most one request per active customer).`,
         `time at ${RATE}/s is the requests counted divided by ${RATE}; the runs themselves are unpaced (requests_per_second 5000).`,
+        ...(FROM_DIR ? [`the quiet night ran on a copy of the first night's warehouse kept in ${FROM_DIR}.`] : []),
         "selection s: the night's three selections (postings, loyalty_status, vouchers) read to their end against the warehouse after the night, as the run reads them.",
       ],
       data,
     };
   },
 };
+
+/** The warehouse of `from`, its write-ahead log and the analysts' copy published beside it, copied into `to`. */
+function copyWarehouse(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const file of ['warehouse.duckdb', 'warehouse.duckdb.wal', 'warehouse.published.duckdb'])
+    if (existsSync(join(from, file))) copyFileSync(join(from, file), join(to, file));
+}
 
 function jobsYaml(url: string, path: string): string {
   return `source:
