@@ -197,7 +197,7 @@ async function incrementalRewrite(options: {
       try {
         recorded = await readLedger(conn, 'dst');
       } catch {
-        return 'the previous copy does not say what it was written from (published before incremental publishes)';
+        return 'the previous copy does not say what it was written from (written under keep, or before copies kept their fingerprints)';
       }
       const problem = await mismatch(conn, policy, shape, ledger, recorded);
       if (problem !== undefined) return problem;
