@@ -77,6 +77,7 @@ export async function publishForReaders(
           ? {
               rewrite: rewrite.how,
               tablesWritten: rewrite.written.length,
+              rowsWritten: rewrite.rowsWritten,
               tables: rewrite.tables,
               ...(rewrite.dropped.length ? { tablesDropped: rewrite.dropped } : {}),
               fingerprintSeconds: Number(rewrite.fingerprintSeconds.toFixed(2)),
@@ -121,7 +122,7 @@ function tablesWritten(copy: PublishedCopy): string {
   if (!rewrite) return '';
   return rewrite.how === 'whole'
     ? ', every table written'
-    : `, ${rewrite.written.length} of ${rewrite.tables} tables written`;
+    : `, ${rewrite.written.length} of ${rewrite.tables} tables written, ${rewrite.rowsWritten} rows`;
 }
 
 /** Ends the command with exit code 5 when the copy for readers could not be published. */

@@ -117,8 +117,10 @@ export interface AnalystCopyRewrite {
   why?: string;
   /** Tables of the copy. */
   tables: number;
-  /** Tables whose rows were written (`schema.table`). */
+  /** Tables whose rows were written, whole or the windows of them that changed (`schema.table`). */
   written: string[];
+  /** Rows written. */
+  rowsWritten: number;
   /** Tables of the previous copy gone from the warehouse, dropped. */
   dropped: string[];
   /** Seconds spent reading every table of the snapshot for its fingerprint. */

@@ -16,6 +16,7 @@ import {
   writeLedger,
   type Fingerprint,
   type LedgerRow,
+  type TablePrint,
   type SourceShape,
   type SourceTable,
 } from './copy-ledger.js';
@@ -30,9 +31,10 @@ const REWRITE_MEMORY = '64MB';
  *
  * Written into a new file rather than updated in place: DuckDB leaves the blocks a rewrite frees in the file, and
  * the clear values with them. The new file starts, when it can, from `previous` (the copy published before, which
- * never held a clear value: a kernel copy of it), and only the tables whose rows or definition changed since are
- * written again; which they are is told by each table's fingerprint ({@link fingerprint}: row count and the sum of
- * its rows' hashes, read from the snapshot whatever wrote the warehouse), kept in the copy's `_etl_published_tables`.
+ * never held a clear value: a kernel copy of it), and only the tables whose rows changed since are written again —
+ * of a table with `_window_start`, only the windows whose rows changed, unless they hold most of it. What changed is
+ * told by fingerprints ({@link fingerprint}: row count and the sum of the rows' hashes, of each table and each of its
+ * windows, read from the snapshot whatever wrote the warehouse), kept in the copy's `_etl_published_tables`.
  * Anything else — no previous copy, one that cannot be opened or says nothing of how it was written, another
  * policy or key, a table added or whose columns, types or comments changed, any change of views or macros — and the
  * copy is written whole, as a full rewrite would; the outcome says why.
@@ -53,26 +55,30 @@ export async function rewriteForAnalysts(
     const { shape, prints, keyCheck } = await withScratch(spill, async (conn) => {
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
       const shape = await readShape(conn, 'src', policy);
-      const prints = new Map<string, Fingerprint>();
+      const prints = new Map<string, TablePrint>();
       for (const [key, table] of shape.tables) prints.set(key, await fingerprint(conn, 'src', table));
       const keyCheck = await keyCheckOf(conn, policy);
       await conn.run('DETACH src');
       return { shape, prints, keyCheck };
     });
     const fingerprintSeconds = (performance.now() - started) / 1000;
-    const ledger: LedgerRow[] = [...shape.tables].map(([key, t]) => ({
-      schema: t.schema,
-      table: t.table,
-      rows: prints.get(key)!.rows,
-      contentHash: prints.get(key)!.contentHash,
-      definitionHash: t.definitionHash,
-      personalData: policy.personalData,
-      keyCheck,
-      catalogHash: shape.catalogHash,
-    }));
+    const ledger: LedgerRow[] = [];
+    for (const [key, t] of shape.tables) {
+      const common = {
+        schema: t.schema,
+        table: t.table,
+        definitionHash: t.definitionHash,
+        personalData: policy.personalData,
+        keyCheck,
+        catalogHash: shape.catalogHash,
+      };
+      const print = prints.get(key)!;
+      ledger.push({ ...common, ...print.total });
+      for (const [part, p] of print.parts ?? []) ledger.push({ ...common, part, ...p });
+    }
     let why = 'no copy was published before';
     if (previous !== undefined) {
-      const outcome = await incrementalRewrite({ raw, file, spill, previous, policy, shape, ledger });
+      const outcome = await incrementalRewrite({ raw, file, spill, previous, policy, shape, prints, ledger });
       if (typeof outcome !== 'string') return { ...outcome, fingerprintSeconds };
       why = outcome;
       await rm(file, { force: true });
@@ -84,6 +90,7 @@ export async function rewriteForAnalysts(
       why,
       tables: shape.tables.size,
       written: [...shape.tables.values()].map(nameOf),
+      rowsWritten: Number([...prints.values()].reduce((sum, p) => sum + p.total.rows, 0n)),
       dropped: [],
       fingerprintSeconds,
     };
@@ -152,13 +159,18 @@ async function wholeRewrite(
 }
 
 /** Writes the rows of the warehouse's `table` into the copy's, as analysts may read them. */
-async function insertAnalystRows(conn: DuckDBConnection, policy: AnalystsPolicy, table: SourceTable): Promise<void> {
+async function insertAnalystRows(
+  conn: DuckDBConnection,
+  policy: AnalystsPolicy,
+  table: SourceTable,
+  where = '',
+): Promise<void> {
   const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
   const values = table.columns
     .map((c) => analystValue(duckdbDialect, policy, table.table, c.name, `s.${quoteIdent(c.name)}`, '$1'))
     .join(', ');
   const prepared = await conn.prepare(
-    `INSERT INTO dst.${qualified(table.schema, table.table)} (${names}) SELECT ${values} FROM src.${qualified(table.schema, table.table)} s`,
+    `INSERT INTO dst.${qualified(table.schema, table.table)} (${names}) SELECT ${values} FROM src.${qualified(table.schema, table.table)} s${where}`,
   );
   if (values.includes('$1')) prepared.bindVarchar(1, policy.key!);
   await prepared.run();
@@ -175,9 +187,10 @@ async function incrementalRewrite(options: {
   previous: string;
   policy: AnalystsPolicy;
   shape: SourceShape;
+  prints: ReadonlyMap<string, TablePrint>;
   ledger: readonly LedgerRow[];
 }): Promise<Omit<AnalystCopyRewrite, 'fingerprintSeconds'> | string> {
-  const { raw, file, spill, previous, policy, shape, ledger } = options;
+  const { raw, file, spill, previous, policy, shape, prints, ledger } = options;
   const before = await lstat(previous).catch((error: NodeJS.ErrnoException) => error);
   if (before instanceof Error)
     return before.code === 'ENOENT' ? 'no copy was published before' : `the previous copy: ${before.message}`;
@@ -199,37 +212,99 @@ async function incrementalRewrite(options: {
       } catch {
         return 'the previous copy does not say what it was written from (written under keep, or before copies kept their fingerprints)';
       }
-      const problem = await mismatch(conn, policy, shape, ledger, recorded);
+      const wholes = recorded.filter((r) => r.part === undefined);
+      const problem = await mismatch(conn, policy, shape, ledger, wholes);
       if (problem !== undefined) return problem;
-      const was = new Map(recorded.map((r) => [tableKey(r.schema, r.table), r]));
-      const now = new Map(ledger.map((r) => [tableKey(r.schema, r.table), r]));
+      const was = new Map(wholes.map((r) => [tableKey(r.schema, r.table), r]));
+      const wasParts = new Map<string, Map<string | null, Fingerprint>>();
+      for (const r of recorded)
+        if (r.part !== undefined) {
+          const key = tableKey(r.schema, r.table);
+          wasParts.set(key, (wasParts.get(key) ?? new Map<string | null, Fingerprint>()).set(r.part, r));
+        }
       const written: string[] = [];
       const dropped: string[] = [];
+      let rowsWritten = 0n;
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
       await conn.run('BEGIN');
       for (const [key, row] of was)
-        if (!now.has(key)) {
+        if (!shape.tables.has(key)) {
           await conn.run(`DROP TABLE dst.${qualified(row.schema, row.table)}`);
-          dropped.push(`${row.schema}.${row.table}`);
+          dropped.push(nameOf(row));
         }
       for (const [key, table] of shape.tables) {
         const old = was.get(key)!;
-        const row = now.get(key)!;
-        if (old.rows === row.rows && old.contentHash === row.contentHash) continue;
+        const now = prints.get(key)!;
+        if (same(old, now.total)) continue;
+        written.push(nameOf(table));
+        const parts = changedParts(wasParts.get(key) ?? new Map(), now);
+        // a window at a time while few changed; the table afresh when most did (its file blocks all reused)
+        if (parts !== undefined && parts.values.length > 0 && parts.rows * 2n <= now.total.rows) {
+          rowsWritten += parts.rows;
+          await rewriteParts(conn, policy, table, parts.values);
+          continue;
+        }
+        rowsWritten += now.total.rows;
         await recreateTable(conn, table);
         await insertAnalystRows(conn, policy, table);
-        written.push(nameOf(table));
       }
       await writeLedger(conn, 'dst', ledger);
       await conn.run('COMMIT');
       await conn.run('CHECKPOINT dst');
       await conn.run('DETACH dst');
       await conn.run('DETACH src');
-      return { how: 'incremental' as const, tables: shape.tables.size, written, dropped };
+      return {
+        how: 'incremental' as const,
+        tables: shape.tables.size,
+        written,
+        rowsWritten: Number(rowsWritten),
+        dropped,
+      };
     });
   } catch (error) {
     return `the previous copy could not be updated: ${(error as Error).message.split('\n')[0]}`;
   }
+}
+
+const same = (a: Fingerprint, b: Fingerprint) => a.rows === b.rows && a.contentHash === b.contentHash;
+
+/**
+ * The windows of a partitioned table whose rows changed since the previous copy (its fingerprint differs, or it is
+ * new, or gone) and the rows they now hold; undefined for a table fingerprinted whole.
+ */
+function changedParts(
+  was: ReadonlyMap<string | null, Fingerprint>,
+  now: TablePrint,
+): { values: Array<string | null>; rows: bigint } | undefined {
+  if (now.parts === undefined) return undefined;
+  const values: Array<string | null> = [];
+  let rows = 0n;
+  for (const [part, print] of now.parts) {
+    const old = was.get(part);
+    if (old !== undefined && same(old, print)) continue;
+    values.push(part);
+    rows += print.rows;
+  }
+  for (const part of was.keys()) if (!now.parts.has(part)) values.push(part);
+  return { values, rows };
+}
+
+/** Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot. */
+async function rewriteParts(
+  conn: DuckDBConnection,
+  policy: AnalystsPolicy,
+  table: SourceTable,
+  parts: ReadonlyArray<string | null>,
+): Promise<void> {
+  const column = quoteIdent(table.partition!);
+  const dates = parts.filter((p): p is string => p !== null);
+  const test = (alias: string) =>
+    [
+      ...(dates.length ? [`${alias}${column} IN (${dates.map((d) => `DATE ${quoteLiteral(d)}`).join(', ')})`] : []),
+      ...(dates.length < parts.length ? [`${alias}${column} IS NULL`] : []),
+    ].join(' OR ');
+  await conn.run(`DELETE FROM dst.${qualified(table.schema, table.table)} WHERE ${test('')}`);
+  await insertAnalystRows(conn, policy, table, ` WHERE ${test('s.')}`);
 }
 
 /** Why the copy `dst` cannot be started from, or undefined when it can. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import { analystValue } from '../derived/personal-data.js';
+import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The table of an analysts' copy that says what each of its tables was written from (schema `main` of the copy). */
@@ -30,14 +30,27 @@ export interface SourceTable {
   schema: string;
   table: string;
   columns: SourceColumn[];
+  /**
+   * The column by whose values the table's fingerprint is also taken part by part (`_window_start`, the window a
+   * row was loaded in, where the table has one): a table that changed is written again only in the windows that
+   * changed. It is never withheld, so a row's window is the same in the copy.
+   */
+  partition?: string;
   /** SHA-256 of everything the copy's table is made from but its rows: DDL, comments, what each column becomes. */
   definitionHash: string;
 }
 
-/** What a table held when the copy was written: its row count and the sum of its rows' hashes. */
+/** What a table, or the rows of one window of it, held when the copy was written: row count, sum of row hashes. */
 export interface Fingerprint {
   rows: bigint;
   contentHash: string;
+}
+
+/** A table's fingerprint, whole and (a table with a partition column) for each value of that column. */
+export interface TablePrint {
+  total: Fingerprint;
+  /** By the partition column's value as text (null: the rows where it is NULL). */
+  parts?: Map<string | null, Fingerprint>;
 }
 
 /** The warehouse's shape as the copy is written from it: its tables, and a hash of everything else in its catalog. */
@@ -47,10 +60,12 @@ export interface SourceShape {
   catalogHash: string;
 }
 
-/** A row of {@link LEDGER_TABLE}. */
+/** A row of {@link LEDGER_TABLE}: a table's whole (`part` undefined) or one window of it. */
 export interface LedgerRow {
   schema: string;
   table: string;
+  /** The rows of one value of the table's partition column (null: where it is NULL); undefined: the whole table. */
+  part?: string | null;
   rows: bigint;
   contentHash: string;
   definitionHash: string;
@@ -63,6 +78,9 @@ export interface LedgerRow {
 export function tableKey(schema: string, table: string): string {
   return `${schema}\u0000${table}`;
 }
+
+/** The column a table's fingerprint is taken by, window by window, where it has it (a DATE). */
+const PARTITION_COLUMN = '_window_start';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -99,8 +117,12 @@ export async function readShape(conn: DuckDBConnection, db: string, policy: Anal
     if (isLedger(t.schema_name, t.table_name)) continue; // the copy's own, never copied from a warehouse
     const key = tableKey(t.schema_name, t.table_name);
     const list = byTable.get(key) ?? [];
+    const partition = list.find(
+      (c) => c.name === PARTITION_COLUMN && c.type === 'DATE' && !isWithheld(policy, t.table_name, c.name),
+    )?.name;
     const definition = {
       format: FORMAT,
+      partition: partition ?? null,
       sql: t.sql,
       comment: t.comment,
       columns: list.map((c) => ({
@@ -112,6 +134,7 @@ export async function readShape(conn: DuckDBConnection, db: string, policy: Anal
       schema: t.schema_name,
       table: t.table_name,
       columns: list,
+      ...(partition !== undefined ? { partition } : {}),
       definitionHash: sha256(JSON.stringify(definition)),
     });
   }
@@ -154,11 +177,12 @@ export function isLedger(schema: string, table: string): boolean {
 
 /**
  * The fingerprint of a table of the attached database `db`: its row count and the sum, as a 128-bit integer, of
- * DuckDB's 64-bit hash of each row (a struct of its columns in order). A sum, not an exclusive or, so that two
- * equal rows do not cancel out; the count besides. Floating-point and interval columns are hashed as their text:
- * DuckDB hashes values that compare equal alike (0.0 and -0.0, 30 days and a month), which may still differ.
+ * DuckDB's 64-bit hash of each row (a struct of its columns in order), for the whole table and, where it has a
+ * partition column, for each of its values. A sum, not an exclusive or, so that two equal rows do not cancel out;
+ * the count besides. Floating-point and interval columns are hashed as their text: DuckDB hashes values that compare
+ * equal alike (0.0 and -0.0, 30 days and a month), which may still differ.
  */
-export async function fingerprint(conn: DuckDBConnection, db: string, table: SourceTable): Promise<Fingerprint> {
+export async function fingerprint(conn: DuckDBConnection, db: string, table: SourceTable): Promise<TablePrint> {
   const values = table.columns
     .map((c) =>
       /FLOAT|DOUBLE|REAL|INTERVAL/.test(c.type)
@@ -166,13 +190,28 @@ export async function fingerprint(conn: DuckDBConnection, db: string, table: Sou
         : `s.${quoteIdent(c.name)}`,
     )
     .join(', ');
-  const [row] = (
+  const sum = `CAST(COALESCE(SUM(CAST(hash(row(${values})) AS HUGEINT)), 0) AS VARCHAR)`;
+  const from = `${quoteIdent(db)}.${qualified(table.schema, table.table)} s`;
+  if (table.partition === undefined) {
+    const [row] = (
+      await conn.runAndReadAll(`SELECT COUNT(*) AS n, ${sum} AS h FROM ${from}`)
+    ).getRowObjectsJson() as Array<{ n: string; h: string }>;
+    return { total: { rows: BigInt(row!.n), contentHash: row!.h } };
+  }
+  const rows = (
     await conn.runAndReadAll(
-      `SELECT COUNT(*) AS n, CAST(COALESCE(SUM(CAST(hash(row(${values})) AS HUGEINT)), 0) AS VARCHAR) AS h
-         FROM ${quoteIdent(db)}.${qualified(table.schema, table.table)} s`,
+      `SELECT CAST(s.${quoteIdent(table.partition)} AS VARCHAR) AS part, COUNT(*) AS n, ${sum} AS h FROM ${from} GROUP BY 1`,
     )
-  ).getRowObjectsJson() as Array<{ n: string; h: string }>;
-  return { rows: BigInt(row!.n), contentHash: row!.h };
+  ).getRowObjectsJson() as Array<{ part: string | null; n: string; h: string }>;
+  const parts = new Map<string | null, Fingerprint>();
+  let count = 0n;
+  let hash = 0n;
+  for (const r of rows) {
+    parts.set(r.part, { rows: BigInt(r.n), contentHash: r.h });
+    count += BigInt(r.n);
+    hash += BigInt(r.h);
+  }
+  return { total: { rows: count, contentHash: hash.toString() }, parts };
 }
 
 /** What the copy says of the policy's key: the fixed text hashed as a personal value is (NULL under `drop`). */
@@ -188,20 +227,21 @@ export async function keyCheckOf(conn: DuckDBConnection, policy: AnalystsPolicy)
 export async function readLedger(conn: DuckDBConnection, db: string): Promise<LedgerRow[]> {
   const rows = (
     await conn.runAndReadAll(
-      `SELECT schema_name, table_name, CAST(row_count AS VARCHAR) AS row_count, content_hash, definition_hash,
-              personal_data, key_check, catalog_hash
+      `SELECT schema_name, table_name, whole_table, window_start, CAST(row_count AS VARCHAR) AS row_count, content_hash,
+              definition_hash, personal_data, key_check, catalog_hash
          FROM ${quoteIdent(db)}.${qualified('main', LEDGER_TABLE)}`,
     )
-  ).getRowObjectsJson() as Array<Record<string, string | null>>;
+  ).getRowObjectsJson() as Array<Record<string, string | boolean | null>>;
   return rows.map((r) => ({
-    schema: r.schema_name!,
-    table: r.table_name!,
-    rows: BigInt(r.row_count!),
-    contentHash: r.content_hash!,
-    definitionHash: r.definition_hash!,
-    personalData: r.personal_data!,
-    keyCheck: r.key_check ?? null,
-    catalogHash: r.catalog_hash!,
+    schema: r.schema_name as string,
+    table: r.table_name as string,
+    ...(r.whole_table === true ? {} : { part: r.window_start as string | null }),
+    rows: BigInt(r.row_count as string),
+    contentHash: r.content_hash as string,
+    definitionHash: r.definition_hash as string,
+    personalData: r.personal_data as string,
+    keyCheck: (r.key_check as string | null) ?? null,
+    catalogHash: r.catalog_hash as string,
   }));
 }
 
@@ -211,7 +251,8 @@ export async function writeLedger(conn: DuckDBConnection, db: string, rows: read
   const comment = duckdbDialect.commentLiteral;
   await conn.run(`DROP TABLE IF EXISTS ${target}`);
   await conn.run(
-    `CREATE TABLE ${target} (schema_name VARCHAR NOT NULL, table_name VARCHAR NOT NULL, row_count BIGINT NOT NULL,
+    `CREATE TABLE ${target} (schema_name VARCHAR NOT NULL, table_name VARCHAR NOT NULL, whole_table BOOLEAN NOT NULL,
+       window_start VARCHAR, row_count BIGINT NOT NULL,
        content_hash VARCHAR NOT NULL, definition_hash VARCHAR NOT NULL, personal_data VARCHAR NOT NULL,
        key_check VARCHAR, catalog_hash VARCHAR NOT NULL)`,
   );
@@ -221,8 +262,10 @@ export async function writeLedger(conn: DuckDBConnection, db: string, rows: read
   const columns: Array<[string, string]> = [
     ['schema_name', 'Schema of the table.'],
     ['table_name', 'The table.'],
-    ['row_count', 'Its rows in the warehouse when the copy was written.'],
-    ['content_hash', "Sum of DuckDB's hash of each of its rows in the warehouse when the copy was written."],
+    ['whole_table', 'True for the row of the whole table; false for a row of the rows of one window of it.'],
+    ['window_start', '_window_start of the rows a row that is not of the whole table is of (NULL: where it is NULL).'],
+    ['row_count', 'The rows in the warehouse when the copy was written.'],
+    ['content_hash', "Sum of DuckDB's hash of each of the rows in the warehouse when the copy was written."],
     ['definition_hash', 'SHA-256 of its definition, comments, and what each column becomes in the copy.'],
     ['personal_data', 'destination.analysts.personal_data the copy was written under.'],
     ['key_check', 'A fixed text hashed as personal data is in this copy (NULL under drop): tells a change of key.'],
@@ -238,7 +281,7 @@ export async function writeLedger(conn: DuckDBConnection, db: string, rows: read
         .slice(i, i + 500)
         .map(
           (r) =>
-            `(${[r.schema, r.table].map(text).join(', ')}, ${r.rows.toString()}, ${[r.contentHash, r.definitionHash, r.personalData, r.keyCheck, r.catalogHash].map(text).join(', ')})`,
+            `(${[r.schema, r.table].map(text).join(', ')}, ${r.part === undefined ? 'TRUE, NULL' : `FALSE, ${text(r.part)}`}, ${r.rows.toString()}, ${[r.contentHash, r.definitionHash, r.personalData, r.keyCheck, r.catalogHash].map(text).join(', ')})`,
         )
         .join(', ')}`,
     );
