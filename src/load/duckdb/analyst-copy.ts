@@ -24,6 +24,9 @@ import {
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
 const REWRITE_MEMORY = '64MB';
 
+/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 20 MB of DuckDB's memory. */
+const MAX_DELETED_VECTORS = 1000;
+
 /**
  * Rewrites the DuckDB file `file` (a snapshot of the warehouse) as analysts may read it under `policy`: every table's
  * rows, with phone, e-mail, names and birthdate hashed or NULL (`personal-data.ts`), and the views and macros as
@@ -239,9 +242,13 @@ async function incrementalRewrite(options: {
         written.push(nameOf(table));
         const parts = changedParts(wasParts.get(key) ?? new Map(), now);
         // a window at a time while few changed; the table afresh when most did (its file blocks all reused)
-        if (parts !== undefined && parts.values.length > 0 && parts.rows * 2n <= now.total.rows) {
+        if (
+          parts !== undefined &&
+          parts.values.length > 0 &&
+          parts.rows * 2n <= now.total.rows &&
+          (await rewriteParts(conn, policy, table, parts.values))
+        ) {
           rowsWritten += parts.rows;
-          await rewriteParts(conn, policy, table, parts.values);
           continue;
         }
         rowsWritten += now.total.rows;
@@ -289,13 +296,18 @@ function changedParts(
   return { values, rows };
 }
 
-/** Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot. */
+/**
+ * Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot.
+ * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 20 KB
+ * for every vector of 2,048 rows a transaction deletes from, so windows spread over a large table (rows moved
+ * out of every window) would take the memory a publish is bounded by; such a table is written afresh instead.
+ */
 async function rewriteParts(
   conn: DuckDBConnection,
   policy: AnalystsPolicy,
   table: SourceTable,
   parts: ReadonlyArray<string | null>,
-): Promise<void> {
+): Promise<boolean> {
   const column = quoteIdent(table.partition!);
   const dates = parts.filter((p): p is string => p !== null);
   const test = (alias: string) =>
@@ -303,8 +315,14 @@ async function rewriteParts(
       ...(dates.length ? [`${alias}${column} IN (${dates.map((d) => `DATE ${quoteLiteral(d)}`).join(', ')})`] : []),
       ...(dates.length < parts.length ? [`${alias}${column} IS NULL`] : []),
     ].join(' OR ');
-  await conn.run(`DELETE FROM dst.${qualified(table.schema, table.table)} WHERE ${test('')}`);
+  const target = `dst.${qualified(table.schema, table.table)}`;
+  const [spread] = (
+    await conn.runAndReadAll(`SELECT COUNT(DISTINCT rowid // 2048) AS vectors FROM ${target} WHERE ${test('')}`)
+  ).getRowObjectsJson() as Array<{ vectors: string }>;
+  if (Number(spread!.vectors) > MAX_DELETED_VECTORS) return false;
+  await conn.run(`DELETE FROM ${target} WHERE ${test('')}`);
   await insertAnalystRows(conn, policy, table, ` WHERE ${test('s.')}`);
+  return true;
 }
 
 /** Why the copy `dst` cannot be started from, or undefined when it can. */
