@@ -209,6 +209,15 @@ async function incrementalRewrite(options: {
       } catch (error) {
         return `the previous copy cannot be opened: ${(error as Error).message.split('\n')[0]}`;
       }
+      // the blocks a table written again frees are reused by later publishes, not returned: a copy grown to twice
+      // what it holds is written whole once, compact again
+      const [size] = (
+        await conn.runAndReadAll(
+          `SELECT used_blocks, free_blocks FROM pragma_database_size() WHERE database_name = 'dst'`,
+        )
+      ).getRowObjectsJson() as Array<{ used_blocks: string; free_blocks: string }>;
+      if (size && Number(size.free_blocks) > Number(size.used_blocks))
+        return `the previous copy is more free space than data (${size.free_blocks} free blocks, ${size.used_blocks} used): written whole to compact it`;
       let recorded: LedgerRow[];
       try {
         recorded = await readLedger(conn, 'dst');
