@@ -39,8 +39,8 @@ const MAX_DELETED_VECTORS = 1000;
  * told by fingerprints ({@link fingerprint}: row count and the sum of the rows' hashes, of each table and each of its
  * windows, read from the snapshot whatever wrote the warehouse), kept in the copy's `_etl_published_tables`.
  * Anything else — no previous copy, one that cannot be opened or says nothing of how it was written, another
- * policy or key, a table added or whose columns, types or comments changed, any change of views or macros — and the
- * copy is written whole, as a full rewrite would; the outcome says why.
+ * policy or key, a table added or whose columns, types or comments changed, any change of views or macros, a copy
+ * grown to more free space than data — and the copy is written whole, as a full rewrite would; the outcome says why.
  */
 export async function rewriteForAnalysts(
   file: string,
@@ -99,6 +99,7 @@ export async function rewriteForAnalysts(
     };
   } catch (error) {
     await rm(file, { force: true });
+    await rm(`${file}.wal`, { force: true });
     throw error;
   } finally {
     await rm(raw, { force: true });
