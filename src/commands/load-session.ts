@@ -60,12 +60,29 @@ export async function publishForReaders(
   if (target === undefined || !destination.publishCopy) return undefined;
   try {
     const copy = await destination.publishCopy(target, config.analysts);
+    const rewrite = copy.rewrite;
+    // a copy written whole costs in proportion to the warehouse, not to what the load changed: said, with why
+    if (rewrite?.how === 'whole')
+      logger.info(
+        { path: copy.path, why: rewrite.why, tables: rewrite.tables },
+        `the copy for analysts was written whole, every table again: ${rewrite.why ?? ''}`,
+      );
     logger.info(
       {
         path: copy.path,
         bytes: copy.bytes,
         seconds: Number(copy.seconds.toFixed(2)),
         writesHeldSeconds: Number(copy.heldSeconds.toFixed(2)),
+        ...(rewrite
+          ? {
+              rewrite: rewrite.how,
+              tablesWritten: rewrite.written.length,
+              rowsWritten: rewrite.rowsWritten,
+              tables: rewrite.tables,
+              ...(rewrite.dropped.length ? { tablesDropped: rewrite.dropped } : {}),
+              fingerprintSeconds: Number(rewrite.fingerprintSeconds.toFixed(2)),
+            }
+          : {}),
       },
       'published the read-only copy of the warehouse for analysts',
     );
@@ -94,9 +111,18 @@ export function describeSession(session: Omit<LoadSession<unknown>, 'value'>): s
     lines.push(`readers' copy NOT published (they keep the previous one): ${published.error}`);
   else if (published)
     lines.push(
-      `published for readers: ${published.copy.path} (${(published.copy.bytes / 1e6).toFixed(1)} MB in ${published.copy.seconds.toFixed(1)} s)`,
+      `published for readers: ${published.copy.path} (${(published.copy.bytes / 1e6).toFixed(1)} MB in ${published.copy.seconds.toFixed(1)} s${tablesWritten(published.copy)})`,
     );
   return lines.map((l) => `${l}\n`).join('');
+}
+
+/** How many tables of a copy that withholds personal data were written again, for the line on stdout. */
+function tablesWritten(copy: PublishedCopy): string {
+  const rewrite = copy.rewrite;
+  if (!rewrite) return '';
+  return rewrite.how === 'whole'
+    ? ', every table written'
+    : `, ${rewrite.written.length} of ${rewrite.tables} tables written, ${rewrite.rowsWritten} rows`;
 }
 
 /** Ends the command with exit code 5 when the copy for readers could not be published. */

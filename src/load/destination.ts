@@ -105,6 +105,26 @@ export interface PublishedCopy {
   seconds: number;
   /** Of those, the pipeline's own writes waited this long (the checkpoint and the copy). */
   heldSeconds: number;
+  /** How the copy was written where it withholds personal data (`hash`, `drop`); absent under `keep`. */
+  rewrite?: AnalystCopyRewrite;
+}
+
+/** How a copy that withholds personal data was written. */
+export interface AnalystCopyRewrite {
+  /** `incremental`: the previous copy, with only the tables that changed written again; `whole`: every table. */
+  how: 'incremental' | 'whole';
+  /** Why the copy was written whole: there was no previous copy, or it could not be started from. */
+  why?: string;
+  /** Tables of the copy. */
+  tables: number;
+  /** Tables whose rows were written, whole or the windows of them that changed (`schema.table`). */
+  written: string[];
+  /** Rows written. */
+  rowsWritten: number;
+  /** Tables of the previous copy gone from the warehouse, dropped. */
+  dropped: string[];
+  /** Seconds spent reading every table of the snapshot for its fingerprint. */
+  fingerprintSeconds: number;
 }
 
 /**

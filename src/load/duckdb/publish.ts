@@ -47,6 +47,7 @@ export async function publishWarehouse(
   if (path === resolve(source.path)) throw new PublishError(`the publish path ${path} is the warehouse itself`);
   const started = performance.now();
   let heldSeconds = 0;
+  let rewrite: PublishedCopy['rewrite'];
   try {
     await mkdir(dirname(path), { recursive: true });
     await removeAbandonedCopies(path);
@@ -64,11 +65,18 @@ export async function publishWarehouse(
         });
         heldSeconds = (performance.now() - heldFrom) / 1000;
         // what analysts may read of personal data (destination.analysts.personal_data)
-        await rewriteForAnalysts(temporary, analysts);
+        // started from the copy readers have now, which is replaced only once this one is written
+        rewrite = await rewriteForAnalysts(temporary, analysts, path);
         await proveReadable(temporary);
       },
     });
-    return { path, bytes: (await stat(path)).size, seconds: (performance.now() - started) / 1000, heldSeconds };
+    return {
+      path,
+      bytes: (await stat(path)).size,
+      seconds: (performance.now() - started) / 1000,
+      heldSeconds,
+      ...(rewrite ? { rewrite } : {}),
+    };
   } catch (error) {
     throw error instanceof PublishError
       ? error
