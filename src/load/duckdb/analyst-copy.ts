@@ -154,12 +154,17 @@ async function wholeRewrite(
       await insertAnalystRows(conn, policy, table);
     }
     // a warehouse's own table of the ledger's name (none is made) is not carried into the copy in its place
-    await writeLedger(conn, 'dst', ledger);
-    await conn.run('COMMIT');
-    await conn.run('CHECKPOINT dst');
-    await conn.run('DETACH dst');
-    await conn.run('DETACH src');
+    await finishCopy(conn, ledger);
   });
+}
+
+/** The copy's fingerprints written with its rows, committed together, and the copy made durable before it is let go. */
+async function finishCopy(conn: DuckDBConnection, ledger: readonly LedgerRow[]): Promise<void> {
+  await writeLedger(conn, 'dst', ledger);
+  await conn.run('COMMIT');
+  await conn.run('CHECKPOINT dst');
+  await conn.run('DETACH dst');
+  await conn.run('DETACH src');
 }
 
 /** Writes the rows of the warehouse's `table` into the copy's, as analysts may read them. */
@@ -265,11 +270,7 @@ async function incrementalRewrite(options: {
         await recreateTable(conn, table);
         await insertAnalystRows(conn, policy, table);
       }
-      await writeLedger(conn, 'dst', ledger);
-      await conn.run('COMMIT');
-      await conn.run('CHECKPOINT dst');
-      await conn.run('DETACH dst');
-      await conn.run('DETACH src');
+      await finishCopy(conn, ledger);
       return {
         how: 'incremental' as const,
         tables: shape.tables.size,
