@@ -63,9 +63,13 @@ export async function selectCustomers(
   // `first_night: sweep` leaves them to the sweep
   if (kind === 'changed') {
     const first = sweep !== undefined && !sweep.firstNightSweep && (await firstNight());
+    // a first night left to the sweep: every account is new in its windows, so no change counts as a sign
+    const signs = !(rule.sweep?.firstNightSweep && (await firstNight()));
     return {
       kind,
-      ...(first ? accountCustomers(read, 'all', span, stream) : accountCustomers(read, kind, span, stream, swept)),
+      ...(first
+        ? accountCustomers(read, 'all', span, stream)
+        : accountCustomers(read, kind, span, stream, swept, signs)),
     };
   }
   const { after, through } = await read(async (conn) => ({
@@ -140,6 +144,7 @@ function accountCustomers(
   span: Window[],
   stream: string,
   swept?: Swept,
+  signs = true,
 ): Pick<CustomerSelection, 'customers' | 'count'> {
   const range = kind === 'changed' ? [span[0]!.start, span.at(-1)!.end] : [span.at(-1)!.end];
   const next = range.length + 2;
@@ -150,7 +155,8 @@ function accountCustomers(
       const listed = `SELECT 1 FROM ${conn.schemaSql}._etl_account_windows w WHERE w.customer_id = a.customer_id`;
       const changed =
         kind === 'changed'
-          ? `EXISTS (${listed} AND w._window_start BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE))`
+          ? // without signs the terms stay in the query, so that PostgreSQL still types their parameters
+            `(${signs ? 'TRUE' : 'FALSE'} AND EXISTS (${listed} AND w._window_start BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)))`
           : // a first run from an early first_day asks nobody for the months before the program's customers existed
             `(EXISTS (${listed} AND w._window_start <= CAST($2 AS DATE)) OR NOT EXISTS (${listed}))`;
       const t = sweptColumns(swept, conn.schemaSql, p, changed);

@@ -146,11 +146,11 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
     SLOW,
   );
 
-  it(
-    '`first_night: sweep` over several postings spans: the night asks the quota once, in its last span, reading the whole history of those customers',
-    async () => {
+  it.each(['webhook', 'changed'])(
+    '`%s` with `first_night: sweep` over several postings spans: the night asks the quota once, in its last span, reading the whole history of those customers',
+    async (customers) => {
       const { config, file } = await jobsFile(
-        `      customers: webhook\n      sweep_days: ${SWEEP_DAYS}\n      max_span_days: 3\n`,
+        `      customers: ${customers}\n      sweep_days: ${SWEEP_DAYS}\n      max_span_days: 3\n`,
         `    first_night: sweep\n    sweep_days: ${SWEEP_DAYS}\n`,
         ['accounts', 'loyalty_postings', 'loyalty_status'],
       );
