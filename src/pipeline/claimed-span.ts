@@ -55,6 +55,7 @@ export async function loadClaimedSpan(
     customers,
     customersAsked: asked?.report,
     archive: request.archive,
+    staging: run.staging,
   };
   try {
     done(await loadSpan(stream, span, ctx, request.destination, settings, run.log));

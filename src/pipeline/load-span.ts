@@ -16,6 +16,7 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
+import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budget.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
 
@@ -36,6 +37,8 @@ export interface SpanSettings {
   customersAsked?: (asked: number, selected: number) => void;
   /** The raw archive the span's answers (and the customers it asks) are kept in, durably before its commit. */
   archive?: AnswerArchive;
+  /** The limit on staged rows the spans loaded at once share (none: each span stages as its pages come). */
+  staging?: StagingBudget;
 }
 
 /**
@@ -86,6 +89,26 @@ export async function loadSpan(
   logger: Logger,
 ): Promise<WindowCounts[]> {
   const started = performance.now();
+  // the span's age in the staging budget counts from here: the oldest span in flight always stages
+  const share = settings.staging?.open();
+  try {
+    return await loadOpenedSpan(stream, span, ctx, destination, settings, logger, started, share);
+  } finally {
+    // its staging is gone (committed or aborted), or was never made
+    share?.release();
+  }
+}
+
+async function loadOpenedSpan(
+  stream: StreamDefinition,
+  span: Window[],
+  ctx: StreamContext,
+  destination: Destination,
+  settings: SpanSettings,
+  logger: Logger,
+  started: number,
+  share: SpanShare | undefined,
+): Promise<WindowCounts[]> {
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
   const selection = settings.customers
     ? await selectCustomers(
@@ -153,7 +176,7 @@ export async function loadSpan(
   };
   try {
     // 2. extract, normalize and stage every page
-    const staged = await stageSpan(stream, span, ctx, load, logger);
+    const staged = await stageSpan(stream, span, ctx, load, logger, share);
     if (staged.stoppedBy === undefined) {
       await checkRejects(stream, span, staged, settings.rejectThreshold, load, logger);
       await checkNothingUnread(stream, span, staged, ctx);
@@ -212,6 +235,7 @@ async function stageSpan(
   ctx: StreamContext,
   load: SpanLoad,
   logger: Logger,
+  share: SpanShare | undefined,
 ): Promise<StagedSpan> {
   const staged: StagedSpan = {
     extracted: new Map(),
@@ -259,6 +283,14 @@ async function stageSpan(
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart))
         staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
+      const observed = batch.observed?.length ? observationRows(stream.name, batch.observed) : [];
+      if (share) {
+        // the batch's rows wait for room in the budget the spans in flight share; the source waits with them
+        let bytes = stagedBytes(observed.map((row) => ({ row })));
+        for (const list of rows.values()) bytes += stagedBytes(list);
+        const room = share.take(bytes);
+        if (room) await room;
+      }
       for (const [table, list] of rows) {
         // fields loaded as NULL are no rows of the stream: they are kept with their raw values
         if (table === FIELD_REJECTS) {
@@ -268,8 +300,8 @@ async function stageSpan(
         staged.unlisted.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
-      if (batch.observed?.length) {
-        const observations = observationRows(stream.name, batch.observed).map((row) => ({
+      if (observed.length > 0) {
+        const observations = observed.map((row) => ({
           seq: 0,
           windowStart: batch.windowStart,
           row,
