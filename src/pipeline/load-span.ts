@@ -96,6 +96,16 @@ export async function loadSpan(
   } finally {
     // its staging is gone (committed or aborted), or was never made
     share?.release();
+    if (share)
+      logger.debug(
+        {
+          stream: stream.name,
+          window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }),
+          stagedBytes: share.staged,
+          waitedMs: Math.round(share.waitedMs),
+        },
+        'span staged',
+      );
   }
 }
 
@@ -247,8 +257,19 @@ async function stageSpan(
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
   let seq = 0;
+  const pages = stream.extract(ctx, span)[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const batch of stream.extract(ctx, span)) {
+    for (;;) {
+      // the next page waits for room in the budget the spans in flight share: the source is not asked meanwhile
+      const room = share?.room();
+      if (room) await room;
+      const next = await pages.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      const batch = next.value;
       if (batch.windowComplete) staged.complete.add(batch.windowStart);
       if (batch.restart) {
         const window = span.find((w) => w.start === batch.windowStart) ?? {
@@ -285,11 +306,9 @@ async function stageSpan(
         staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
       const observed = batch.observed?.length ? observationRows(stream.name, batch.observed) : [];
       if (share) {
-        // the batch's rows wait for room in the budget the spans in flight share; the source waits with them
         let bytes = stagedBytes(observed.map((row) => ({ row })));
         for (const list of rows.values()) bytes += stagedBytes(list);
-        const room = share.take(bytes);
-        if (room) await room;
+        share.add(bytes);
       }
       for (const [table, list] of rows) {
         // fields loaded as NULL are no rows of the stream: they are kept with their raw values
@@ -312,6 +331,9 @@ async function stageSpan(
     }
   } catch (error) {
     staged.stoppedBy = error;
+  } finally {
+    // as `for await` does when its body ends early: the extractor's own cleanup runs
+    if (!done) await pages.return?.(undefined).catch(() => undefined);
   }
   return staged;
 }

@@ -3,24 +3,25 @@ import type { Row } from '../load/table-spec.js';
 /**
  * One limit on the rows a run's spans hold staged at once, shared by all of its lanes: a warehouse that keeps
  * staged rows in the process's memory (DuckDB holds them, and a transaction's inserted rows, until the commit)
- * would otherwise hold as many spans' rows as there are lanes. Before a span stages more, it takes their size
- * from the budget; what it took is given back when its staging is released (committed or aborted).
+ * would otherwise hold as many spans' rows as there are lanes. A span counts what it stages; before it reads its
+ * next page it waits for room; what it staged is given back when its staging is released (committed or aborted).
  *
- * The oldest span in flight always proceeds, whatever the budget holds: it never waits on younger spans, so the
- * run cannot deadlock, and each span becomes the oldest in turn. The others wait, oldest first, until there is
- * room; a younger span never overtakes an older one that waits (no starvation). A span that waits stops pulling
- * pages from the source: requests already made finish into the extractor's bounded buffers, and no further ones
- * are made for it until it proceeds.
+ * The oldest span in flight always reads on, whatever the budget holds: it never waits on younger spans, so the
+ * run cannot deadlock, and each span becomes the oldest in turn. The others read on while the spans in flight
+ * hold less than the limit, and wait, oldest first, when they hold more; a younger span never overtakes an older
+ * one that waits (no starvation). A span that waits asks the source nothing more and holds no rows of its own in
+ * JavaScript: only the pages its listing had already asked ahead. So the spans hold at most the limit, the oldest
+ * span's rows and one page's rows of each of the others.
  */
 export class StagingBudget {
   private used = 0;
   private nextTicket = 0;
   /** Bytes held per span in flight, oldest first (a Map keeps its insertion order, and tickets only grow). */
   private readonly held = new Map<number, number>();
-  /** Spans waiting for room, oldest first (each span waits for at most one take at a time). */
-  private readonly waiting: Array<{ ticket: number; bytes: number; grant: () => void }> = [];
+  /** Spans waiting for room, oldest first (a span waits for one thing at a time: its next page). */
+  private readonly waiting: Array<{ ticket: number; go: () => void }> = [];
 
-  /** @param limit bytes (estimated, see {@link stagedBytes}) all spans of the run may hold staged at once. */
+  /** @param limit bytes (estimated, see {@link stagedBytes}) the spans of the run may hold staged at once. */
   constructor(readonly limit: number) {}
 
   /** A span's share of the budget, from the moment it opens until {@link SpanShare.release}. */
@@ -28,14 +29,28 @@ export class StagingBudget {
     const ticket = this.nextTicket++;
     this.held.set(ticket, 0);
     let released = false;
-    return {
-      take: (bytes) => this.take(ticket, bytes),
+    const share: SpanShare = {
+      staged: 0,
+      waitedMs: 0,
+      add: (bytes) => {
+        if (released) throw new Error('a span staged rows after its share of the staging budget was released');
+        share.staged += bytes;
+        this.used += bytes;
+        this.held.set(ticket, this.held.get(ticket)! + bytes);
+      },
+      room: () => {
+        const wait = this.room(ticket);
+        if (!wait) return undefined;
+        const since = performance.now();
+        return wait.then(() => void (share.waitedMs += performance.now() - since));
+      },
       release: () => {
         if (released) return;
         released = true;
         this.release(ticket);
       },
     };
+    return share;
   }
 
   /** Bytes the spans in flight hold now. */
@@ -43,55 +58,40 @@ export class StagingBudget {
     return this.used;
   }
 
-  private take(ticket: number, bytes: number): Promise<void> | undefined {
-    if (!this.held.has(ticket)) throw new Error('a span took from the staging budget after it was released');
+  private room(ticket: number): Promise<void> | undefined {
     // an older span waiting for room goes first: a younger one never overtakes it
     const olderWaits = this.waiting.length > 0 && this.waiting[0]!.ticket < ticket;
-    if (!olderWaits && this.fits(ticket, bytes)) {
-      this.grant(ticket, bytes);
-      return undefined;
-    }
-    return new Promise<void>((resolve) => {
+    if (!olderWaits && this.mayRead(ticket)) return undefined;
+    return new Promise<void>((go) => {
       const at = this.waiting.findIndex((w) => w.ticket > ticket);
-      const waiter = {
-        ticket,
-        bytes,
-        grant: () => {
-          this.grant(ticket, bytes);
-          resolve();
-        },
-      };
-      if (at < 0) this.waiting.push(waiter);
-      else this.waiting.splice(at, 0, waiter);
+      if (at < 0) this.waiting.push({ ticket, go });
+      else this.waiting.splice(at, 0, { ticket, go });
     });
   }
 
   private release(ticket: number): void {
     this.used -= this.held.get(ticket) ?? 0;
     this.held.delete(ticket);
-    // a span released while it waited (it cannot: it awaits its take) would otherwise hold its place for ever
-    const own = this.waiting.findIndex((w) => w.ticket === ticket);
-    if (own >= 0) this.waiting.splice(own, 1);
-    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.ticket, this.waiting[0]!.bytes))
-      this.waiting.shift()!.grant();
+    while (this.waiting.length > 0 && this.mayRead(this.waiting[0]!.ticket)) this.waiting.shift()!.go();
   }
 
-  /** The oldest span in flight proceeds whatever the budget holds; the others when their bytes fit. */
-  private fits(ticket: number, bytes: number): boolean {
-    return this.held.keys().next().value === ticket || this.used + bytes <= this.limit;
-  }
-
-  private grant(ticket: number, bytes: number): void {
-    this.used += bytes;
-    this.held.set(ticket, (this.held.get(ticket) ?? 0) + bytes);
+  /** The oldest span in flight reads on whatever the budget holds; the others while it holds less than the limit. */
+  private mayRead(ticket: number): boolean {
+    return this.held.keys().next().value === ticket || this.used < this.limit;
   }
 }
 
 /** A span's share of a {@link StagingBudget}. */
 export interface SpanShare {
-  /** Takes `bytes` more before they are staged: undefined when granted at once, else a promise of the grant. */
-  take(bytes: number): Promise<void> | undefined;
-  /** Gives back everything the span took (its staging is gone); once, later calls do nothing. */
+  /** Bytes the span staged so far. */
+  staged: number;
+  /** How long the span waited for room so far. */
+  waitedMs: number;
+  /** Counts `bytes` more staged by the span. */
+  add(bytes: number): void;
+  /** Undefined when the span may read its next page now, else a promise that it may. */
+  room(): Promise<void> | undefined;
+  /** Gives back everything the span staged (its staging is gone); once, later calls do nothing. */
   release(): void;
 }
 

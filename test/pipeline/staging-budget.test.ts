@@ -1,66 +1,86 @@
 import { describe, expect, it } from 'vitest';
 import { StagingBudget, stagedBytes, type SpanShare } from '../../src/pipeline/staging-budget.js';
 
-/** Takes `bytes` for a span and records, in `order`, when the take was granted. */
-async function taken(share: SpanShare, bytes: number, name: string, order: string[]): Promise<void> {
-  await share.take(bytes);
+/** Waits for room for a span and records, in `order`, when it may read on. */
+async function reads(share: SpanShare, name: string, order: string[]): Promise<void> {
+  await share.room();
   order.push(name);
 }
 
-/** Lets every grant that is due run. */
+/** Lets every span that may read on do so. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('staging budget', () => {
-  it('lets the oldest span in flight stage beyond the limit, and holds the younger ones until there is room', async () => {
+  it('lets the oldest span in flight read on beyond the limit, and holds the younger ones until there is room', async () => {
     const budget = new StagingBudget(100);
     const [a, b, c] = [budget.open(), budget.open(), budget.open()];
     const order: string[] = [];
-    expect(a.take(500)).toBeUndefined(); // the oldest: never waits, whatever the budget holds
-    void taken(b, 10, 'b', order);
-    void taken(c, 10, 'c', order);
+    a.add(500);
+    expect(a.room()).toBeUndefined(); // the oldest: never waits, whatever the budget holds
+    void reads(b, 'b', order);
+    void reads(c, 'c', order);
     await settle();
     expect(order).toEqual([]);
     expect(budget.inUse).toBe(500);
     a.release();
     await settle();
-    // b is the oldest now; c fits beside it
+    // b is the oldest now, and the budget holds nothing: both read on
     expect(order).toEqual(['b', 'c']);
-    expect(budget.inUse).toBe(20);
+    expect(budget.inUse).toBe(0);
   });
 
-  it('never lets a younger span overtake an older one that waits, even when the younger one would fit', async () => {
+  it('never lets a younger span overtake an older one that waits', async () => {
     const budget = new StagingBudget(100);
     const [a, b, c] = [budget.open(), budget.open(), budget.open()];
     const order: string[] = [];
-    expect(a.take(60)).toBeUndefined();
-    void taken(b, 50, 'b', order); // does not fit beside a's 60
-    await settle();
-    void taken(c, 10, 'c', order); // would fit, but b waits before it
+    a.add(60);
+    b.add(50); // b staged a page while there was room; now the budget is full
+    void reads(b, 'b', order);
     await settle();
     expect(order).toEqual([]);
-    a.release();
+    b.release(); // b ends (its rows committed); the budget holds a's 60 again
+    await settle();
+    void reads(c, 'c', order);
     await settle();
     expect(order).toEqual(['b', 'c']);
+    const d = budget.open();
+    const e = budget.open();
+    c.add(100);
+    const waits: string[] = [];
+    void reads(d, 'd', waits);
+    await settle();
+    // e would be held behind d even when it asks while d waits
+    void reads(e, 'e', waits);
+    await settle();
+    expect(waits).toEqual([]);
+    a.release(); // 100 held by c: still no room, and neither d nor e is the oldest
+    await settle();
+    expect(waits).toEqual([]);
+    c.release(); // d is the oldest: it reads on, and e with it since the budget is empty
+    await settle();
+    expect(waits).toEqual(['d', 'e']);
   });
 
-  it('lets a younger span stage while there is room', () => {
+  it('lets a younger span read on while the spans hold less than the limit', () => {
     const budget = new StagingBudget(100);
     const [a, b] = [budget.open(), budget.open()];
-    expect(a.take(40)).toBeUndefined();
-    expect(b.take(60)).toBeUndefined();
-    expect(b.take(1)).toBeInstanceOf(Promise);
+    a.add(40);
+    expect(b.room()).toBeUndefined();
+    b.add(60);
+    expect(b.room()).toBeInstanceOf(Promise);
   });
 
   it('brings every span through a budget of nothing, one after the other in the order they opened', async () => {
     const budget = new StagingBudget(0);
     const order: string[] = [];
-    // each span stages three batches and then ends (its staging released)
+    // each span reads three pages, stages each, and ends (its staging released)
     const span = async (name: string) => {
       const share = budget.open();
       try {
         for (let i = 0; i < 3; i++) {
-          await share.take(10);
+          await share.room();
           order.push(name);
+          share.add(10);
           await settle();
         }
       } finally {
@@ -72,16 +92,16 @@ describe('staging budget', () => {
     expect(budget.inUse).toBe(0);
   });
 
-  it('gives back what a span took once, whatever its release is called', () => {
+  it('gives back what a span staged once, however often its release is called', () => {
     const budget = new StagingBudget(100);
     const a = budget.open();
     const b = budget.open();
-    a.take(30);
-    b.take(30);
+    a.add(30);
+    b.add(30);
     a.release();
     a.release();
     expect(budget.inUse).toBe(30);
-    expect(() => a.take(1)).toThrow(/after it was released/);
+    expect(() => a.add(1)).toThrow(/after its share of the staging budget was released/);
   });
 
   it('estimates a row as its values, long texts by their length', () => {

@@ -34,7 +34,7 @@ export const DEFAULT_MEMORY_LIMIT = '256MB';
  * its pool: without a limit, four lanes of month-long spans staged at once with one of them committing took
  * 120–140 MB of it.
  */
-export const DEFAULT_STAGING_MEMORY = '48MB';
+export const DEFAULT_STAGING_MEMORY = '24MB';
 
 /** Bytes of a DuckDB size as the jobs file states it (`128MB`, `1GiB`): KB, MB and GB count in thousands, as DuckDB's do. */
 export function duckdbSizeBytes(size: string): number {
