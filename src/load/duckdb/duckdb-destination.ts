@@ -32,7 +32,8 @@ export const DEFAULT_MEMORY_LIMIT = '256MB';
  * What the rows of the spans a run loads at once may take staged, by default (`destination.staging_memory`; see
  * `pipeline/staging-budget.ts`). DuckDB holds staged rows, and a transaction's inserted rows until its commit, in
  * its pool: without a limit, four lanes of month-long spans staged at once with one of them committing took
- * 120–140 MB of it.
+ * 120–140 MB of it. A month of the memory bench's surveys is estimated at 11–16 MB: 24MB lets a second span
+ * stage beside the oldest while the accounts' spans (2–4 MB) still load four at a time (docs/performance.md).
  */
 export const DEFAULT_STAGING_MEMORY = '24MB';
 
