@@ -305,6 +305,7 @@ async function stageSpan(
       if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart))
         staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
       const observed = batch.observed?.length ? observationRows(stream.name, batch.observed) : [];
+      // (a window read again keeps what its first reading counted until the span ends: the budget errs low)
       if (share) {
         let bytes = stagedBytes(observed.map((row) => ({ row })));
         for (const list of rows.values()) bytes += stagedBytes(list);
