@@ -187,6 +187,7 @@ async function loadOpenedSpan(
   try {
     // 2. extract, normalize and stage every page
     const staged = await stageSpan(stream, span, ctx, load, logger, share);
+    share?.readAll();
     if (staged.stoppedBy === undefined) {
       await checkRejects(stream, span, staged, settings.rejectThreshold, load, logger);
       await checkNothingUnread(stream, span, staged, ctx);

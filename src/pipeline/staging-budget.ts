@@ -6,8 +6,9 @@ import type { Row } from '../load/table-spec.js';
  * would otherwise hold as many spans' rows as there are lanes. A span counts what it stages; before it reads its
  * next page it waits for room; what it staged is given back when its staging is released (committed or aborted).
  *
- * The oldest span in flight always reads on, whatever the budget holds: it never waits on younger spans, so the
- * run cannot deadlock, and each span becomes the oldest in turn. The others read on while the spans in flight
+ * The oldest span still reading always reads on, whatever the budget holds: it never waits on younger spans, so
+ * the run cannot deadlock, and each span becomes the oldest in turn; a span that has read all its pages hands
+ * that place on while it commits, so the source is asked during commits too. The others read on while the spans in flight
  * hold less than the limit, and wait, oldest first, when they hold more; a younger span never overtakes an older
  * one that waits (no starvation). A span that waits asks the source nothing more and holds no rows of its own in
  * JavaScript: only the pages its listing had already asked ahead. So the spans hold at most the limit, the oldest
@@ -18,6 +19,8 @@ export class StagingBudget {
   private nextTicket = 0;
   /** Bytes held per span in flight, oldest first (a Map keeps its insertion order, and tickets only grow). */
   private readonly held = new Map<number, number>();
+  /** The spans in flight still reading their pages, oldest first. */
+  private readonly reading = new Set<number>();
   /** Spans waiting for room, oldest first (a span waits for one thing at a time: its next page). */
   private readonly waiting: Array<{ ticket: number; go: () => void }> = [];
 
@@ -28,6 +31,7 @@ export class StagingBudget {
   open(): SpanShare {
     const ticket = this.nextTicket++;
     this.held.set(ticket, 0);
+    this.reading.add(ticket);
     let released = false;
     const share: SpanShare = {
       staged: 0,
@@ -43,6 +47,10 @@ export class StagingBudget {
         if (!wait) return undefined;
         const since = performance.now();
         return wait.then(() => void (share.waitedMs += performance.now() - since));
+      },
+      readAll: () => {
+        this.reading.delete(ticket);
+        this.wake();
       },
       release: () => {
         if (released) return;
@@ -72,12 +80,21 @@ export class StagingBudget {
   private release(ticket: number): void {
     this.used -= this.held.get(ticket) ?? 0;
     this.held.delete(ticket);
+    this.reading.delete(ticket);
+    this.wake();
+  }
+
+  private wake(): void {
     while (this.waiting.length > 0 && this.mayRead(this.waiting[0]!.ticket)) this.waiting.shift()!.go();
   }
 
-  /** The oldest span in flight reads on whatever the budget holds; the others while it holds less than the limit. */
+  /**
+   * The oldest span still reading reads on whatever the budget holds (a span that has read all its pages only
+   * commits, which the budget never holds up, so the next one reads meanwhile: the source is not left idle
+   * during a commit); the others while the spans in flight hold less than the limit.
+   */
   private mayRead(ticket: number): boolean {
-    return this.held.keys().next().value === ticket || this.used < this.limit;
+    return this.reading.values().next().value === ticket || this.used < this.limit;
   }
 }
 
@@ -91,6 +108,8 @@ export interface SpanShare {
   add(bytes: number): void;
   /** Undefined when the span may read its next page now, else a promise that it may. */
   room(): Promise<void> | undefined;
+  /** The span has read all its pages (it commits next): the next span in age reads on in its place. */
+  readAll(): void;
   /** Gives back everything the span staged (its staging is gone); once, later calls do nothing. */
   release(): void;
 }

@@ -61,6 +61,24 @@ describe('staging budget', () => {
     expect(waits).toEqual(['d', 'e']);
   });
 
+  it("hands the oldest span's place on once it has read all its pages, while it commits", async () => {
+    const budget = new StagingBudget(100);
+    const [a, b, c] = [budget.open(), budget.open(), budget.open()];
+    const order: string[] = [];
+    a.add(500);
+    void reads(b, 'b', order);
+    void reads(c, 'c', order);
+    await settle();
+    expect(order).toEqual([]);
+    a.readAll(); // a commits: its rows are still held, but b reads on in its place
+    await settle();
+    expect(order).toEqual(['b']);
+    expect(budget.inUse).toBe(500);
+    a.release();
+    await settle();
+    expect(order).toEqual(['b', 'c']);
+  });
+
   it('lets a younger span read on while the spans hold less than the limit', () => {
     const budget = new StagingBudget(100);
     const [a, b] = [budget.open(), budget.open()];
@@ -83,6 +101,8 @@ describe('staging budget', () => {
           share.add(10);
           await settle();
         }
+        share.readAll();
+        await settle(); // the commit
       } finally {
         share.release();
       }
