@@ -89,7 +89,7 @@ export async function loadSpan(
   logger: Logger,
 ): Promise<WindowCounts[]> {
   const started = performance.now();
-  // the span's age in the staging budget counts from here: the oldest span in flight always stages
+  // the span's age in the staging budget counts from here: the oldest span still reading always reads on
   const share = settings.staging?.open();
   try {
     return await loadOpenedSpan(stream, span, ctx, destination, settings, logger, started, share);

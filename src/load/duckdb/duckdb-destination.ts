@@ -32,10 +32,11 @@ export const DEFAULT_MEMORY_LIMIT = '256MB';
  * What the rows of the spans a run loads at once may take staged, by default (`destination.staging_memory`; see
  * `pipeline/staging-budget.ts`). DuckDB holds staged rows, and a transaction's inserted rows until its commit, in
  * its pool: without a limit, four lanes of month-long spans staged at once with one of them committing took
- * 120–140 MB of it. A month of the memory bench's surveys is estimated at 11–16 MB: 24MB lets a second span
- * stage beside the oldest while the accounts' spans (2–4 MB) still load four at a time (docs/performance.md).
+ * 120–140 MB of it. A month of the memory bench's surveys is estimated at 11–16 MB, its accounts at 2–4 MB: at
+ * 8MB the surveys stage one span at a time (with the next reading while one commits) and the 300-day peak fell
+ * by 20–30 MB, with the accounts' backfill no slower (docs/performance.md, "destination.staging_memory").
  */
-export const DEFAULT_STAGING_MEMORY = '24MB';
+export const DEFAULT_STAGING_MEMORY = '8MB';
 
 /** Bytes of a DuckDB size as the jobs file states it (`128MB`, `1GiB`): KB, MB and GB count in thousands, as DuckDB's do. */
 export function duckdbSizeBytes(size: string): number {
