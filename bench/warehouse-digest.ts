@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/warehouse-digest.ts --out before.json [--scale 0.01] [--streams …] [--cpu-prof DIR]`: loads a year of the
+ * `npx tsx bench/warehouse-digest.ts --out before.json [--scale 0.01] [--streams …] [--cpu-prof DIR] [--memory-limit 64MB]
+ * [--staging-memory 24MB]`: loads a year of the
  * end-to-end bench's emulated source (the same seeds) into a fresh DuckDB warehouse with `loyalty-etl backfill`
  * (accounts, surveys, then postings), and writes a digest of every table: its row count and, per column, an
  * order-free sum of the values' hashes. Columns that say when or by which run a row was written are left out.
@@ -37,6 +38,8 @@ const { values, positionals } = parseArgs({
     streams: { type: 'string', default: 'accounts,surveys,loyalty_postings' },
     'cpu-prof': { type: 'string' },
     compare: { type: 'boolean', default: false },
+    'memory-limit': { type: 'string' },
+    'staging-memory': { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -74,7 +77,13 @@ const emulator = await startBenchEmulator({
   port: 0,
 });
 try {
-  const destination: DestinationSettings = { type: 'duckdb', path: join(dir, 'warehouse.duckdb'), schema: 'main' };
+  const destination: DestinationSettings = {
+    type: 'duckdb',
+    path: join(dir, 'warehouse.duckdb'),
+    schema: 'main',
+    ...(values['memory-limit'] ? { memory_limit: values['memory-limit'] } : {}),
+    ...(values['staging-memory'] ? { staging_memory: values['staging-memory'] } : {}),
+  };
   const streams = values.streams.split(',') as StreamName[];
   const { file } = writeBenchJobs(
     {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
-import { DEFAULT_MEMORY_LIMIT } from '../../src/load/duckdb/duckdb-destination.js';
+import { DEFAULT_MEMORY_LIMIT, DEFAULT_STAGING_MEMORY } from '../../src/load/duckdb/duckdb-destination.js';
 import { addDays } from '../../src/plan/days.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { startBenchEmulator } from '../support/bench-emulator.js';
@@ -44,6 +44,8 @@ const DESTINATIONS = (['duckdb', 'postgres'] as const).filter((d) =>
 );
 /** The DuckDB destination's `memory_limit` (`BENCH_DUCKDB_MEMORY_LIMIT` to try another). */
 const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT ?? DEFAULT_MEMORY_LIMIT;
+/** What the staged rows of the spans in flight may take (`BENCH_DUCKDB_STAGING_MEMORY` to try another). */
+const DUCKDB_STAGING_MEMORY = process.env.BENCH_DUCKDB_STAGING_MEMORY ?? DEFAULT_STAGING_MEMORY;
 const SAME_WITHIN = 0.2;
 
 /**
@@ -66,7 +68,13 @@ export const memory: BenchSection = {
         for (const days of [SMALL_DAYS, LARGE_DAYS]) {
           const destination: DestinationSettings =
             name === 'duckdb'
-              ? { type: 'duckdb', path: join(dir, `${days}.duckdb`), schema: 'main', memory_limit: DUCKDB_MEMORY_LIMIT }
+              ? {
+                  type: 'duckdb',
+                  path: join(dir, `${days}.duckdb`),
+                  schema: 'main',
+                  memory_limit: DUCKDB_MEMORY_LIMIT,
+                  staging_memory: DUCKDB_STAGING_MEMORY,
+                }
               : { type: 'postgres', url: await postgres.freshDatabase(), schema: 'public' };
           const { file } = writeBenchJobs({ ...JOB, url: emulator.url }, destination, dir);
           const to = addDays(FIRST_DAY, days - 1);
@@ -125,6 +133,7 @@ export const memory: BenchSection = {
         dataset: DATASET,
         job: JOB,
         duckdbMemoryLimit: DUCKDB_MEMORY_LIMIT,
+        duckdbStagingMemory: DUCKDB_STAGING_MEMORY,
         smallDays: SMALL_DAYS,
         largeDays: LARGE_DAYS,
         limitMb: LIMIT_MB,

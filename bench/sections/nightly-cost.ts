@@ -35,6 +35,8 @@ const ENDPOINTS = [
 const LIMIT_MB = 300;
 /** The DuckDB destination's `memory_limit` (`BENCH_DUCKDB_MEMORY_LIMIT=128MB` to try another); the default when unset. */
 const DUCKDB_MEMORY_LIMIT = process.env.BENCH_DUCKDB_MEMORY_LIMIT;
+/** What the staged rows of the spans in flight may take (`BENCH_DUCKDB_STAGING_MEMORY`); the default when unset. */
+const DUCKDB_STAGING_MEMORY = process.env.BENCH_DUCKDB_STAGING_MEMORY;
 const SELECTION_LIMIT_S = 60;
 /** The selection is timed at a million customers whatever the scale, unless the smoke runs it tiny. */
 const SELECTION_CUSTOMERS = SCALE >= 0.01 ? 1_000_000 : CUSTOMERS;
@@ -228,7 +230,7 @@ function jobsYaml(url: string, path: string): string {
   timeout_ms: 120000
 destination:
   type: duckdb
-  path: ${JSON.stringify(path)}${DUCKDB_MEMORY_LIMIT ? `\n  memory_limit: ${DUCKDB_MEMORY_LIMIT}` : ''}
+  path: ${JSON.stringify(path)}${DUCKDB_MEMORY_LIMIT ? `\n  memory_limit: ${DUCKDB_MEMORY_LIMIT}` : ''}${DUCKDB_STAGING_MEMORY ? `\n  staging_memory: ${DUCKDB_STAGING_MEMORY}` : ''}
 jobs:
   bench:
     streams: [${STREAMS.join(', ')}]

@@ -23,7 +23,7 @@ export interface BenchJob {
 export function benchJobsYaml(job: BenchJob, destination: DestinationSettings): string {
   const target =
     destination.type === 'duckdb'
-      ? `  type: duckdb\n  path: ${JSON.stringify(destination.path)}\n  schema: ${destination.schema}${destination.memory_limit ? `\n  memory_limit: ${destination.memory_limit}` : ''}`
+      ? `  type: duckdb\n  path: ${JSON.stringify(destination.path)}\n  schema: ${destination.schema}${destination.memory_limit ? `\n  memory_limit: ${destination.memory_limit}` : ''}${destination.staging_memory ? `\n  staging_memory: ${destination.staging_memory}` : ''}`
       : `  type: postgres\n  url: ${JSON.stringify(destination.url)}\n  schema: ${destination.schema}`;
   return `source:
   base_url: ${job.url}

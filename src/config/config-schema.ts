@@ -120,6 +120,8 @@ const destinationSchema = z.discriminatedUnion('type', [
       checkpoint_threshold: duckdbSize.optional(),
       /** DuckDB's worker threads (default: the machine's cores but one, at least one). */
       threads: z.int().min(1).max(1024).optional(),
+      /** What the staged rows of the spans a run loads at once may take (default 8MB; the oldest span still reading always reads on). */
+      staging_memory: duckdbSize.optional(),
       /**
        * Where the read-only copy for analysts is published after each run and backfill (default: beside the
        * warehouse, `<name>.published.duckdb`); `false` publishes none. See `load/duckdb/publish.ts`.

@@ -134,6 +134,11 @@ export interface Destination {
   readonly name: 'duckdb' | 'postgres';
   readonly schema: string;
   readonly capabilities: DestinationCapabilities;
+  /**
+   * What the staged rows of the spans a run loads at once may take in this process (estimated bytes, see
+   * `pipeline/staging-budget.ts`): DuckDB keeps them in its pool; PostgreSQL keeps them in the server (none).
+   */
+  readonly stagingBytes?: number;
   /** Creates or upgrades the warehouse tables (`sql/<name>/*.sql`), recording what it applied. */
   migrate(): Promise<void>;
   /** Opens the staging of one span. */

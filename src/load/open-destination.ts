@@ -22,6 +22,7 @@ export async function openDestination(
             memoryLimit: config.memory_limit,
             checkpointThreshold: config.checkpoint_threshold,
             threads: config.threads,
+            stagingMemory: config.staging_memory,
           },
           { create },
         )

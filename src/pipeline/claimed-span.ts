@@ -58,6 +58,7 @@ export async function loadClaimedSpan(
     runThrough: target.through,
     customersAsked: asked?.report,
     archive: request.archive,
+    staging: run.staging,
   };
   try {
     done(await loadSpan(stream, span, ctx, request.destination, settings, run.log));

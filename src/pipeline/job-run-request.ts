@@ -9,6 +9,7 @@ import type { Backfill } from '../state/backfills.js';
 import type { WindowCounts } from '../state/ledger.js';
 import type { CustomerTally, CustomersAskedListener } from './customer-tally.js';
 import type { RunStop } from './run-stop.js';
+import type { StagingBudget } from './staging-budget.js';
 
 /** A window that could not be loaded, and why. */
 export interface WindowFailure {
@@ -83,6 +84,8 @@ export interface RunUnderWay {
   readonly log: Logger;
   /** The customers the per-customer spans under way ask, for `onCustomersAsked`. */
   readonly customers: CustomerTally;
+  /** The limit on staged rows its spans in flight share, when the warehouse holds them in this process. */
+  readonly staging?: StagingBudget;
   /** When the run last looked for dead holders of the windows it waits on (ms; see `lanes.ts`). */
   lastReap: number;
 }

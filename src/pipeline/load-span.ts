@@ -16,6 +16,7 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
+import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budget.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
 
@@ -38,6 +39,8 @@ export interface SpanSettings {
   customersAsked?: (asked: number, selected: number) => void;
   /** The raw archive the span's answers (and the customers it asks) are kept in, durably before its commit. */
   archive?: AnswerArchive;
+  /** The limit on staged rows the spans loaded at once share (none: each span stages as its pages come). */
+  staging?: StagingBudget;
 }
 
 /**
@@ -88,6 +91,36 @@ export async function loadSpan(
   logger: Logger,
 ): Promise<WindowCounts[]> {
   const started = performance.now();
+  // the span's age in the staging budget counts from here: the oldest span still reading always reads on
+  const share = settings.staging?.open();
+  try {
+    return await loadOpenedSpan(stream, span, ctx, destination, settings, logger, started, share);
+  } finally {
+    // its staging is gone (committed or aborted), or was never made
+    share?.release();
+    if (share)
+      logger.debug(
+        {
+          stream: stream.name,
+          window: formatWindow({ start: span[0]!.start, end: span.at(-1)!.end }),
+          stagedBytes: share.staged,
+          waitedMs: Math.round(share.waitedMs),
+        },
+        'span staged',
+      );
+  }
+}
+
+async function loadOpenedSpan(
+  stream: StreamDefinition,
+  span: Window[],
+  ctx: StreamContext,
+  destination: Destination,
+  settings: SpanSettings,
+  logger: Logger,
+  started: number,
+  share: SpanShare | undefined,
+): Promise<WindowCounts[]> {
   // 1. open: the customers the span asks (a read of the warehouse), and staging for the stream's tables
   const selection = settings.customers
     ? await selectCustomers(
@@ -156,7 +189,8 @@ export async function loadSpan(
   };
   try {
     // 2. extract, normalize and stage every page
-    const staged = await stageSpan(stream, span, ctx, load, logger);
+    const staged = await stageSpan(stream, span, ctx, load, logger, share);
+    share?.readAll();
     if (staged.stoppedBy === undefined) {
       await checkRejects(stream, span, staged, settings.rejectThreshold, load, logger);
       await checkNothingUnread(stream, span, staged, ctx);
@@ -215,6 +249,7 @@ async function stageSpan(
   ctx: StreamContext,
   load: SpanLoad,
   logger: Logger,
+  share: SpanShare | undefined,
 ): Promise<StagedSpan> {
   const staged: StagedSpan = {
     extracted: new Map(),
@@ -226,8 +261,19 @@ async function stageSpan(
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
   let seq = 0;
+  const pages = stream.extract(ctx, span)[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const batch of stream.extract(ctx, span)) {
+    for (;;) {
+      // the next page waits for room in the budget the spans in flight share: the source is not asked meanwhile
+      const room = share?.room();
+      if (room) await room;
+      const next = await pages.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      const batch = next.value;
       if (batch.windowComplete) staged.complete.add(batch.windowStart);
       if (batch.restart) {
         const window = span.find((w) => w.start === batch.windowStart) ?? {
@@ -262,6 +308,13 @@ async function stageSpan(
       add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
       if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart))
         staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
+      const observed = batch.observed?.length ? observationRows(stream.name, batch.observed) : [];
+      // (a window read again keeps what its first reading counted until the span ends: the budget errs low)
+      if (share) {
+        let bytes = stagedBytes(observed.map((row) => ({ row })));
+        for (const list of rows.values()) bytes += stagedBytes(list);
+        share.add(bytes);
+      }
       for (const [table, list] of rows) {
         // fields loaded as NULL are no rows of the stream: they are kept with their raw values
         if (table === FIELD_REJECTS) {
@@ -271,8 +324,8 @@ async function stageSpan(
         staged.unlisted.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
-      if (batch.observed?.length) {
-        const observations = observationRows(stream.name, batch.observed).map((row) => ({
+      if (observed.length > 0) {
+        const observations = observed.map((row) => ({
           seq: 0,
           windowStart: batch.windowStart,
           row,
@@ -283,6 +336,9 @@ async function stageSpan(
     }
   } catch (error) {
     staged.stoppedBy = error;
+  } finally {
+    // as `for await` does when its body ends early: the extractor's own cleanup runs
+    if (!done) await pages.return?.(undefined).catch(() => undefined);
   }
   return staged;
 }

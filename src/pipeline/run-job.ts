@@ -13,6 +13,7 @@ import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
 import { refreshProfiles } from './refresh-profiles.js';
 import { RunInterruptedError, RunStop } from './run-stop.js';
+import { StagingBudget } from './staging-budget.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { directoryQueue, streamQueue } from './stream-queues.js';
 
@@ -80,6 +81,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     stop,
     log,
     customers: new CustomerTally(request.onCustomersAsked),
+    staging: destination.stagingBytes === undefined ? undefined : new StagingBudget(destination.stagingBytes),
     lastReap: 0,
   };
   let unexpected: string | undefined;

@@ -75,6 +75,7 @@ export interface DuckdbSettings {
   memory_limit?: string | undefined;
   checkpoint_threshold?: string | undefined;
   threads?: number | undefined;
+  staging_memory?: string | undefined;
   publish_path?: string | false | undefined;
   event_spool?: string | undefined;
   busy_timeout_s?: number | undefined;

@@ -176,6 +176,14 @@ describe('jobs.yaml', () => {
       type: 'duckdb',
       checkpoint_threshold: '1GB',
     });
+    const staging = `${minimal}destination:\n  type: duckdb\n  staging_memory: -1MB\n`;
+    expect(errorOf(() => parseConfig(staging, 'my.yaml', {})).message).toBe(
+      'my.yaml: destination.staging_memory: must be a size such as 128MB or 1GiB',
+    );
+    expect(parseConfig(staging.replace('-1MB', '0KB'), 'my.yaml', {}).destination).toMatchObject({
+      type: 'duckdb',
+      staging_memory: '0KB',
+    });
     const threads = `${minimal}destination:\n  type: duckdb\n  threads: 0\n`;
     expect(errorOf(() => parseConfig(threads, 'my.yaml', {})).message).toMatch(
       /^my\.yaml: destination\.threads: .*>=1/,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, resolveJob } from '../../src/commands/job-session.js';
-import type { StreamName } from '../../src/plan/job-plan.js';
+import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
 import { openDestination } from '../../src/load/open-destination.js';
@@ -9,8 +9,14 @@ import { runJob } from '../../src/pipeline/run-job.js';
 import { planRange } from '../../src/plan/plan-windows.js';
 import type { Window } from '../../src/plan/windows.js';
 import { emulatorJobs } from '../helpers/cli.js';
-import { testDestinations } from '../helpers/destinations.js';
-import { readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
+import {
+  readAccounts,
+  readPostings,
+  readSurveyResponses,
+  sortedByJson,
+  withWarehouse,
+} from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -84,5 +90,100 @@ describe.each(testDestinations)('spans loaded at once into $name', (target) => {
     const truth = sortedByJson([...emulator.truth.postings(START, END)].map((p) => ({ ...p })));
     expect(truth.length).toBeGreaterThan(100);
     await withWarehouse(warehouse, async (conn) => expect(sortedByJson(await readPostings(conn))).toEqual(truth));
+  });
+});
+
+/**
+ * The real destination, noting whether the appends of two spans ever interleave (a span appending again after
+ * another one appended), and the most spans open at once.
+ */
+function stagingSpans(destination: Destination): {
+  destination: Destination;
+  seen: { interleaved: boolean; spansAtOnce: number };
+} {
+  let open = 0;
+  let last: object | undefined;
+  const done = new Set<object>();
+  const seen = { interleaved: false, spansAtOnce: 0 };
+  const counting = Object.create(destination) as Destination;
+  counting.openSpan = async (request) => {
+    const load = await destination.openSpan(request);
+    const span = {};
+    seen.spansAtOnce = Math.max(seen.spansAtOnce, ++open);
+    const closed = () => open--;
+    const counted: SpanLoad = Object.create(load);
+    counted.append = async (table, rows) => {
+      if (done.has(span)) seen.interleaved = true;
+      if (last && last !== span) done.add(last);
+      last = span;
+      await load.append(table, rows);
+    };
+    counted.commit = (...args) => load.commit(...args).finally(closed);
+    counted.abort = () => load.abort().finally(closed);
+    return counted;
+  };
+  return { destination: counting, seen };
+}
+
+describe('the staged rows of the spans loaded at once into duckdb', () => {
+  const START = '2024-01-01';
+  const END = '2024-04-30';
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: 43, accounts: 60, startDate: START, endDate: END, timezone: TZ, port: 0 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('with a staging_memory of nothing, are staged one span after the other, the oldest first, and every lane still loads every row', async () => {
+    const { config: warehouse } = await duckdbTestDestination.fresh();
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: START,
+      destination: warehouse,
+      streams: ['accounts', 'surveys', 'loyalty_postings'],
+      postings: '    postings:\n      max_span_days: 10\n',
+      pageSize: 20,
+    });
+    const { config, jobConfig, plan } = resolveJob({ config: file });
+    const logger = silentLogger;
+    const windows = planRange(jobConfig, START, END);
+    const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
+    // a budget of nothing: only the oldest span in flight reads and stages, the others wait their turn
+    const opened = await openDestination({ ...config.destination, staging_memory: '0KB' } as DestinationSettings);
+    const { destination, seen } = stagingSpans(opened);
+    try {
+      const result = await runJob({
+        plan,
+        command: 'run',
+        work: { kind: 'planned', windows: planned },
+        concurrency: 4,
+        api: createApi(config, logger),
+        destination,
+        logger,
+      });
+      expect(result.failed).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+
+    // four months in month-long spans, four lanes: spans were open at once, and each staged all of its pages
+    // in its turn, the oldest first, the next one only once it had read them all
+    expect(seen.spansAtOnce).toBeGreaterThan(1);
+    expect(seen.interleaved).toBe(false);
+    await withWarehouse(warehouse, async (conn) => {
+      const truthAccounts = new Map([...emulator.truth.accounts(START, END)].map((a) => [a.customer_id, { ...a }]));
+      const accounts = await readAccounts(conn);
+      expect(accounts.size).toBe(truthAccounts.size);
+      for (const [id, expected] of truthAccounts) expect(accounts.get(id), id).toEqual(expected);
+      const responses = sortedByJson([...emulator.truth.surveyResponses(START, END)].map((r) => ({ ...r })));
+      expect(responses.length).toBeGreaterThan(20);
+      expect(sortedByJson(await readSurveyResponses(conn))).toEqual(responses);
+      const postings = sortedByJson([...emulator.truth.postings(START, END)].map((p) => ({ ...p })));
+      expect(postings.length).toBeGreaterThan(100);
+      expect(sortedByJson(await readPostings(conn))).toEqual(postings);
+    });
   });
 });

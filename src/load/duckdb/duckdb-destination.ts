@@ -29,6 +29,24 @@ import { publishWarehouse } from './publish.js';
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
 /**
+ * What the rows of the spans a run loads at once may take staged, by default (`destination.staging_memory`; see
+ * `pipeline/staging-budget.ts`). DuckDB holds staged rows, and a transaction's inserted rows until its commit, in
+ * its pool: without a limit, four lanes of month-long spans staged at once with one of them committing took
+ * 120–140 MB of it. A month of the memory bench's surveys is estimated at 11–16 MB, its accounts at 2–4 MB: at
+ * 8MB the surveys stage one span at a time (with the next reading while one commits) and the 300-day peak fell
+ * by 20–30 MB, with the accounts' backfill no slower (docs/performance.md, "destination.staging_memory").
+ */
+export const DEFAULT_STAGING_MEMORY = '8MB';
+
+/** Bytes of a DuckDB size as the jobs file states it (`128MB`, `1GiB`): KB, MB and GB count in thousands, as DuckDB's do. */
+export function duckdbSizeBytes(size: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i.exec(size.trim());
+  if (!match) throw new Error(`not a size: ${size}`);
+  const units: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
+  return Math.round(Number(match[1]) * units[match[2]!.toLowerCase()]!);
+}
+
+/**
  * DuckDB's worker threads by default (`destination.threads`): the machine's cores but one, which the pipeline's own
  * thread keeps busy parsing and checking records, handing them to the appenders; DuckDB's own default is every core,
  * whose threads would then compete with the pipeline's for CPU without loading any faster.
@@ -48,6 +66,8 @@ export interface DuckDbSettings {
   checkpointThreshold?: string;
   /** DuckDB's worker threads; {@link defaultDuckDbThreads} unless set. */
   threads?: number;
+  /** What the staged rows of a run's spans in flight may take; {@link DEFAULT_STAGING_MEMORY} unless set. */
+  stagingMemory?: string;
 }
 
 /** The warehouse file is open in another process; DuckDB allows one writer process per file. */
@@ -68,6 +88,7 @@ export class DuckDbDestination implements Destination {
   readonly capabilities = { multiProcess: false, rowLocks: false, declaredKeys: false };
   private readonly commitLock = new Mutex();
   private readonly spans = new OpenSpans();
+  readonly stagingBytes: number;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -75,7 +96,10 @@ export class DuckDbDestination implements Destination {
     readonly schema: string,
     private readonly vacuum: DeferredVacuum,
     private readonly pool: PoolTrim,
-  ) {}
+    stagingMemory: string,
+  ) {
+    this.stagingBytes = duckdbSizeBytes(stagingMemory);
+  }
 
   /**
    * Opens the warehouse file; with `create` (the default) a missing one is created, directories included.
@@ -113,6 +137,7 @@ export class DuckDbDestination implements Destination {
           schema,
           await DeferredVacuum.install(new DuckDbSqlConnection(raw, schema)),
           new PoolTrim(memoryLimit),
+          settings.stagingMemory ?? DEFAULT_STAGING_MEMORY,
         );
       } finally {
         raw.closeSync();
