@@ -55,35 +55,12 @@ describe.each(testDestinations)('spans loaded at once into $name', (target) => {
 
   it('postings stage two spans at a time, whatever the concurrency, and still load every posting', async () => {
     const { config: warehouse } = await target.fresh();
-    const file = emulatorJobs({
-      url: emulator.url,
-      timezone: TZ,
-      firstDay: START,
-      destination: warehouse,
-      streams: ['accounts', 'surveys', 'loyalty_postings'],
-      postings: '    postings:\n      max_span_days: 3\n',
-      pageSize: 20,
+    let peak = new Map<string, number>();
+    await runFourLanes(emulator.url, warehouse, START, END, 3, (opened) => {
+      const counted = countingSpans(opened);
+      peak = counted.peak;
+      return counted.destination;
     });
-    const { config, jobConfig, plan } = resolveJob({ config: file });
-    const logger = silentLogger;
-    const windows = planRange(jobConfig, START, END);
-    const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
-    const opened = await openDestination(config.destination);
-    const { destination, peak } = countingSpans(opened);
-    try {
-      const result = await runJob({
-        plan,
-        command: 'run',
-        work: { kind: 'planned', windows: planned },
-        concurrency: 4,
-        api: createApi(config, logger),
-        destination,
-        logger,
-      });
-      expect(result.failed).toEqual([]);
-    } finally {
-      await opened.close();
-    }
 
     // eight postings spans of three days: both lanes busy at once, never more
     expect(peak.get('loyalty_postings')).toBe(2);
@@ -138,36 +115,21 @@ describe('the staged rows of the spans loaded at once into duckdb', () => {
 
   it('with a staging_memory of nothing, are staged one span after the other, the oldest first, and every lane still loads every row', async () => {
     const { config: warehouse } = await duckdbTestDestination.fresh();
-    const file = emulatorJobs({
-      url: emulator.url,
-      timezone: TZ,
-      firstDay: START,
-      destination: warehouse,
-      streams: ['accounts', 'surveys', 'loyalty_postings'],
-      postings: '    postings:\n      max_span_days: 10\n',
-      pageSize: 20,
-    });
-    const { config, jobConfig, plan } = resolveJob({ config: file });
-    const logger = silentLogger;
-    const windows = planRange(jobConfig, START, END);
-    const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
+    let seen = { spansAtOnce: 0, interleaved: false };
     // a budget of nothing: only the oldest span in flight reads and stages, the others wait their turn
-    const opened = await openDestination({ ...config.destination, staging_memory: '0KB' } as DestinationSettings);
-    const { destination, seen } = stagingSpans(opened);
-    try {
-      const result = await runJob({
-        plan,
-        command: 'run',
-        work: { kind: 'planned', windows: planned },
-        concurrency: 4,
-        api: createApi(config, logger),
-        destination,
-        logger,
-      });
-      expect(result.failed).toEqual([]);
-    } finally {
-      await opened.close();
-    }
+    await runFourLanes(
+      emulator.url,
+      warehouse,
+      START,
+      END,
+      10,
+      (opened) => {
+        const staged = stagingSpans(opened);
+        seen = staged.seen;
+        return staged.destination;
+      },
+      { staging_memory: '0KB' },
+    );
 
     // four months in month-long spans, four lanes: spans were open at once, and each staged all of its pages
     // in its turn, the oldest first, the next one only once it had read them all
@@ -187,3 +149,47 @@ describe('the staged rows of the spans loaded at once into duckdb', () => {
     });
   });
 });
+
+/**
+ * A `run` of accounts, surveys and postings over [`start`, `end`] with four lanes, postings in spans of
+ * `maxSpanDays`, through `wrap` of the warehouse `warehouse` opened (with `settings` over the jobs file's); its
+ * windows must all load.
+ */
+async function runFourLanes(
+  url: string,
+  warehouse: DestinationSettings,
+  start: string,
+  end: string,
+  maxSpanDays: number,
+  wrap: (opened: Destination) => Destination,
+  settings: Record<string, unknown> = {},
+): Promise<void> {
+  const file = emulatorJobs({
+    url,
+    timezone: TZ,
+    firstDay: start,
+    destination: warehouse,
+    streams: ['accounts', 'surveys', 'loyalty_postings'],
+    postings: `    postings:\n      max_span_days: ${maxSpanDays}\n`,
+    pageSize: 20,
+  });
+  const { config, jobConfig, plan } = resolveJob({ config: file });
+  const logger = silentLogger;
+  const windows = planRange(jobConfig, start, end);
+  const planned = new Map<StreamName, Window[]>(jobConfig.streams.map((s) => [s, windows]));
+  const opened = await openDestination({ ...config.destination, ...settings } as DestinationSettings);
+  try {
+    const result = await runJob({
+      plan,
+      command: 'run',
+      work: { kind: 'planned', windows: planned },
+      concurrency: 4,
+      api: createApi(config, logger),
+      destination: wrap(opened),
+      logger,
+    });
+    expect(result.failed).toEqual([]);
+  } finally {
+    await opened.close();
+  }
+}
