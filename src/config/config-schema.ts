@@ -9,6 +9,7 @@ import {
   type JobSettings,
   type SourceSettings,
 } from '../plan/job-plan.js';
+import { DUCKDB_SIZE } from '../plan/duckdb-size.js';
 
 /** Calendar day written as `YYYY-MM-DD`. */
 export const isoDay = z
@@ -76,7 +77,7 @@ const sourceSchema = z
   });
 
 /** A DuckDB size setting. */
-const duckdbSize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB or 1GiB');
+const duckdbSize = z.string().regex(DUCKDB_SIZE, 'must be a size such as 128MB or 1GiB');
 
 /**
  * What analysts read of the customers' personal data (phone, e-mail, names, birthdate): the published DuckDB copy,

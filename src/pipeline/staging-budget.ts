@@ -17,8 +17,6 @@ import type { Row } from '../load/table-spec.js';
 export class StagingBudget {
   private used = 0;
   private nextTicket = 0;
-  /** Bytes held per span in flight, oldest first (a Map keeps its insertion order, and tickets only grow). */
-  private readonly held = new Map<number, number>();
   /** The spans in flight still reading their pages, oldest first. */
   private readonly reading = new Set<number>();
   /** Spans waiting for room, oldest first (a span waits for one thing at a time: its next page). */
@@ -30,7 +28,6 @@ export class StagingBudget {
   /** A span's share of the budget, from the moment it opens until {@link SpanShare.release}. */
   open(): SpanShare {
     const ticket = this.nextTicket++;
-    this.held.set(ticket, 0);
     this.reading.add(ticket);
     let released = false;
     const share: SpanShare = {
@@ -40,7 +37,6 @@ export class StagingBudget {
         if (released) throw new Error('a span staged rows after its share of the staging budget was released');
         share.staged += bytes;
         this.used += bytes;
-        this.held.set(ticket, this.held.get(ticket)! + bytes);
       },
       room: () => {
         const wait = this.room(ticket);
@@ -55,7 +51,7 @@ export class StagingBudget {
       release: () => {
         if (released) return;
         released = true;
-        this.release(ticket);
+        this.release(ticket, share.staged);
       },
     };
     return share;
@@ -77,9 +73,8 @@ export class StagingBudget {
     });
   }
 
-  private release(ticket: number): void {
-    this.used -= this.held.get(ticket) ?? 0;
-    this.held.delete(ticket);
+  private release(ticket: number, staged: number): void {
+    this.used -= staged;
     this.reading.delete(ticket);
     this.wake();
   }

@@ -48,28 +48,38 @@ export async function selectCustomers(
   runThrough?: Day,
 ): Promise<CustomerSelection> {
   // a first night is the job's first run of the stream, all of its spans: no customer asked by an earlier run
-  const firstNight = () => read(async (conn) => !(await observedBefore(conn, stream, runId)));
+  let first: Promise<boolean> | undefined;
+  const firstNight = () => (first ??= read(async (conn) => !(await observedBefore(conn, stream, runId))));
   const reachesRunEnd = runThrough === undefined || span.at(-1)!.end >= runThrough;
   if (typeof rule === 'string') rule = { kind: rule };
-  if (rule.kind === 'signs-and-sweep') {
-    const first = rule.firstNightSweep === true && (await firstNight());
-    return signsAndSweepCustomers(read, job, stream, rule.sweepDays, span, now, !first, !first || reachesRunEnd);
-  }
+  // a first night left to the sweep (`first_night: sweep`): every customer is new, so no sign counts, and only
+  // the span reaching the run's last day takes the sweep's quota
+  const firstNightSweep = rule.kind === 'signs-and-sweep' ? rule.firstNightSweep : rule.sweep?.firstNightSweep;
+  const leftToSweep = firstNightSweep === true && (await firstNight());
+  if (rule.kind === 'signs-and-sweep')
+    return signsAndSweepCustomers(
+      read,
+      job,
+      stream,
+      rule.sweepDays,
+      span,
+      now,
+      !leftToSweep,
+      !leftToSweep || reachesRunEnd,
+    );
   const { kind } = rule;
   if (kind === 'all') return { kind, ...accountCustomers(read, kind, span, stream) };
-  const sweep = rule.sweep?.firstNightSweep && !reachesRunEnd && (await firstNight()) ? undefined : rule.sweep;
+  const sweep = leftToSweep && !reachesRunEnd ? undefined : rule.sweep;
   const swept = sweep ? { sweep, order: await sweepOrder(read, stream, sweep.sweepDays, now) } : undefined;
   // with a sweep, a first night (nobody observed yet) asks every customer, so that history starts complete, unless
   // `first_night: sweep` leaves them to the sweep
   if (kind === 'changed') {
-    const first = sweep !== undefined && !sweep.firstNightSweep && (await firstNight());
-    // a first night left to the sweep: every account is new in its windows, so no change counts as a sign
-    const signs = !(rule.sweep?.firstNightSweep && (await firstNight()));
+    const everyone = sweep !== undefined && !sweep.firstNightSweep && (await firstNight());
     return {
       kind,
-      ...(first
+      ...(everyone
         ? accountCustomers(read, 'all', span, stream)
-        : accountCustomers(read, kind, span, stream, swept, signs)),
+        : accountCustomers(read, kind, span, stream, swept, !leftToSweep)),
     };
   }
   const { after, through } = await read(async (conn) => ({
@@ -79,12 +89,9 @@ export async function selectCustomers(
   // a first night asks every customer, so that history starts complete; unless the sweep is to take them over
   // a customer first listed in the span (a new one) and never asked is asked with the sweep, as an account change is a sign for
   // the state streams (a first night left to the sweep excepted: every customer is new then)
-  const newcomers =
-    after === undefined || (rule.sweep?.firstNightSweep && (await firstNight()))
-      ? undefined
-      : { start: span[0]!.start, end: span.at(-1)!.end };
+  const newcomers = after === undefined || leftToSweep ? undefined : { start: span[0]!.start, end: span.at(-1)!.end };
   const customers =
-    after === undefined && !rule.sweep?.firstNightSweep
+    after === undefined && !firstNightSweep
       ? accountCustomers(read, 'all', span, stream)
       : eventCustomers(read, after ?? 0, through, stream, swept, newcomers);
   return { kind, ...customers, events: { after, through } };

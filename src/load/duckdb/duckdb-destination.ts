@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { duckdbSizeBytes } from '../../plan/duckdb-size.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { migrate } from '../warehouse/migrate.js';
 import { dropSharedQuestionColumns } from '../derived/survey-catalog.js';
@@ -37,14 +38,6 @@ export const DEFAULT_MEMORY_LIMIT = '256MB';
  * by 20–30 MB, with the accounts' backfill no slower (docs/performance.md, "destination.staging_memory").
  */
 export const DEFAULT_STAGING_MEMORY = '8MB';
-
-/** Bytes of a DuckDB size as the jobs file states it (`128MB`, `1GiB`): KB, MB and GB count in thousands, as DuckDB's do. */
-export function duckdbSizeBytes(size: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i.exec(size.trim());
-  if (!match) throw new Error(`not a size: ${size}`);
-  const units: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
-  return Math.round(Number(match[1]) * units[match[2]!.toLowerCase()]!);
-}
 
 /**
  * DuckDB's worker threads by default (`destination.threads`): the machine's cores but one, which the pipeline's own
