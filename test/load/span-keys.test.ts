@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SpanKeys } from '../../src/load/staging/span-keys.js';
+import { byKeyRepetition, SpanKeys } from '../../src/load/staging/span-keys.js';
+import { duckdbDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import type { TableSpec } from '../../src/load/table-spec.js';
 
 const table: TableSpec = {
@@ -56,5 +57,67 @@ describe('the keys a span staged', () => {
     span.add('t', [{ seq: 2, row: { a: 'x', b: 'y' } }]);
     expect(span.states().has('t')).toBe(false);
     expect([...span.listed()]).toEqual([]);
+  });
+
+  describe("a table staged with another's rows knows its keys from its parent's", () => {
+    const parent: TableSpec = {
+      name: 'responses',
+      key: ['response_id'],
+      columns: [{ name: 'response_id', type: 'text' }],
+      merge: { kind: 'replace-window' },
+      stagingOnly: [{ name: '_answers', type: 'json' }],
+    };
+    const entries: TableSpec = {
+      name: 'answers',
+      key: ['response_id', 'question_code'],
+      columns: [
+        { name: 'response_id', type: 'text' },
+        { name: 'question_code', type: 'text' },
+        { name: 'answer', type: 'text' },
+      ],
+      merge: { kind: 'replace-window' },
+      stagedWith: {
+        table: 'responses',
+        kind: 'entries',
+        column: '_answers',
+        nameColumn: 'question_code',
+        valueColumn: 'answer',
+      },
+    };
+    const rows: TableSpec = {
+      ...entries,
+      name: 'answer_rows',
+      stagedWith: { table: 'responses', kind: 'rows', column: '_answers' },
+    };
+    const tables = [parent, entries, rows];
+    const split = (spec: TableSpec, state?: 'unique' | 'listed') =>
+      byKeyRepetition(
+        duckdbDialect,
+        spec,
+        tables,
+        new Map(state ? [['responses', state]] : []),
+        'ROWS',
+        (where) => `ONCE${where}`,
+        (from) => `REPEATED ${from}`,
+      );
+
+    it("numbers none of an object's entries when every parent row's key came once", () => {
+      // an object's entries have distinct names, so (response_id, question_code) came once too: no window over them all
+      expect(split(entries, 'unique')).toBe('ONCE');
+    });
+
+    it('numbers only the entries of the parent rows listed as repeated', () => {
+      const sql = split(entries, 'listed');
+      expect(sql).toContain(`d."table" = 'responses'`);
+      expect(sql).toMatch(/^ONCE WHERE .*UNION ALL REPEATED \(SELECT \* FROM ROWS st WHERE st\."_seq" IN /);
+    });
+
+    it('numbers every row when nothing proves its keys came once', () => {
+      // rows built from an array may repeat a key within one parent row; an unknown parent proves nothing
+      expect(split(rows, 'unique')).toBe('REPEATED ROWS');
+      expect(split(entries)).toBe('REPEATED ROWS');
+      const unnamed: TableSpec = { ...entries, name: 'by_response', key: ['response_id'] };
+      expect(split(unnamed, 'unique')).toBe('REPEATED ROWS');
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   accountWindowsTable,
   withCustomFields,
 } from '../../src/streams/accounts.js';
+import { surveyAnswersTable, surveyQuestionsTable, surveyResponsesTable } from '../../src/streams/surveys.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { testDestinations } from '../helpers/destinations.js';
 
@@ -182,6 +183,75 @@ describe.each(testDestinations)('span load into $name', (testDestination) => {
         'C2 2024-01-01',
         'C3 2024-01-02',
         'C4 2024-01-02',
+      ]);
+    });
+  });
+
+  it('of survey responses staged once and again in a span (a listing repeating a record), loads each answer once', async () => {
+    const windows = [
+      { start: '2024-01-01', end: '2024-01-01' },
+      { start: '2024-01-02', end: '2024-01-02' },
+    ];
+    const span = await destination.openSpan({
+      job: 'j',
+      stream: 'surveys',
+      runId: 'r',
+      windows,
+      tables: [surveyResponsesTable, surveyAnswersTable, surveyQuestionsTable],
+    });
+    const response = (seq: number, windowStart: string, id: string, answers: Record<string, string>) => ({
+      seq,
+      windowStart,
+      row: {
+        response_id: id,
+        survey_id: 'S',
+        customer_id: `C-${id}`,
+        answered_at: `${windowStart}T10:00:00Z`,
+        _answers: JSON.stringify(answers),
+      },
+    });
+    await span.append('survey_questions', [
+      {
+        seq: 1,
+        windowStart: '2024-01-01',
+        row: { survey_id: 'S', question_code: 'q1', question_text: 'One?', question_order: 1 },
+      },
+      {
+        seq: 2,
+        windowStart: '2024-01-01',
+        row: { survey_id: 'S', question_code: 'q2', question_text: 'Two?', question_order: 2 },
+      },
+    ]);
+    // R1 twice (its id is the content key of the record, answers included); R2 and R3 once
+    await span.append('survey_responses', [
+      response(3, '2024-01-01', 'R1', { q1: 'a', q2: 'b' }),
+      response(4, '2024-01-01', 'R2', { q1: 'x', q2: 'y' }),
+    ]);
+    await span.append('survey_responses', [
+      response(5, '2024-01-02', 'R1', { q1: 'a', q2: 'b' }),
+      response(6, '2024-01-02', 'R3', { q2: 'z' }),
+    ]);
+    await span.commit(windows, (_conn, merge) => merge());
+    await destination.withConnection(async (conn) => {
+      expect(
+        await conn.all(
+          `SELECT response_id, CAST("_window_start" AS VARCHAR) AS w FROM survey_responses ORDER BY response_id`,
+        ),
+      ).toEqual([
+        { response_id: 'R1', w: '2024-01-02' },
+        { response_id: 'R2', w: '2024-01-01' },
+        { response_id: 'R3', w: '2024-01-02' },
+      ]);
+      expect(
+        await conn.all(
+          `SELECT response_id, question_code, answer FROM survey_answers ORDER BY response_id, question_code`,
+        ),
+      ).toEqual([
+        { response_id: 'R1', question_code: 'q1', answer: 'a' },
+        { response_id: 'R1', question_code: 'q2', answer: 'b' },
+        { response_id: 'R2', question_code: 'q1', answer: 'x' },
+        { response_id: 'R2', question_code: 'q2', answer: 'y' },
+        { response_id: 'R3', question_code: 'q2', answer: 'z' },
       ]);
     });
   });

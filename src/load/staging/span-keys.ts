@@ -130,19 +130,27 @@ export class SpanKeys {
 }
 
 /**
- * What is known of the keys of `spec`'s staged rows: its own, or for a table staged as a copy of another's rows,
- * `unique` when that table's are (a key that extends a unique key is unique).
+ * What is known of the keys of `spec`'s staged rows, and the table whose rows {@link DUPLICATES_STAGING} lists for
+ * them: its own; or, for a table staged as a copy of another's rows or as the entries of another's objects, its
+ * parent's, when `spec`'s key extends the parent's (and, for entries, holds the entry's name). A copy has one row
+ * per parent row, and an object's entries have distinct names (`stagedObject`), so the rows of a parent whose key
+ * came once have keys that came once.
  */
 function stagedKeysOf(
   spec: TableSpec,
   tables: readonly TableSpec[],
   keys: ReadonlyMap<string, StagedKeys>,
-): StagedKeys | undefined {
+): { state: StagedKeys; listedAs: string } | undefined {
   const own = spec.stagedWith;
-  if (!own) return keys.get(spec.name);
+  if (!own) {
+    const state = keys.get(spec.name);
+    return state && { state, listedAs: spec.name };
+  }
   const parent = tables.find((t) => t.name === own.table);
-  const extendsParentKey = parent !== undefined && parent.key.every((k) => spec.key.includes(k));
-  return own.kind === 'copy' && extendsParentKey && keys.get(own.table) === 'unique' ? 'unique' : undefined;
+  if (!parent || !parent.key.every((k) => spec.key.includes(k))) return undefined;
+  if (own.kind === 'rows' || (own.kind === 'entries' && !spec.key.includes(own.nameColumn))) return undefined;
+  const state = keys.get(own.table);
+  return state && { state, listedAs: own.table };
 }
 
 /**
@@ -162,9 +170,9 @@ export function byKeyRepetition(
   repeated: (from: string) => string,
 ): string {
   const known = stagedKeysOf(spec, tables, keys);
-  if (known === 'unique') return once('');
+  if (known?.state === 'unique') return once('');
   if (known === undefined) return repeated(rows);
-  const listed = `(SELECT d."_seq" FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(spec.name)})`;
+  const listed = `(SELECT d."_seq" FROM ${quoteIdent(DUPLICATES_STAGING)} d WHERE d."table" = ${quoteLiteral(known.listedAs)})`;
   return `${once(` WHERE ${dialect.notAmong('st."_seq"', listed)}`)} UNION ALL ${repeated(`(SELECT * FROM ${rows} st WHERE st."_seq" IN ${listed})`)}`;
 }
 
