@@ -113,8 +113,8 @@ describe.each(testDestinations)('accounts history from the emulator into $name',
     const { config } = await target.fresh();
     // a program that starts on the last night has no directory to sweep first: each backfill loads its own day only
     const file = jobs(config, { historyStart: LAST });
-    // the copy for analysts published by the last backfill only: sixteen of them would publish it sixteen times, each
-    // a second of the test's on DuckDB, and what is under test is the warehouse's history
+    // the copy for analysts published by the last backfill only: on DuckDB a publish is about half of a one-day
+    // backfill, and what is under test is the warehouse's history
     const quiet = jobs(unpublished(config), { historyStart: LAST });
     for (let day = LAST; day >= START; day = addDays(day, -1))
       await backfillCommand({ config: day === START ? file : quiet, from: day, to: day });
