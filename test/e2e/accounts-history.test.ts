@@ -6,7 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, daysBetween } from '../../src/plan/days.js';
 import { inOrderHistory, readHistory, type ServedWindow, type Version } from '../helpers/account-history.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
-import { testDestinations } from '../helpers/destinations.js';
+import { testDestinations, unpublished } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
@@ -113,8 +113,11 @@ describe.each(testDestinations)('accounts history from the emulator into $name',
     const { config } = await target.fresh();
     // a program that starts on the last night has no directory to sweep first: each backfill loads its own day only
     const file = jobs(config, { historyStart: LAST });
+    // the copy for analysts published by the last backfill only: on DuckDB a publish is about half of a one-day
+    // backfill, and what is under test is the warehouse's history
+    const quiet = jobs(unpublished(config), { historyStart: LAST });
     for (let day = LAST; day >= START; day = addDays(day, -1))
-      await backfillCommand({ config: file, from: day, to: day });
+      await backfillCommand({ config: day === START ? file : quiet, from: day, to: day });
     await withWarehouse(config, async (conn) => {
       const order = await conn.all<{ w: string }>(
         `SELECT CAST(window_start AS VARCHAR) AS w FROM _etl_windows WHERE stream = 'accounts' ORDER BY finished_at`,

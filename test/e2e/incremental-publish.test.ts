@@ -62,18 +62,31 @@ async function differences(a: string, b: string): Promise<string[]> {
       `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'a'
        INTERSECT SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'b'`,
     );
-    for (const t of tables) {
-      const name = `"${String(t.schema_name)}"."${String(t.table_name)}"`;
-      const [row] = await all(
-        conn,
-        `SELECT (SELECT COUNT(*) FROM (FROM a.${name} EXCEPT ALL FROM b.${name})) AS only_a,
-                (SELECT COUNT(*) FROM (FROM b.${name} EXCEPT ALL FROM a.${name})) AS only_b`,
-      );
-      if (Number(row!.only_a) + Number(row!.only_b) > 0)
+    // Every table's rows as multisets, all tables in one statement: each row counted +1 in a and -1 in b, grouped by
+    // every column (NULLs as equal, as EXCEPT ALL takes them); a group left above zero holds rows only in a, below zero
+    // rows only in b. Two EXCEPT ALL a table, one statement each, made a comparison cost half a second.
+    const names = tables.map((t) => `"${String(t.schema_name)}"."${String(t.table_name)}"`);
+    const counts = names.length
+      ? await all(
+          conn,
+          names
+            .map(
+              (name, i) =>
+                `SELECT ${i} AS i, COALESCE(SUM("__n") FILTER (WHERE "__n" > 0), 0) AS only_a,
+                        COALESCE(-SUM("__n") FILTER (WHERE "__n" < 0), 0) AS only_b
+                   FROM (SELECT * EXCLUDE ("__side"), SUM("__side") AS "__n"
+                           FROM (SELECT *, 1 AS "__side" FROM a.${name} UNION ALL SELECT *, -1 FROM b.${name})
+                          GROUP BY ALL)`,
+            )
+            .join(' UNION ALL '),
+        )
+      : [];
+    expect(counts).toHaveLength(names.length);
+    for (const row of counts.sort((x, y) => Number(x.i) - Number(y.i)))
+      if (Number(row.only_a) + Number(row.only_b) > 0)
         out.push(
-          `${name}: ${String(row!.only_a)} rows only in the incremental copy, ${String(row!.only_b)} only in the full rewrite`,
+          `${names[Number(row.i)]}: ${String(row.only_a)} rows only in the incremental copy, ${String(row.only_b)} only in the full rewrite`,
         );
-    }
     return out;
   } finally {
     conn.closeSync();

@@ -136,7 +136,8 @@ export function emulatorJobs(options: {
   const destination = !d
     ? ''
     : (d.type === 'duckdb'
-        ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n`
+        ? `destination:\n  type: duckdb\n  path: ${JSON.stringify(d.path)}\n` +
+          (d.publish_path === undefined ? '' : `  publish_path: ${JSON.stringify(d.publish_path)}\n`)
         : `destination:\n  type: postgres\n  url: ${JSON.stringify(d.url)}\n  schema: ${d.schema}\n`) +
       analysts +
       archive;

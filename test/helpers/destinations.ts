@@ -73,3 +73,12 @@ export const postgresTestDestination: TestDestination = {
 
 /** Every destination the suites loop over. */
 export const testDestinations: TestDestination[] = [duckdbTestDestination, postgresTestDestination];
+
+/**
+ * `config` publishing no copy for analysts (`publish_path: false`; a PostgreSQL warehouse publishes none), for the
+ * commands of a test that come between the ones whose publish it keeps: on DuckDB a publish costs each command about
+ * half a second, and a series of nights or one-day backfills would publish a copy nobody reads after each of them.
+ */
+export function unpublished(config: DestinationSettings): DestinationSettings {
+  return config.type === 'duckdb' ? { ...config, publish_path: false } : config;
+}
