@@ -1,7 +1,7 @@
 import type { StreamName } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/warehouse/mutex.js';
-import { addDays, type Day } from '../plan/days.js';
+import { addDays, maxDay, type Day } from '../plan/days.js';
 import { groupWindows, type Window } from '../plan/windows.js';
 import type { Backfill } from '../state/backfills.js';
 import { windowsNotDone } from '../state/directory.js';
@@ -46,9 +46,8 @@ export class PlannedQueue implements WindowQueue {
     private readonly spans: Window[][],
     private readonly options: { skipDone?: boolean } = {},
   ) {
-    this.lastDay = spans
-      .flat()
-      .reduce<Day | undefined>((last, w) => (last === undefined || w.end > last ? w.end : last), undefined);
+    const ends = spans.flat().map((w) => w.end);
+    this.lastDay = ends.length > 0 ? ends.reduce(maxDay) : undefined;
   }
 
   next(): Promise<NextSpan> {

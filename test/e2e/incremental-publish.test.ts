@@ -1,10 +1,11 @@
 import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { rewriteForAnalysts } from '../../src/load/duckdb/analyst-copy.js';
+import { withDuckDb } from '../../src/load/duckdb/duckdb-connection.js';
 import type { AnalystsPolicy } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, type CliResult } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
@@ -18,18 +19,8 @@ const OTHER_SALT = 'another salt';
 const keyOf = (salt: string) => createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex');
 
 /** Runs `fn` on a DuckDB file of its own (read-only unless `write`). */
-async function onFile<T>(file: string, fn: (conn: DuckDBConnection) => Promise<T>, write = false): Promise<T> {
-  const instance = await DuckDBInstance.create(file, write ? {} : { access_mode: 'READ_ONLY' });
-  try {
-    const conn = await instance.connect();
-    try {
-      return await fn(conn);
-    } finally {
-      conn.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+function onFile<T>(file: string, fn: (conn: DuckDBConnection) => Promise<T>, write = false): Promise<T> {
+  return withDuckDb(file, write ? {} : { access_mode: 'READ_ONLY' }, fn);
 }
 
 const all = async (conn: DuckDBConnection, sql: string) =>
@@ -39,10 +30,8 @@ const all = async (conn: DuckDBConnection, sql: string) =>
  * Where two copies differ, in words (an empty list when they are equal): every table's rows as a multiset, and the
  * catalog (tables' DDL and comments, columns and their comments, views, macros).
  */
-async function differences(a: string, b: string): Promise<string[]> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  try {
+function differences(a: string, b: string): Promise<string[]> {
+  return withDuckDb(':memory:', {}, async (conn) => {
     await conn.run(`ATTACH '${a}' AS a (READ_ONLY)`);
     await conn.run(`ATTACH '${b}' AS b (READ_ONLY)`);
     const out: string[] = [];
@@ -88,10 +77,7 @@ async function differences(a: string, b: string): Promise<string[]> {
           `${names[Number(row.i)]}: ${String(row.only_a)} rows only in the incremental copy, ${String(row.only_b)} only in the full rewrite`,
         );
     return out;
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  });
 }
 
 /** The info lines a command logged about its publish. */

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, lstat, rename, rm } from 'node:fs/promises';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
@@ -20,11 +20,12 @@ import {
   type SourceShape,
   type SourceTable,
 } from './copy-ledger.js';
+import { withDuckDb } from './duckdb-connection.js';
 
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
 const REWRITE_MEMORY = '64MB';
 
-/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 20 MB of DuckDB's memory. */
+/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 16 MB of DuckDB's memory. */
 const MAX_DELETED_VECTORS = 1000;
 
 /**
@@ -108,24 +109,10 @@ export async function rewriteForAnalysts(
 }
 
 /** Runs `fn` on a DuckDB of its own, in memory, bounded as a publish must be (one thread, spilling to `spill`). */
-async function withScratch<T>(spill: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+function withScratch<T>(spill: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
   // the rewrite is one transaction over the whole warehouse: unbounded (DuckDB's default is most of the machine's
   // memory), it held what it wrote until the commit, and a publish took memory in proportion to the warehouse
-  const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: REWRITE_MEMORY,
-    temp_directory: spill,
-    threads: '1',
-  });
-  try {
-    const conn = await instance.connect();
-    try {
-      return await fn(conn);
-    } finally {
-      conn.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+  return withDuckDb(':memory:', { memory_limit: REWRITE_MEMORY, temp_directory: spill, threads: '1' }, fn);
 }
 
 /** The copy written anew from the snapshot: its schema, views and macros, then every table's rows. */
@@ -309,7 +296,7 @@ function changedParts(
 
 /**
  * Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot.
- * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 20 KB
+ * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 16 KB
  * for every vector of 2,048 rows a transaction deletes from, so windows spread over a large table (rows moved
  * out of every window) would take the memory a publish is bounded by; such a table is written afresh instead.
  */

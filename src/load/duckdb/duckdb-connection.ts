@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
 import {
   type CompiledQuery,
   Kysely,
@@ -22,6 +22,28 @@ export interface StatementGate {
 }
 
 const UNGATED: StatementGate = { statement: (run) => run() };
+
+/**
+ * Runs `fn` on a connection to a DuckDB of its own (`path`, or `:memory:`, opened with `options`), and closes both
+ * whatever happens: for work beside the warehouse's instance (a copy rewritten or proved readable).
+ */
+export async function withDuckDb<T>(
+  path: string,
+  options: Record<string, string>,
+  fn: (conn: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  const instance = await DuckDBInstance.create(path, options);
+  try {
+    const conn = await instance.connect();
+    try {
+      return await fn(conn);
+    } finally {
+      conn.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+  }
+}
 
 function values(params: readonly unknown[]): DuckDBValue[] | undefined {
   return params.length ? (params as DuckDBValue[]) : undefined;

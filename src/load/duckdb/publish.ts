@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { withDuckDb } from './duckdb-connection.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
@@ -86,17 +86,7 @@ export async function publishWarehouse(
 
 /** Opens the copy as a reader would, so a copy DuckDB cannot open never replaces a good one. */
 async function proveReadable(file: string): Promise<void> {
-  const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
-  try {
-    const conn = await instance.connect();
-    try {
-      await conn.run('SELECT COUNT(*) FROM duckdb_tables()');
-    } finally {
-      conn.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+  await withDuckDb(file, { access_mode: 'READ_ONLY' }, (conn) => conn.run('SELECT COUNT(*) FROM duckdb_tables()'));
 }
 
 /** Deletes copies that a publish killed half-way left behind (their process is gone): each is a warehouse's size. */
