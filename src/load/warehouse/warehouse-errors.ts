@@ -58,3 +58,29 @@ export function isDataError(error: unknown): boolean {
 export class WarehouseLockTimeoutError extends Error {
   override readonly name = 'WarehouseLockTimeoutError';
 }
+
+/** The warehouse could not be reached, refused the connection or lost it; the message never holds credentials. */
+export class WarehouseConnectionError extends Error {
+  override readonly name = 'WarehouseConnectionError';
+}
+
+/** PostgreSQL's SQLSTATEs of a session the server ended or could not start: class 08, and 57P01–57P03 (shutdown). */
+const CONNECTION_LOST_STATE = /^(08...|57P0[123])$/;
+
+/**
+ * Whether a statement failed because the session to the warehouse was lost (the server restarted, crashed, ended
+ * the session, or the network dropped) rather than because of the statement: its outcome is then unknown to this
+ * session, and a new session must read the ledger again.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && CONNECTION_LOST_STATE.test(e.code)) return true;
+  if (typeof e?.code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH)$/.test(e.code))
+    return true;
+  return (
+    typeof e?.message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error|Connection terminated unexpectedly)/.test(
+      e.message,
+    )
+  );
+}
