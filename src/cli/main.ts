@@ -8,6 +8,7 @@ import { WarehouseConnectionError } from '../load/postgres/postgres-destination.
 import { UnsafeTargetError } from '../load/export/replace-file.js';
 import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
+import { diskFullOf } from '../load/warehouse/disk-full.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -130,6 +131,8 @@ function classify(error: unknown): [number, string] {
   if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
   if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
   if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
+  const full = diskFullOf(error);
+  if (full) return [ExitCode.windowsFailed, full.message];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }
 

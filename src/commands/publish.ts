@@ -6,6 +6,7 @@ import { commandLogger, resolveJob, type CommonOptions } from './job-session.js'
 import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
+import { interruptedExitCode } from './interruption.js';
 
 /**
  * `loyalty-etl publish`: publishes the read-only copy of a DuckDB warehouse for analysts now, as every run and
@@ -28,9 +29,19 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
   const logger = commandLogger();
   const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;
+  const stopOnSignal = (signal: NodeJS.Signals) => {
+    // the copy is written beside the published one and renamed over it at its end: cut short, readers keep theirs,
+    // and the next publish removes what this one left
+    process.stderr.write(
+      `loyalty-etl: interrupted by ${signal}: the copy was not published; readers keep the previous one\n`,
+    );
+    process.exit(interruptedExitCode(signal));
+  };
+  process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   try {
     published = await publishForReaders(warehouse, config, logger);
   } finally {
+    process.off('SIGINT', stopOnSignal).off('SIGTERM', stopOnSignal);
     await warehouse.close();
   }
   process.stdout.write(describeSession({ published }));

@@ -27,10 +27,11 @@ describe('askEachCustomer', () => {
         if (customer.customerId === 'c000') await othersAsked;
         return { customerId: customer.customerId };
       },
-      *take(answer): Generator<ExtractedBatch> {
+      take(answer): ExtractedBatch[] {
         taken.push(answer.customerId);
+        return [];
       },
-      *rest(): Generator<ExtractedBatch> {},
+      rest: () => [],
       summary: () => ({ message: 'read', counts: {} }),
     };
     const ctx = {
