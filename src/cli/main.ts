@@ -9,6 +9,7 @@ import { UnsafeTargetError } from '../load/export/replace-file.js';
 import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
 import { SourceError } from '../source/source-errors.js';
 import { diskFullOf } from '../load/warehouse/disk-full.js';
+import { damagedLine, damageOf } from '../load/warehouse/warehouse-damage.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -131,6 +132,8 @@ function classify(error: unknown): [number, string] {
   if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
   if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
   if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
+  const damage = damageOf(error);
+  if (damage) return [ExitCode.damaged, damagedLine(damage)];
   const full = diskFullOf(error);
   if (full) return [ExitCode.windowsFailed, full.message];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];

@@ -18,6 +18,8 @@ export const ExitCode = {
   cannotProve: 6,
   /** `probe` found the config and the service disagree on a convention (the lines to set are printed). */
   probeDisagrees: 7,
+  /** The warehouse is damaged (a block fails its checksum): it cannot be read, and running again fails the same way. */
+  damaged: 8,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;

@@ -7,6 +7,7 @@ import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { resolve } from 'node:path';
 import { DiskFullError, diskFullOf } from '../load/warehouse/disk-full.js';
+import { damageOf } from '../load/warehouse/warehouse-damage.js';
 import { EventSpool } from '../webhook/event-spool.js';
 import { ingestSpooledEvents, type SpoolIngest } from '../webhook/spool-ingest.js';
 
@@ -90,6 +91,8 @@ export async function publishForReaders(
     );
     return { copy };
   } catch (error) {
+    // a damaged warehouse cannot be copied: that is the warehouse's failure, not the publish's
+    if (damageOf(error) !== undefined) throw error;
     // the warehouse's own disk, full when it checkpoints: no failed publish, the warehouse itself cannot write
     const full = diskFullOf(error);
     if (full?.path !== undefined && isWarehouseFile(full.path, config))

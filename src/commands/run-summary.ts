@@ -1,3 +1,4 @@
+import { damagedLine, damageOf } from '../load/warehouse/warehouse-damage.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
@@ -60,8 +61,14 @@ export function newFieldLine(f: UnlistedField): string {
 export function failOnFailedWindows(result: JobRunResult): void {
   const first = result.failed[0];
   if (!first) return;
+  const damaged = result.failed.find((f) => damageOf({ message: f.error }) !== undefined);
+  if (damaged)
+    throw new CommandError(
+      `${damagedLine(damageOf({ message: damaged.error })!)}; ${result.failed.length} window(s) failed, first: ${damaged.stream} ${formatWindow(damaged.window)}`,
+      ExitCode.damaged,
+    );
   throw new CommandError(
-    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`,
+    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}${first.repeated ? '; it failed with the same error in the run before: not transient, running again will not mend it' : ''}`,
     ExitCode.windowsFailed,
   );
 }

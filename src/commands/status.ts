@@ -11,6 +11,7 @@ import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { readEveryTable } from '../load/warehouse/warehouse-damage.js';
 import { formatStatus } from './status-format.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -26,6 +27,8 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
     config,
     (destination) =>
       destination.withConnection(async (conn): Promise<JobStatus> => {
+        // a DuckDB file is read whole (a damaged block is found only when read): a status is never green over it
+        if (destination.name === 'duckdb') await readEveryTable(conn, 'duckdb', destination.schema);
         const status = {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
