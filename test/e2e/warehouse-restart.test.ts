@@ -47,7 +47,7 @@ describe('the PostgreSQL warehouse restarted or killed in the middle of a run', 
     await server?.stop();
   });
 
-  async function runCutShort(cut: (url: string) => Promise<void>) {
+  async function runCutShort(cut: (url: string) => Promise<void>, command: 'run' | 'backfill' = 'run') {
     const url = await createTestDatabase(server.url, 'restart_');
     const file = emulatorJobs({
       url: emulator.url,
@@ -57,10 +57,11 @@ describe('the PostgreSQL warehouse restarted or killed in the middle of a run', 
       streams: STREAMS,
       pageSize: 10,
     });
-    const cli = startCli(['run', '--config', file, '--until', END], { LOYALTY_PII_SALT: 'salt-for-tests' });
+    const args = command === 'run' ? ['--until', END] : ['--from', START, '--to', END];
+    const cli = startCli([command, '--config', file, ...args], { LOYALTY_PII_SALT: 'salt-for-tests' });
     await waitFor(cli.output, /"window loaded"/, 3);
     await cut(url);
-    return { url, file, result: await cli.done };
+    return { url, file, command, result: await cli.done };
   }
 
   /**
@@ -68,18 +69,21 @@ describe('the PostgreSQL warehouse restarted or killed in the middle of a run', 
    * exactly. A session lost while idle in the pool costs nothing (the run goes on, on a new one, and may succeed); one
    * lost under a span or a ledger statement fails the run with one line.
    */
-  async function expectCleanEnd(url: string, file: string, result: CliResult) {
+  async function expectCleanEnd(url: string, file: string, result: CliResult, command: 'run' | 'backfill' = 'run') {
     expect(result.stderr).not.toMatch(/Unhandled 'error' event|^\s+at /m);
     if (result.code !== 0) {
       const line = expectOneLine(result);
       expect(result.code, result.stderr).toBe(1);
-      expect(line).toMatch(/^loyalty-etl: .*(connection|administrator|terminat)/i);
+      expect(line).toMatch(/^loyalty-etl: .*(connect|administrator|terminat)/i);
     }
 
     const status = await runCli(['status', '--config', file, '--json'], { LOYALTY_PII_SALT: 'salt-for-tests' });
     expect(status.code, status.stderr).toBe(0);
     const report = JSON.parse(status.stdout) as JobStatus;
-    expect(report.runs[0]).toMatchObject({ status: result.code === 0 ? 'succeeded' : 'failed', command: 'run' });
+    expect(report.runs[0]).toMatchObject({
+      status: result.code === 0 ? 'succeeded' : 'failed',
+      command: expect.stringMatching(new RegExp(`^${command}`)),
+    });
     expect(report.runLock).toBeNull();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -122,5 +126,10 @@ describe('the PostgreSQL warehouse restarted or killed in the middle of a run', 
   it('the server killed and started again a second later (crash recovery): the same', async () => {
     const { url, file, result } = await runCutShort(() => server.restart('immediate', 1000));
     await expectCleanEnd(url, file, result);
+  }, 120_000);
+
+  it('a backfill, the server restarted under it: the same', async () => {
+    const { url, file, result } = await runCutShort(() => server.restart('fast'), 'backfill');
+    await expectCleanEnd(url, file, result, 'backfill');
   }, 120_000);
 });
