@@ -27,8 +27,6 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
     );
   requireAnalystsKey(config);
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
-  let published;
   const stopOnSignal = (signal: NodeJS.Signals) => {
     // the copy is written beside the published one and renamed over it at its end: cut short, readers keep theirs,
     // and the next publish removes what this one left
@@ -38,11 +36,16 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
     process.exit(interruptedExitCode(signal));
   };
   process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
+  let published;
   try {
-    published = await publishForReaders(warehouse, config, logger);
+    const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+    try {
+      published = await publishForReaders(warehouse, config, logger);
+    } finally {
+      await warehouse.close();
+    }
   } finally {
     process.off('SIGINT', stopOnSignal).off('SIGTERM', stopOnSignal);
-    await warehouse.close();
   }
   process.stdout.write(describeSession({ published }));
   failIfUnpublished(published);
