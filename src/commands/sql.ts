@@ -78,7 +78,11 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
 /** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
   if (options.warehouse !== undefined) {
-    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return openPostgres(options.warehouse);
+    if (/^postgres(ql)?:\/\//.test(options.warehouse)) {
+      // its password is kept out of every line, as the jobs file's is
+      registerSecret(urlPassword(options.warehouse));
+      return openPostgres(options.warehouse);
+    }
     return openDuckDb(options.warehouse, 'main');
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
@@ -162,4 +166,14 @@ export function registerSql(program: Command): void {
     .option('--json', 'print a JSON array of objects')
     .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
     .action(sqlCommand);
+}
+
+/** The password of a PostgreSQL URL, in its user part or its `password` parameter, or "" when it has none. */
+function urlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return decodeURIComponent(parsed.password) || (parsed.searchParams.get('password') ?? '');
+  } catch {
+    return '';
+  }
 }
