@@ -79,8 +79,6 @@ export function isConnectionLoss(error: unknown): boolean {
     return true;
   return (
     typeof e?.message === 'string' &&
-    /^(Connection terminated|Client has encountered a connection error|Connection terminated unexpectedly)/.test(
-      e.message,
-    )
+    /^(Connection terminated|Client has encountered a connection error)/.test(e.message)
   );
 }
