@@ -5,6 +5,7 @@ import {
   PER_CUSTOMER_STREAMS,
   POSTINGS_SELECTIONS,
   STREAM_NAMES,
+  DEFAULT_STOP_AFTER_UNANSWERED,
   type DestinationSettings,
   type JobSettings,
   type SourceSettings,
@@ -69,6 +70,11 @@ const sourceSchema = z
     timeout_ms: z.int().min(100).max(600_000).default(30_000),
     backoff_base_ms: z.int().min(1).max(600_000).default(250),
     backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
+    /**
+     * Windows in a row that get no answer at all (refused, reset or timed-out connections, retries spent) after which
+     * a run stops asking the source; 0 never stops early.
+     */
+    stop_after_unanswered_windows: z.int().min(0).max(10_000).default(DEFAULT_STOP_AFTER_UNANSWERED),
   })
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, {
@@ -213,6 +219,11 @@ export const configFileSchema = z
   .object({
     source: sourceSchema,
     destination: destinationSchema.default({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' }),
+    /** Where `run`, `backfill` and `replay` write their Prometheus metrics when they end (`--metrics-file`). */
+    metrics: z
+      .object({ file: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     jobs: z
       .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'job names use letters, digits, _ . -'), jobSchema)
       .refine((j) => Object.keys(j).length > 0, 'at least one job is needed'),

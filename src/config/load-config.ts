@@ -25,6 +25,8 @@ export interface ResolvedConfig {
   secrets: string[];
   /** What analysts read of personal data (`destination.analysts`, `LOYALTY_PII_SALT`). */
   analysts: AnalystsPolicy;
+  /** `metrics.file`: where a load writes its Prometheus metrics unless `--metrics-file` says otherwise. */
+  metricsFile?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -51,7 +53,21 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
+    stopAfterUnansweredWindows: source.stop_after_unanswered_windows,
+    sourceUrl: withoutCredentials(source.base_url),
   };
+}
+
+/** `url` without a user name or password, which must never be printed. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '(the source)';
+  }
 }
 
 /**
@@ -158,6 +174,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS),
     secrets,
     analysts,
+    ...(config.metrics?.file ? { metricsFile: config.metrics.file } : {}),
   };
 }
 

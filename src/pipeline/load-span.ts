@@ -546,7 +546,7 @@ function logLoaded(
     ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through }
     : {};
   for (const c of counts) {
-    logger.info(
+    logger.debug(
       {
         stream: stream.name,
         window: formatWindow(c.window),

@@ -6,7 +6,9 @@ import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
+import { DEFAULT_STOP_AFTER_UNANSWERED, type StreamName } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
+import { SourceGoneError, UnansweredWindows } from './source-gone.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
@@ -43,9 +45,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     empty: new Map(),
     failed: [],
     requests: 0,
+    retries: 0,
     newFields: [],
   };
   const stop = request.stop ?? new RunStop();
+  const retriesBefore = (request.api.http.retryCount ?? 0);
   // 1. the start, recorded (with the job's run lock when `exclusive`)
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -82,6 +86,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     log,
     customers: new CustomerTally(request.onCustomersAsked),
     staging: destination.stagingBytes === undefined ? undefined : new StagingBudget(destination.stagingBytes),
+    unanswered: new UnansweredWindows(
+      plan.stopAfterUnansweredWindows ?? DEFAULT_STOP_AFTER_UNANSWERED,
+      plan.sourceUrl ?? 'the source',
+      stop,
+    ),
     lastReap: 0,
   };
   let unexpected: string | undefined;
@@ -94,13 +103,16 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     // 4. the customer directory: the job's own windows, which do not count towards a backfill's progress
     const directory = await directoryQueue(run);
     if (directory) await runLanes(run, 'accounts', streamDefinition('accounts'), directory, { directory: true });
+    if (result.directory.loaded.length > 0 || result.directory.empty > 0) logDirectory(run);
     // 5. every stream, in order, span by span
     for (const name of STREAM_ORDER) {
       if (stop.reason) break;
       const stream = streamDefinition(name);
       const queue = await streamQueue(run, name, stream);
       if (queue) await runLanes(run, name, stream, queue, { backfillId: backfill?.backfillId });
+      if (queue || result.empty.has(name)) logStream(run, name);
     }
+    if (stop.reason instanceof SourceGoneError) throw stop.reason.settled(result, request.work);
     if (stop.reason) throw stop.reason;
     // 6. the members the spec does not list that this run loaded first
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
@@ -108,6 +120,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
+    result.retries = (request.api.http.retryCount ?? 0) - retriesBefore;
     lease.stop();
     rateShare?.stop();
     letGoOfApi();
@@ -154,12 +167,61 @@ async function recordEnd(
         status,
         error,
         requests: result.requests,
+        retries: result.retries,
         finishedAt: new Date().toISOString(),
       }),
     )
     .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
-  log.info(
-    { windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests },
-    'run finished',
+  const fields = {
+    status,
+    windowsLoaded: result.loaded.length,
+    windowsFailed: result.failed.length,
+    ...(result.failed.length > 0 ? { windowsFailedByStream: failuresByStream(result) } : {}),
+    requests: result.requests,
+    retries: result.retries,
+  };
+  // a scheduler's log alerting reads the level: a run with a failed window must not end on an `info` line
+  if (status === 'failed') log.error(fields, `run failed${error ? `: ${error}` : ''}`);
+  else if (status === 'interrupted') log.warn(fields, 'run interrupted');
+  else log.info(fields, 'run finished');
+}
+
+/** Failed windows of each stream, in the order the streams ran. */
+export function failuresByStream(result: JobRunResult): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const f of result.failed) counts[f.stream] = (counts[f.stream] ?? 0) + 1;
+  return counts;
+}
+
+/** One line per stream when its windows are done: what it loaded, found empty and failed. */
+function logStream(run: RunUnderWay, name: StreamName): void {
+  const { result } = run;
+  const loaded = result.loaded.filter((c) => c.stream === name);
+  const failed = result.failed.filter((f) => f.stream === name).length;
+  const fields = {
+    stream: name,
+    windowsLoaded: loaded.length,
+    windowsEmpty: result.empty.get(name) ?? 0,
+    windowsFailed: failed,
+    extracted: loaded.reduce((n, c) => n + c.extracted, 0),
+    loaded: loaded.reduce((n, c) => n + c.loaded, 0),
+    rejected: loaded.reduce((n, c) => n + c.rejected, 0),
+  };
+  if (failed > 0) run.log.warn(fields, `${name}: ${failed} window(s) failed`);
+  else run.log.info(fields, `${name} done`);
+}
+
+/** The customer directory's sweep, said once when it is done. */
+function logDirectory(run: RunUnderWay): void {
+  const { loaded, empty } = run.result.directory;
+  run.log.info(
+    {
+      stream: 'accounts',
+      from: run.request.plan.historyStart,
+      windowsLoaded: loaded.length,
+      windowsEmpty: empty,
+      accountVersions: loaded.reduce((n, c) => n + c.extracted, 0),
+    },
+    'customer directory swept: every customer the service had before the job\'s first day is known',
   );
 }

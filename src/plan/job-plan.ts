@@ -49,6 +49,9 @@ export type MultipleChoice = 'auto' | 'comma' | 'semicolon' | 'pipe' | 'json';
 export const FIRST_NIGHTS = ['all', 'sweep'] as const;
 export type FirstNight = (typeof FIRST_NIGHTS)[number];
 
+/** Windows in a row without an answer after which a run takes the source for gone (`source.stop_after_unanswered_windows`). */
+export const DEFAULT_STOP_AFTER_UNANSWERED = 3;
+
 /** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
 export interface SourceSettings {
   base_url: string;
@@ -65,6 +68,7 @@ export interface SourceSettings {
   timeout_ms: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
+  stop_after_unanswered_windows: number;
 }
 
 /** A DuckDB warehouse file, as the `destination` block of `jobs.yaml` states it. */
@@ -142,4 +146,11 @@ export interface JobPlan {
   readonly requestsPerSecond: number;
   /** Seconds a run's claims outlive its last lease renewal, should its process die (`LOYALTY_LEASE_SECONDS`). */
   readonly leaseSeconds: number;
+  /**
+   * Windows in a row that got no answer from the source after which the run stops asking it
+   * (`source.stop_after_unanswered_windows`; 0 or absent: never).
+   */
+  readonly stopAfterUnansweredWindows?: number;
+  /** The source's address without credentials, to name it when it is gone. */
+  readonly sourceUrl?: string;
 }

@@ -12,6 +12,8 @@ export interface SourceClient {
   setRequestsPerSecond(perSecond: number): void;
   /** Requests sent so far, retries included. */
   readonly requestCount: number;
+  /** Requests tried again so far (none for a client that never retries). */
+  readonly retryCount?: number;
 }
 
 /** The endpoints whose answer observes a customer at the instant it arrived: its state, vouchers and postings. */

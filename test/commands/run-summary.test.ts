@@ -30,6 +30,7 @@ describe('the summary a run prints', () => {
     empty: new Map(),
     failed: [],
     requests: 1611,
+    retries: 0,
     newFields: [],
   };
 

@@ -454,6 +454,7 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['status', 'running, succeeded, failed, interrupted or abandoned.'],
     ['error', 'Why it failed.'],
     ['requests', 'Requests it made.'],
+    ['retries', 'Requests it tried again (429, 5xx, time-outs, dropped connections); NULL for runs recorded before it was kept.'],
     ['host', 'Host it ran on.'],
     ['pid', 'Its process id.'],
     ['expires_at', 'When its lease ends unless renewed.'],

@@ -11,6 +11,7 @@ export interface LedgerTables {
     status: string;
     error: string | null;
     requests: number | null;
+    retries: number | null;
     host: string | null;
     pid: number | null;
     expires_at: string | null;
