@@ -6,6 +6,7 @@ import { CommandError, ExitCode } from './exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
 import { isLoopback, serveReport } from '../report/serve-report.js';
 import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';
+import { metricsText } from '../report/metrics-file.js';
 import { commandLogger, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -76,6 +77,8 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     logger,
     refresh: async () => void (await write()),
     allowedHosts: options.allowedHost ?? [],
+    metrics: () =>
+      usingDestination(config, (d) => metricsText(d, { job, jobConfig, timezone: config.source.timezone })),
   });
   logger.info({ url: server.url, file: target.path, everySeconds: every }, 'report served');
   process.stdout.write(`serving ${server.url} (rewritten from the warehouse every ${every} s; Ctrl-C stops)\n`);

@@ -1,5 +1,6 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
+import { failuresByStream } from '../pipeline/run-job.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { formatWindow } from '../plan/windows.js';
@@ -30,6 +31,39 @@ export function summarizeRun(
   seconds?: number,
   notAttempted: ReadonlyMap<StreamName, number> = new Map(),
 ): string {
+  const lines = [...tallyRun(result, notAttempted)].map(([stream, s]) => streamLine(stream, s));
+  const directory = directoryLine(result);
+  if (directory) lines.unshift(directory);
+  if (lines.length === 0) lines.push('nothing to load: every window is up to date');
+  for (const f of result.newFields) lines.push(newFieldLine(f));
+  const retried = result.retries > 0 ? ` (${plural(result.retries, 'retry', 'retries')})` : '';
+  lines.push(
+    `${count(result.requests)} source requests${retried}${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`,
+  );
+  return lines.join('\n');
+}
+
+/** The summary as one JSON object (`--json`), for a scheduler that reads stdout. */
+export function runJson(
+  result: JobRunResult,
+  seconds: number,
+  notAttempted: ReadonlyMap<StreamName, number> = new Map(),
+): string {
+  const { loaded, empty, from, through } = result.directory;
+  return `${JSON.stringify({
+    runId: result.runId,
+    seconds: Math.round(seconds * 10) / 10,
+    requests: result.requests,
+    retries: result.retries,
+    directory: { from, through, windowsRead: loaded.length, windowsEmpty: empty },
+    streams: Object.fromEntries(tallyRun(result, notAttempted)),
+    failed: result.failed.map((f) => ({ stream: f.stream, window: formatWindow(f.window), error: f.error })),
+    newFields: result.newFields.map((f) => ({ record: f.record_type, field: f.field_path, table: f.table_name })),
+  })}\n`;
+}
+
+/** Each stream's windows, records, rows, rejects and failures in a run. */
+function tallyRun(result: JobRunResult, notAttempted: ReadonlyMap<StreamName, number>): Map<string, StreamTally> {
   const byStream = new Map<string, StreamTally>();
   const of = (stream: string) =>
     byStream.get(stream) ??
@@ -60,16 +94,7 @@ export function summarizeRun(
     s.firstFailure ??= `${formatWindow(f.window)}: ${f.error}`;
   }
   for (const [stream, n] of notAttempted) of(stream).notAttempted += n;
-  const lines = [...byStream].map(([stream, s]) => streamLine(stream, s));
-  const directory = directoryLine(result);
-  if (directory) lines.unshift(directory);
-  if (lines.length === 0) lines.push('nothing to load: every window is up to date');
-  for (const f of result.newFields) lines.push(newFieldLine(f));
-  const retried = result.retries > 0 ? ` (${plural(result.retries, 'retry', 'retries')})` : '';
-  lines.push(
-    `${count(result.requests)} source requests${retried}${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`,
-  );
-  return lines.join('\n');
+  return byStream;
 }
 
 function streamLine(stream: string, s: StreamTally): string {
@@ -110,8 +135,11 @@ export function newFieldLine(f: UnlistedField): string {
 export function failOnFailedWindows(result: JobRunResult): void {
   const first = result.failed[0];
   if (!first) return;
+  const byStream = Object.entries(failuresByStream(result))
+    .map(([stream, n]) => `${stream} ${count(n)}`)
+    .join(', ');
   throw new CommandError(
-    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`,
+    `${result.failed.length} window(s) failed (${byStream}); first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`,
     ExitCode.windowsFailed,
   );
 }

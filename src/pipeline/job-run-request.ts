@@ -11,7 +11,7 @@ import type { WindowCounts } from '../state/ledger.js';
 import type { CustomerTally, CustomersAskedListener } from './customer-tally.js';
 import type { RunStop } from './run-stop.js';
 import type { StagingBudget } from './staging-budget.js';
-import type { UnansweredWindows } from './source-gone.js';
+import type { UnansweredWindows } from './unanswered-windows.js';
 
 /** A window that could not be loaded, and why. */
 export interface WindowFailure {

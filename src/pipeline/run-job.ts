@@ -8,7 +8,8 @@ import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { DEFAULT_STOP_AFTER_UNANSWERED, type StreamName } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
-import { SourceGoneError, UnansweredWindows } from './source-gone.js';
+import { SourceGoneError } from './source-gone.js';
+import { UnansweredWindows } from './unanswered-windows.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
@@ -49,7 +50,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     newFields: [],
   };
   const stop = request.stop ?? new RunStop();
-  const retriesBefore = (request.api.http.retryCount ?? 0);
+  const retriesBefore = request.api.http.retryCount ?? 0;
   // 1. the start, recorded (with the job's run lock when `exclusive`)
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -86,10 +87,8 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     log,
     customers: new CustomerTally(request.onCustomersAsked),
     staging: destination.stagingBytes === undefined ? undefined : new StagingBudget(destination.stagingBytes),
-    unanswered: new UnansweredWindows(
-      plan.stopAfterUnansweredWindows ?? DEFAULT_STOP_AFTER_UNANSWERED,
-      plan.sourceUrl ?? 'the source',
-      stop,
+    unanswered: new UnansweredWindows(plan.stopAfterUnansweredWindows ?? DEFAULT_STOP_AFTER_UNANSWERED, (n, last) =>
+      stop.stop(new SourceGoneError(plan.sourceUrl ?? 'the source', n, last)),
     ),
     lastReap: 0,
   };
@@ -222,6 +221,6 @@ function logDirectory(run: RunUnderWay): void {
       windowsEmpty: empty,
       accountVersions: loaded.reduce((n, c) => n + c.extracted, 0),
     },
-    'customer directory swept: every customer the service had before the job\'s first day is known',
+    "customer directory swept: every customer the service had before the job's first day is known",
   );
 }

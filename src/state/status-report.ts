@@ -184,8 +184,13 @@ async function readStreams(
   });
 }
 
-/** The job's last `limit` runs, newest first, with what each loaded. */
-async function readRuns(conn: SqlConnection, job: string, limit: number): Promise<JobStatus['runs']> {
+/** The job's last `limit` runs (or the run `runId` alone), newest first, with what each loaded. */
+export async function readRuns(
+  conn: SqlConnection,
+  job: string,
+  limit: number,
+  runId?: string,
+): Promise<JobStatus['runs']> {
   const runs = await conn.all<{
     run_id: string;
     command: string;
@@ -207,8 +212,8 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
             (SELECT COALESCE(SUM(rows_rejected), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rejected
-       FROM ${q(conn)}._etl_runs r WHERE r.job = $1 ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
-    [job],
+       FROM ${q(conn)}._etl_runs r WHERE r.job = $1${runId === undefined ? '' : ' AND r.run_id = $2'} ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
+    runId === undefined ? [job] : [job, runId],
   );
   return runs.map((r) => ({
     runId: r.run_id,
