@@ -163,6 +163,7 @@ async function runBackfill(
     refreshReferenceData: true,
     onSpanDone: (_stream, spanCounts) => progress.spanDone(spanCounts),
     onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
+    onWorkDone: () => progress.stop(),
   }).finally(() => progress.stop());
   const after = await counts();
   if (after.failed === 0 && after.open === 0)

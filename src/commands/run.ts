@@ -90,6 +90,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
             progress.update(done, records);
           },
           onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
+          onWorkDone: () => progress.stop(),
         }).finally(() => progress.stop()),
       ),
     );

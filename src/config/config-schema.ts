@@ -5,7 +5,7 @@ import {
   PER_CUSTOMER_STREAMS,
   POSTINGS_SELECTIONS,
   STREAM_NAMES,
-  DEFAULT_STOP_AFTER_UNANSWERED,
+  DEFAULT_STOP_AFTER_NO_ANSWER,
   type DestinationSettings,
   type JobSettings,
   type SourceSettings,
@@ -71,10 +71,10 @@ const sourceSchema = z
     backoff_base_ms: z.int().min(1).max(600_000).default(250),
     backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
     /**
-     * Windows in a row that get no answer at all (refused, reset or timed-out connections, retries spent) after which
-     * a run stops asking the source; 0 never stops early.
+     * Spans of windows (or counts of windows) in a row that get no answer at all (refused, reset or timed-out
+     * connections, retries spent) after which a run stops asking the source; 0 never stops early.
      */
-    stop_after_unanswered_windows: z.int().min(0).max(10_000).default(DEFAULT_STOP_AFTER_UNANSWERED),
+    stop_after_no_answer: z.int().min(0).max(10_000).default(DEFAULT_STOP_AFTER_NO_ANSWER),
   })
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, {

@@ -53,7 +53,7 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
-    stopAfterUnansweredWindows: source.stop_after_unanswered_windows,
+    stopAfterNoAnswer: source.stop_after_no_answer,
     sourceUrl: withoutCredentials(source.base_url),
   };
 }

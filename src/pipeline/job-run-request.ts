@@ -69,6 +69,8 @@ export interface JobRunRequest {
    * and have handed on to be asked so far (its lanes summed), then `undefined` once none of its spans is under way.
    */
   onCustomersAsked?: CustomersAskedListener;
+  /** Called once the run's work is over, just before its end is recorded and logged: a progress display's last line goes before the run's. */
+  onWorkDone?: () => void;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;
 }

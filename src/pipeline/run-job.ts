@@ -6,7 +6,7 @@ import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
-import { DEFAULT_STOP_AFTER_UNANSWERED, type StreamName } from '../plan/job-plan.js';
+import { DEFAULT_STOP_AFTER_NO_ANSWER, type StreamName } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { SourceGoneError } from './source-gone.js';
 import { UnansweredWindows } from './unanswered-windows.js';
@@ -87,7 +87,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     log,
     customers: new CustomerTally(request.onCustomersAsked),
     staging: destination.stagingBytes === undefined ? undefined : new StagingBudget(destination.stagingBytes),
-    unanswered: new UnansweredWindows(plan.stopAfterUnansweredWindows ?? DEFAULT_STOP_AFTER_UNANSWERED, (n, last) =>
+    unanswered: new UnansweredWindows(plan.stopAfterNoAnswer ?? DEFAULT_STOP_AFTER_NO_ANSWER, (n, last) =>
       stop.stop(new SourceGoneError(plan.sourceUrl ?? 'the source', n, last)),
     ),
     lastReap: 0,
@@ -120,6 +120,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     throw error;
   } finally {
     result.retries = (request.api.http.retryCount ?? 0) - retriesBefore;
+    request.onWorkDone?.();
     lease.stop();
     rateShare?.stop();
     letGoOfApi();

@@ -3,7 +3,7 @@ import { SourceError } from '../source/source-errors.js';
 import type { JobRunResult, JobWork } from './job-run-request.js';
 
 /**
- * The source gave no answer at all to several windows in a row (`source.stop_after_unanswered_windows`): the run
+ * The source gave no answer at all to several spans of windows in a row (`source.stop_after_no_answer`): the run
  * stopped asking it. Until the run settles it (`settled`), `notAttempted` is empty.
  */
 export class SourceGoneError extends SourceError {
@@ -11,7 +11,7 @@ export class SourceGoneError extends SourceError {
   constructor(
     /** The source's address, without credentials. */
     readonly source: string,
-    /** Windows in a row that got no answer. */
+    /** Spans (or counts of windows) in a row that got no answer. */
     readonly windowsInARow: number,
     /** The last failure's message. */
     readonly lastFailure: string,
@@ -22,8 +22,8 @@ export class SourceGoneError extends SourceError {
   ) {
     const left = [...notAttempted.values()].reduce((n, w) => n + w, 0);
     super(
-      `${source} gave no answer to ${windowsInARow} windows in a row (last: ${lastFailure}); stopped asking it ` +
-        `(source.stop_after_unanswered_windows)${left > 0 ? `: ${left} window(s) not attempted, the next run takes them` : ''}`,
+      `${source} gave no answer ${windowsInARow} times in a row, each after its retries (last: ${lastFailure}); stopped asking it ` +
+        `(source.stop_after_no_answer)${left > 0 ? `: ${left} window(s) not attempted, the next run takes them` : ''}`,
       'the source',
     );
   }

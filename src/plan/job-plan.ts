@@ -49,8 +49,8 @@ export type MultipleChoice = 'auto' | 'comma' | 'semicolon' | 'pipe' | 'json';
 export const FIRST_NIGHTS = ['all', 'sweep'] as const;
 export type FirstNight = (typeof FIRST_NIGHTS)[number];
 
-/** Windows in a row without an answer after which a run takes the source for gone (`source.stop_after_unanswered_windows`). */
-export const DEFAULT_STOP_AFTER_UNANSWERED = 3;
+/** Spans in a row without an answer after which a run takes the source for gone (`source.stop_after_no_answer`). */
+export const DEFAULT_STOP_AFTER_NO_ANSWER = 3;
 
 /** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
 export interface SourceSettings {
@@ -68,7 +68,7 @@ export interface SourceSettings {
   timeout_ms: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
-  stop_after_unanswered_windows: number;
+  stop_after_no_answer: number;
 }
 
 /** A DuckDB warehouse file, as the `destination` block of `jobs.yaml` states it. */
@@ -147,10 +147,10 @@ export interface JobPlan {
   /** Seconds a run's claims outlive its last lease renewal, should its process die (`LOYALTY_LEASE_SECONDS`). */
   readonly leaseSeconds: number;
   /**
-   * Windows in a row that got no answer from the source after which the run stops asking it
-   * (`source.stop_after_unanswered_windows`; 0 or absent: never).
+   * Spans of windows in a row that got no answer from the source after which the run stops asking it
+   * (`source.stop_after_no_answer`; 0 or absent: never).
    */
-  readonly stopAfterUnansweredWindows?: number;
+  readonly stopAfterNoAnswer?: number;
   /** The source's address without credentials, to name it when it is gone. */
   readonly sourceUrl?: string;
 }

@@ -60,7 +60,7 @@ export async function metricsAfter<T>(
   if (!target) return work();
   const write = (value: T | undefined, error?: unknown) =>
     writeMetricsFile(destination, target, runOf(value, error)).then(
-      () => logger.info({ metrics: target.path }, 'metrics written'),
+      () => logger.debug({ metrics: target.path }, 'metrics written'),
       (error: unknown) => logger.warn({ metrics: target.path, err: error }, 'metrics not written'),
     );
   let value: T;
