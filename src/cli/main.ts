@@ -24,7 +24,7 @@ import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
 import { SpoolFolderError } from '../webhook/event-spool.js';
-import { useLogFormat } from '../commands/job-session.js';
+import { logProcessWarnings, logUnexpected, useLogFormat } from '../commands/job-session.js';
 import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
 import { JobBusyError } from '../state/runs.js';
@@ -74,9 +74,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const [code, message] = classify(error);
+    // a bug's stack goes before the closing line, which stays the last; off a terminal it is a JSON line too
+    if (code === ExitCode.internal && error instanceof Error && error.stack) logUnexpected(error);
     process.stderr.write(`loyalty-etl: ${redact(message)}\n`);
-    if (code === ExitCode.internal && error instanceof Error && error.stack)
-      process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
 }
@@ -97,6 +97,7 @@ function chooseLogFormat(flag: string | undefined): void {
   const terminal = process.stderr.isTTY === true;
   const format = flag ?? (terminal ? 'pretty' : 'json');
   useLogFormat(format, format === 'pretty' && terminal && !process.env.NO_COLOR);
+  if (format === 'json') logProcessWarnings();
 }
 
 /** Levels `LOYALTY_LOG_LEVEL` may name (pino's). */

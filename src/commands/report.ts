@@ -67,7 +67,8 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
   if (!isLoopback(options.host)) {
     const warning = `--host ${options.host} serves the status page beyond this machine: it has no login, so anyone who reaches the port reads it (put a proxy with authentication in front)`;
     logger.warn({ host: options.host }, warning);
-    process.stderr.write(`warning: ${warning}\n`);
+    // a person at a terminal sees it whatever the log level; off a terminal every stderr line is a log line
+    if (process.stderr.isTTY) process.stderr.write(`warning: ${warning}\n`);
   }
   const server = await serveReport({
     file: target.path,

@@ -42,8 +42,11 @@ export async function jobMetrics(
     'stream',
     'status',
   ]);
-  const lag = gauge('lag_days', 'Days between the stream's watermark and the last closed day.', ['job', 'stream']);
-  const requests = gauge('requests', 'Source requests of the stream's windows, retries included.', ['job', 'stream']);
+  const lag = gauge('lag_days', 'Days between the watermark of the stream and the last closed day.', ['job', 'stream']);
+  const requests = gauge('requests', 'Source requests of the windows of the stream, retries included.', [
+    'job',
+    'stream',
+  ]);
   for (const s of status.streams) {
     const labels = { job, stream: s.stream };
     rows.set(labels, s.rowsLoaded);
@@ -96,7 +99,7 @@ function lastRunMetrics(
   windowsFailed: Record<string, number>,
 ): void {
   const command = run.command.split(' ')[0]!;
-  const outcome = gauge('last_run_outcome', 'How the job's last run ended: 1 for its outcome, 0 for the others.', [
+  const outcome = gauge('last_run_outcome', 'How the last run of the job ended: 1 for its outcome, 0 for the others.', [
     'job',
     'command',
     'outcome',
@@ -104,25 +107,25 @@ function lastRunMetrics(
   for (const o of RUN_OUTCOMES) outcome.set({ job, command, outcome: o }, run.status === o ? 1 : 0);
   const labels = { job, command };
   if (run.durationSeconds !== null)
-    gauge('last_run_duration_seconds', 'How long the job's last run took.', ['job', 'command']).set(
+    gauge('last_run_duration_seconds', 'How long the last run of the job took.', ['job', 'command']).set(
       labels,
       run.durationSeconds,
     );
   if (run.finishedSeconds !== null)
-    gauge('last_run_finished_timestamp_seconds', 'When the job's last run ended (Unix time).', ['job', 'command']).set(
-      labels,
-      run.finishedSeconds,
-    );
-  gauge('last_run_requests', 'Source requests the job's last run made, retries included.', ['job', 'command']).set(
+    gauge('last_run_finished_timestamp_seconds', 'When the last run of the job ended (Unix time).', [
+      'job',
+      'command',
+    ]).set(labels, run.finishedSeconds);
+  gauge('last_run_requests', 'Source requests the last run of the job made, retries included.', ['job', 'command']).set(
     labels,
     run.requests ?? 0,
   );
-  gauge('last_run_retries', 'Source requests the job's last run tried again.', ['job', 'command']).set(
+  gauge('last_run_retries', 'Source requests the last run of the job tried again.', ['job', 'command']).set(
     labels,
     run.retries ?? 0,
   );
-  gauge('last_run_rows_loaded', 'Rows the job's last run loaded.', ['job', 'command']).set(labels, run.rowsLoaded);
-  const failed = gauge('last_run_windows_failed', 'Windows of each stream the job's last run could not load.', [
+  gauge('last_run_rows_loaded', 'Rows the last run of the job loaded.', ['job', 'command']).set(labels, run.rowsLoaded);
+  const failed = gauge('last_run_windows_failed', 'Windows of each stream the last run of the job could not load.', [
     'job',
     'stream',
   ]);
