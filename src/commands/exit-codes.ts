@@ -18,6 +18,8 @@ export const ExitCode = {
   cannotProve: 6,
   /** `probe` found the config and the service disagree on a convention (the lines to set are printed). */
   probeDisagrees: 7,
+  /** `probe` could not tell whether the config and the service agree on a `jobs.yaml` key: no data where it looked, or its requests ran out. */
+  probeCouldNotTell: 9,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;
