@@ -5,6 +5,7 @@ import { lastClosedDay } from '../plan/days.js';
 import { commandLogger, createApi, resolveJob, type CommonOptions } from './job-session.js';
 import { PROBE_BUDGET, ServiceProbe, type Finding, type ProbeSettings } from './probe-service.js';
 import { withJobFlags } from './shared-flags.js';
+import { integrationLine, integrationSeen } from './integration-line.js';
 import { table } from './table.js';
 
 export interface ProbeOptions extends CommonOptions {
@@ -37,6 +38,7 @@ export async function probeCommand(options: ProbeOptions): Promise<void> {
   const api = createApi({ ...config, source: { ...source, retries: 0 } }, commandLogger());
   const probe = new ServiceProbe(api, settings);
   const findings = await probe.run();
+  const integration = await integrationSeen(api, config);
   const differs = findings.filter((f) => f.verdict === 'differs');
   const untold = notTold(findings);
   if (options.json) {
@@ -46,10 +48,14 @@ export async function probeCommand(options: ProbeOptions): Promise<void> {
       requests: probe.requestCount,
       agree: differs.length === 0 && untold.length === 0,
       unsettled: findings.filter((f) => f.verdict === 'unsettled').length,
+      ...(integration ? { integration } : {}),
       findings,
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-  } else process.stdout.write(formatProbe(findings, source.base_url, settings, probe.requestCount));
+  } else
+    process.stdout.write(
+      `${integration ? `${integrationLine(integration)}\n` : ''}${formatProbe(findings, source.base_url, settings, probe.requestCount)}`,
+    );
   if (differs.length > 0)
     throw new CommandError(
       `probe: the config and the service disagree on ${differs.map((f) => f.name).join(', ')} (set the jobs.yaml lines printed above)`,

@@ -48,6 +48,8 @@ const sourceSchema = z
       })
       .strict()
       .default({ header: 'Authorization', prefix: '', token: '' }),
+    /** The integration token (`LOYALTY_INTEGRATION_TOKEN`): `check` and `probe` say which integration it names. */
+    integration_token: z.string().default(''),
     timezone: ianaZone.default('UTC'),
     /**
      * The first day the service may hold data for: the loyalty program's start. The customer directory is swept

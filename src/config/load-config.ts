@@ -150,6 +150,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     source.base_url = env.LOYALTY_API_URL;
   }
   if (env.LOYALTY_API_TOKEN) source.auth.token = env.LOYALTY_API_TOKEN;
+  if (env.LOYALTY_INTEGRATION_TOKEN) source.integration_token = env.LOYALTY_INTEGRATION_TOKEN;
   if (env.LOYALTY_TIMEZONE) {
     const check = configFileSchema.shape.source.shape.timezone.safeParse(env.LOYALTY_TIMEZONE);
     if (!check.success) throw new ConfigError('LOYALTY_TIMEZONE', '', check.error.issues[0]!.message);
@@ -162,6 +163,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   const analysts = analystsPolicyOf(file, destination, env);
   const secrets = [
     source.auth.token,
+    source.integration_token,
     destination.type === 'postgres' ? passwordOf(destination.url) : '',
     env[PII_SALT_VARIABLE] ?? '',
     analysts.key ?? '',

@@ -56,6 +56,7 @@ export const DEFAULT_STOP_AFTER_NO_ANSWER = 3;
 export interface SourceSettings {
   base_url: string;
   auth: { header: string; prefix: string; token: string };
+  integration_token: string;
   timezone: string;
   history_start: Day;
   page_size: number;
