@@ -4,6 +4,7 @@ import { resolveJob, commandLogger, createApi, usingDestination, type CommonOpti
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
 import { integrationLine, integrationSeen } from './integration-line.js';
+import { recordIntegrationSeen } from '../state/integrations.js';
 
 /**
  * `loyalty-etl check`: the config is valid (loading it proves that), the source answers one cheap call with
@@ -30,6 +31,19 @@ export async function checkCommand(options: CommonOptions): Promise<void> {
     config,
     async (destination) => {
       await destination.withConnection((conn) => conn.all('SELECT 1 AS ok'));
+      if (integration?.id != null) {
+        const id = integration.id;
+        await destination.withConnection((conn) =>
+          recordIntegrationSeen(conn, {
+            integrationId: id,
+            title: integration.title,
+            shopDomain: integration.shopDomain,
+            clientTitle: integration.clientTitle,
+            createdAt: integration.created,
+            lastSeenAt: new Date().toISOString(),
+          }),
+        );
+      }
       const powers =
         config.destination.type === 'postgres'
           ? await destination.withConnection((conn) =>

@@ -1,5 +1,6 @@
 import type { JobSettings } from '../plan/job-plan.js';
 import type { UnlistedField } from './unlisted-fields.js';
+import type { IntegrationRow } from './integrations.js';
 import type { LedgerTables, SqlConnection } from '../load/warehouse/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
@@ -89,6 +90,8 @@ export interface JobStatus {
   customerState?: StateCoverage[];
   /** The history tables of the job's streams: versions and the observations they come from. */
   history?: HistoryStatus[];
+  /** The integration `source.integration_token` named when `check` last asked (`_etl_integrations`), never its secrets. */
+  integration?: IntegrationRow | null;
   /** Members the service sends that the spec does not list, the newest first (`_etl_unlisted_fields`). */
   unlistedFields?: UnlistedField[];
 }

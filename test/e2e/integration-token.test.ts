@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { dumpTables } from '../helpers/table-dump.js';
+import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-05-01';
@@ -60,6 +62,29 @@ describe('the integration the credentials are', () => {
       );
     for (const secret of secrets) expect(cli.stdout + cli.stderr).not.toContain(secret);
   });
+
+  it.each(testDestinations)(
+    'check records it in $name: status shows the last one seen; no table holds a secret',
+    async (target) => {
+      const { config } = await target.fresh();
+      const file = emulatorJobs({ url: emulator.url, timezone: TZ, firstDay: START, destination: config });
+      const env = { LOYALTY_INTEGRATION_TOKEN: TOKEN };
+      expect((await runCli(['run', '--config', file, '--until', END], env)).code).toBe(0);
+      expect((await runCli(['check', '--config', file], env)).code).toBe(0);
+      const status = await runCli(['status', '--config', file], env);
+      expect(status.stdout).toMatch(
+        /^integration: "Online shop" \(id 42\) on shop\.example\.com, created 2023-12-31[ T]21:59:59(\.000)?(\+00|Z)?; last seen by check /m,
+      );
+      const json = await runCli(['status', '--config', file, '--json'], env);
+      expect(JSON.parse(json.stdout).integration).toMatchObject({ integrationId: 42, shopDomain: 'shop.example.com' });
+      for (const secret of secrets) expect(status.stdout + status.stderr + json.stdout).not.toContain(secret);
+      await withWarehouse(config, async (conn) => {
+        const dump = JSON.stringify([...(await dumpTables(conn, config.schema))]);
+        expect(dump).toContain('shop.example.com');
+        for (const secret of secrets) expect(dump).not.toContain(secret);
+      });
+    },
+  );
 
   it('without a token, nothing is asked', async () => {
     const cli = await runCli(['check', '--config', await jobsFile()]);

@@ -454,7 +454,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['status', 'running, succeeded, failed, interrupted or abandoned.'],
     ['error', 'Why it failed.'],
     ['requests', 'Requests it made.'],
-    ['retries', 'Requests it tried again (429, 5xx, time-outs, dropped connections); NULL for runs recorded before it was kept.'],
+    [
+      'retries',
+      'Requests it tried again (429, 5xx, time-outs, dropped connections); NULL for runs recorded before it was kept.',
+    ],
     ['host', 'Host it ran on.'],
     ['pid', 'Its process id.'],
     ['expires_at', 'When its lease ends unless renewed.'],
@@ -696,6 +699,20 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ['last_seen_run', 'The last run that loaded it.'],
       ['last_seen_at', 'When it was last loaded (UTC).'],
       ['records', 'How many records carried it, over every load.'],
+    ],
+  ),
+  table(
+    '_etl_integrations',
+    ['integration_id'],
+    'pipeline',
+    'The integrations the integration token named when check asked the service: which one the credentials are. Never its secrets.',
+    [
+      ['integration_id', "The integration's id in the service."],
+      ['title', 'Its title.'],
+      ['shop_domain', 'The shop domain it serves.'],
+      ['client_title', 'The title of its online API client.'],
+      ['created_at', "When it was created (UTC), read from the service's month-name timestamp."],
+      ['last_seen_at', 'When check last saw the token name it (UTC).'],
     ],
   ),
   table(

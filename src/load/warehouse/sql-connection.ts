@@ -17,6 +17,14 @@ export interface LedgerTables {
     expires_at: string | null;
     backfill_id: string | null;
   };
+  _etl_integrations: {
+    integration_id: number;
+    title: string | null;
+    shop_domain: string | null;
+    client_title: string | null;
+    created_at: string | null;
+    last_seen_at: string;
+  };
   _etl_windows: {
     job: string;
     stream: string;
