@@ -4,7 +4,8 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
 import type { JobStatus } from '../../src/state/status-report.js';
-import { emulatorJobs, runCli, runCliProcess } from '../helpers/cli.js';
+import { emulatorJobs, runCli, runCliProcess, startCli } from '../helpers/cli.js';
+import { waitForOutput } from '../helpers/request-gate.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 
@@ -15,7 +16,12 @@ const STREAMS = ['accounts', 'surveys', 'loyalty_postings', 'loyalty_status', 'v
 
 /** The metrics file read by a parser of Prometheus' text format: a family's value for the labels given. */
 function readMetrics(path: string): (name: string, labels: Record<string, string>) => number | undefined {
-  const families = parsePrometheusTextFormat(readFileSync(path, 'utf8'));
+  return metricsOf(readFileSync(path, 'utf8'));
+}
+
+/** Metrics text read by a parser of Prometheus' text format. */
+function metricsOf(text: string): (name: string, labels: Record<string, string>) => number | undefined {
+  const families = parsePrometheusTextFormat(text);
   return (name, labels) => {
     const family = families.find((f) => f.name === name);
     const sample = family?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
@@ -93,6 +99,29 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
     expect(value('loyalty_etl_last_success_timestamp_seconds', labels)).toBe(
       value('loyalty_etl_last_run_finished_timestamp_seconds', labels),
     );
+    // report --serve serves the same at /metrics
+    const server = startCli([
+      'report',
+      '--config',
+      file,
+      '--output',
+      join(testTempDir('page-'), 'status.html'),
+      '--serve',
+      '--port',
+      '0',
+    ]);
+    try {
+      await waitForOutput(server, /serving http:\/\/\S+/);
+      const url = /serving (http:\/\/\S+)/.exec(server.output())![1]!;
+      const answer = await fetch(new URL('metrics', url));
+      expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const served = metricsOf(await answer.text());
+      for (const s of streams) expect(served('loyalty_etl_rows_loaded', { job, stream: s.stream })).toBe(s.rowsLoaded);
+      expect(served('loyalty_etl_last_run_outcome', { ...labels, outcome: 'succeeded' })).toBe(1);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.done;
+    }
     expect(value('loyalty_etl_last_success_timestamp_seconds', labels)! * 1000).toBeCloseTo(
       Date.parse(last.finishedAt!.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')),
       -2,
