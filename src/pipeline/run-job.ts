@@ -139,9 +139,11 @@ async function refreshReferenceData(run: RunUnderWay): Promise<void> {
       n.unreadFields > 0
         ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')
         : log.info(n, 'profiles refreshed'),
-    (error) =>
-      run.stop.absorbs(error) ||
-      log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+    (error) => {
+      if (run.stop.absorbs(error)) return;
+      log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept');
+      run.unanswered.failed(error);
+    },
   );
 }
 

@@ -76,26 +76,22 @@ async function lastRun(
   job: string,
   runId: string | undefined,
   newest: RunSummary | undefined,
-): Promise<(RunSummary & { finishedSeconds: number | null; retries: number | null }) | undefined> {
+): Promise<(RunSummary & { finishedSeconds: number | null }) | undefined> {
   const id = runId ?? newest?.runId;
   if (id === undefined) return undefined;
   const [run] = await readRuns(conn, job, 1, id);
   if (!run) return undefined;
-  const [row] = await conn.all<{ finished: number | string | null; retries: number | string | null }>(
-    `SELECT EXTRACT(EPOCH FROM finished_at) AS finished, retries FROM ${conn.schemaSql}._etl_runs WHERE run_id = $1`,
+  const [row] = await conn.all<{ finished: number | string | null }>(
+    `SELECT EXTRACT(EPOCH FROM finished_at) AS finished FROM ${conn.schemaSql}._etl_runs WHERE run_id = $1`,
     [run.runId],
   );
-  return {
-    ...run,
-    finishedSeconds: row?.finished == null ? null : Number(row.finished),
-    retries: row?.retries == null ? null : Number(row.retries),
-  };
+  return { ...run, finishedSeconds: row?.finished == null ? null : Number(row.finished) };
 }
 
 function lastRunMetrics(
   gauge: (name: string, help: string, labels: string[]) => Gauge,
   job: string,
-  run: RunSummary & { finishedSeconds: number | null; retries: number | null },
+  run: RunSummary & { finishedSeconds: number | null },
   windowsFailed: Record<string, number>,
 ): void {
   const command = run.command.split(' ')[0]!;

@@ -41,6 +41,8 @@ export interface RunSummary {
   finishedAt: string | null;
   durationSeconds: number | null;
   requests: number | null;
+  /** Requests it tried again (null for runs recorded before they were counted). */
+  retries: number | null;
   windows: number;
   rowsLoaded: number;
   rowsRejected: number;
@@ -205,13 +207,14 @@ export async function readRuns(
     finished_at: string | null;
     secs: number | string | null;
     requests: number | string | null;
+    retries: number | string | null;
     windows: number | string;
     rows: number | string;
     rejected: number | string;
     error: string | null;
   }>(
     `SELECT r.run_id, r.command, r.status, r.host, r.pid, r.backfill_id, CAST(r.started_at AS VARCHAR) AS started_at, CAST(r.finished_at AS VARCHAR) AS finished_at,
-            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.error,
+            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.retries, r.error,
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
             (SELECT COALESCE(SUM(rows_rejected), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rejected
@@ -229,6 +232,7 @@ export async function readRuns(
     finishedAt: r.finished_at,
     durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
     requests: r.requests === null ? null : Number(r.requests),
+    retries: r.retries === null ? null : Number(r.retries),
     windows: Number(r.windows),
     rowsLoaded: Number(r.rows),
     rowsRejected: Number(r.rejected),

@@ -94,6 +94,7 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
     expect(value('loyalty_etl_last_run_outcome', { ...labels, outcome: 'succeeded' })).toBe(1);
     expect(value('loyalty_etl_last_run_outcome', { ...labels, outcome: 'failed' })).toBe(0);
     expect(value('loyalty_etl_last_run_requests', labels)).toBe(last.requests);
+    expect(value('loyalty_etl_last_run_retries', labels)).toBe(last.retries);
     expect(value('loyalty_etl_last_run_rows_loaded', labels)).toBe(last.rowsLoaded);
     expect(value('loyalty_etl_last_run_duration_seconds', labels)).toBe(last.durationSeconds);
     expect(value('loyalty_etl_last_success_timestamp_seconds', labels)).toBe(
@@ -181,5 +182,6 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
     expect(run.stdout).toMatch(/^surveys: 0 windows read, .*; 27 windows not attempted, left for the next run$/m);
     const value = readMetrics(metrics);
     expect(value('loyalty_etl_last_run_outcome', { job: 'nightly', command: 'run', outcome: 'failed' })).toBe(1);
+    expect(value('loyalty_etl_last_run_retries', { job: 'nightly', command: 'run' })).toBe(retries.length);
   });
 });
