@@ -19,18 +19,33 @@ export class SourceGoneError extends SourceError {
     readonly notAttempted: ReadonlyMap<StreamName, number> = new Map(),
     /** What the run did before it stopped, once settled. */
     readonly result?: JobRunResult,
+    /** Whose the windows left are: the next run's, or the same backfill command's. */
+    resumedBy: 'run' | 'backfill' = 'run',
   ) {
     const left = [...notAttempted.values()].reduce((n, w) => n + w, 0);
+    const after =
+      resumedBy === 'backfill'
+        ? ': the same backfill command resumes the windows not done'
+        : left > 0
+          ? `: ${left} window(s) not attempted, the next run takes them`
+          : '';
     super(
       `${source} gave no answer ${windowsInARow} times in a row, each after its retries (last: ${lastFailure}); stopped asking it ` +
-        `(source.stop_after_no_answer)${left > 0 ? `: ${left} window(s) not attempted, the next run takes them` : ''}`,
+        `(source.stop_after_no_answer)${after}`,
       'the source',
     );
   }
 
   /** The same stop, with what the run did and what it left for the next run. */
   settled(result: JobRunResult, work: JobWork): SourceGoneError {
-    return new SourceGoneError(this.source, this.windowsInARow, this.lastFailure, notAttempted(result, work), result);
+    return new SourceGoneError(
+      this.source,
+      this.windowsInARow,
+      this.lastFailure,
+      notAttempted(result, work),
+      result,
+      work.kind === 'backfill' ? 'backfill' : 'run',
+    );
   }
 }
 
