@@ -139,7 +139,7 @@ export function failOnFailedWindows(result: JobRunResult): void {
     .map(([stream, n]) => `${stream} ${count(n)}`)
     .join(', ');
   throw new CommandError(
-    `${result.failed.length} window(s) failed (${byStream}); first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`,
+    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error} (failed by stream: ${byStream})`,
     ExitCode.windowsFailed,
   );
 }

@@ -147,7 +147,7 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
       expect(logs.find((l) => l.msg === 'accounts done')).toMatchObject({ level: 'info', windowsFailed: 0 });
       expect(run.stdout).toMatch(/^vouchers: 0 windows read, .*; 30 windows FAILED \(first: 2024-05-01\b.*: /m);
       expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-        /^loyalty-etl: 30 window\(s\) failed \(vouchers 30\); first:/,
+        /^loyalty-etl: 30 window\(s\) failed; first: vouchers .* \(failed by stream: vouchers 30\)$/,
       );
       const value = readMetrics(metrics);
       expect(value('loyalty_etl_last_run_outcome', { job: 'nightly', command: 'run', outcome: 'failed' })).toBe(1);
