@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
 import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
 import { UnsafeTargetError } from '../load/export/replace-file.js';
-import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
+import {
+  WarehouseConfigError,
+  WarehouseLockTimeoutError,
+  WarehouseNewerError,
+} from '../load/warehouse/warehouse-errors.js';
+import { RELEASE } from '../load/warehouse/package-root.js';
 import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
@@ -36,7 +40,7 @@ export function buildProgram(): Command {
     .description(
       'Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.',
     )
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(RELEASE, '-V, --version', 'print the release and exit')
     .option(
       '--log-format <format>',
       'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json',
@@ -81,12 +85,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The version in package.json, read where the compiled code sits (`dist/` beside it). */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
-}
-
 /**
  * Human log lines for a person at a terminal, JSON lines for everything else (a scheduler, a pipe, a file), unless
  * `--log-format` says which; colour only on a terminal, and never with `NO_COLOR` (https://no-color.org).
@@ -115,6 +113,7 @@ function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
   if (error instanceof ConfigError) return [ExitCode.usage, error.message];
   if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
+  if (error instanceof WarehouseNewerError) return [ExitCode.newerWarehouse, error.message];
   if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
   if (error instanceof SpoolFolderError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {

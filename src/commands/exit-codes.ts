@@ -18,6 +18,8 @@ export const ExitCode = {
   cannotProve: 6,
   /** `probe` found the config and the service disagree on a convention (the lines to set are printed). */
   probeDisagrees: 7,
+  /** The warehouse was migrated or written by a newer release of loyalty-etl: nothing was done, the warehouse is untouched. */
+  newerWarehouse: 8,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;

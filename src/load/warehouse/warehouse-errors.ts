@@ -11,6 +11,14 @@ export class WarehouseConfigError extends Error {
 }
 
 /**
+ * The warehouse was migrated or written by a newer release of loyalty-etl than this one: it is left untouched, as
+ * this release could read its tables wrongly or undo what the newer one wrote.
+ */
+export class WarehouseNewerError extends Error {
+  override readonly name = 'WarehouseNewerError';
+}
+
+/**
  * Makes the directory of the warehouse file `file` and any missing parent, one at a time. Node's own recursive
  * mkdir never returns for a path it cannot make under some file systems (`/proc/x/w.duckdb` spun a core for ten
  * minutes); here the first directory that cannot be made ends it with its reason.
