@@ -11,6 +11,7 @@ ALTER TABLE _etl_migrations ADD COLUMN IF NOT EXISTS release VARCHAR;
 -- The key the hashes of personal data are salted with when LOYALTY_PII_SALT is not set (made at first use), or the
 -- key of the salt last used: the pipeline's alone, never copied, exported or shown to analysts.
 CREATE TABLE IF NOT EXISTS _etl_pii_key (
+  slot       VARCHAR PRIMARY KEY,
   key        VARCHAR NOT NULL,
   origin     VARCHAR NOT NULL,
   created_at TIMESTAMPTZ NOT NULL,

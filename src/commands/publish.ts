@@ -1,9 +1,8 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
-import { requireAnalystsKey } from '../config/load-config.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
-import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
+import { analystsKeyOf, describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
 
@@ -24,12 +23,12 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
       `publish: ${config.file}: destination.publish_path is false: publishing is off`,
       ExitCode.usage,
     );
-  requireAnalystsKey(config);
   const logger = commandLogger();
   const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;
   try {
-    published = await publishForReaders(warehouse, config, logger);
+    const settled = { ...config, analysts: await analystsKeyOf(warehouse, config, logger) };
+    published = await publishForReaders(warehouse, settled, logger);
   } finally {
     await warehouse.close();
   }
