@@ -6,7 +6,6 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
-import { publishPathOf } from './duckdb-files.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
