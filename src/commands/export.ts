@@ -4,7 +4,6 @@ import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import {
-  ExportPathError,
   destinationExportSource,
   exportDirProblem,
   exportParquet,
@@ -15,6 +14,7 @@ import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
+import { ExportPathError } from '../load/warehouse/warehouse-errors.js';
 
 export interface ExportOptions extends CommonOptions {
   format: string;

@@ -5,15 +5,15 @@ import { text } from 'node:stream/consumers';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { publishPathOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
-import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
 import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../load/postgres/postgres-reader.js';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
+import { type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { registerSecret } from '../log/redact.js';
 import { type OutputFormat, writeResult } from './result-output.js';
 import { runSqlPrompt } from './sql-prompt.js';
 import { splitSql } from './sql-statements.js';
 import type { Command } from 'commander';
+import { QueryError, ReadOnlyRefusal, WarehouseBusyError } from '../load/warehouse/warehouse-errors.js';
 
 export interface SqlOptions {
   config?: string;

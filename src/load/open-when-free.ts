@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
 import type { Destination } from './destination.js';
-import { WarehouseBusyError } from './duckdb/duckdb-destination.js';
 import { openDestination } from './open-destination.js';
+import { WarehouseBusyError } from './warehouse/warehouse-errors.js';
 
 /** Options of {@link openWhenFree}. */
 export interface WaitOptions {

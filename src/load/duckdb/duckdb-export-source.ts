@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { quoteLiteral } from '../warehouse/identifiers.js';
 import type { ExportSource } from '../export/parquet-export.js';
-import { WarehouseBusyError } from './duckdb-destination.js';
+import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 
 /** A DuckDB warehouse file opened read-only for an export, and what closes it. */
 export interface DuckDbExportSource extends ExportSource {

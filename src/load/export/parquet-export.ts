@@ -14,6 +14,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Destination } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { ExportPathError } from '../warehouse/warehouse-errors.js';
 
 /**
  * The columns that partition a data table by month, first present wins: a day or instant every row has and that
@@ -98,11 +99,6 @@ export function destinationExportSource(destination: Destination): ExportSource 
         }),
       ),
   };
-}
-
-/** A problem with the output folder (a file, a link, a table name that is no file name): the user's to fix. */
-export class ExportPathError extends Error {
-  override readonly name = 'ExportPathError';
 }
 
 /** Why `dir` cannot hold an export, or undefined when it can (absent folders are made). */
