@@ -1,7 +1,7 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
 import { requireAnalystsKey } from '../config/load-config.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
@@ -14,7 +14,8 @@ import { withJobFlags } from './shared-flags.js';
 export async function publishCommand(options: CommonOptions): Promise<void> {
   const { config } = resolveJob(options);
   const destination = config.destination;
-  if (destination.type !== 'duckdb')
+  const warehouse = warehouseOf(destination);
+  if (!warehouse.publishesCopy)
     throw new CommandError(
       'publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish',
       ExitCode.usage,
@@ -26,12 +27,12 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
     );
   requireAnalystsKey(config);
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;
   try {
-    published = await publishForReaders(warehouse, config, logger);
+    published = await publishForReaders(opened, config, logger);
   } finally {
-    await warehouse.close();
+    await opened.close();
   }
   process.stdout.write(describeSession({ published }));
   failIfUnpublished(published);

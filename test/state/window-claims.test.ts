@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { planWindows, type Window } from '../../src/plan/windows.js';
 import { openBackfill, type Backfill } from '../../src/state/backfills.js';
 import { beginRun } from '../../src/state/runs.js';
