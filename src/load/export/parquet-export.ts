@@ -11,7 +11,6 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { Destination } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { ExportPathError } from '../warehouse/warehouse-errors.js';
@@ -82,23 +81,6 @@ export interface ExportSource {
   tables(): Promise<Array<{ name: string; columns: Array<{ name: string; type: string }> }>>;
   /** Runs `fn` in one read-only transaction: every table read as of one moment. */
   snapshot<T>(fn: (conn: ExportConnection) => Promise<T>): Promise<T>;
-}
-
-/** A PostgreSQL warehouse as an export source: one repeatable-read snapshot while runs go on. */
-export function destinationExportSource(destination: Destination): ExportSource {
-  return {
-    name: destination.name,
-    schema: destination.schema,
-    tables: async () => (await destination.describeTables()).filter((r) => r.kind === 'table'),
-    snapshot: (fn) =>
-      destination.withConnection((conn) =>
-        conn.transaction(async () => {
-          if (destination.name === 'postgres')
-            await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          return fn(conn);
-        }),
-      ),
-  };
 }
 
 /** Why `dir` cannot hold an export, or undefined when it can (absent folders are made). */

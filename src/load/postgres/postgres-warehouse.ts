@@ -1,6 +1,6 @@
 import type { PostgresSettings } from '../../plan/job-plan.js';
 import type { Destination } from '../destination.js';
-import { destinationExportSource } from '../export/parquet-export.js';
+import { postgresExportSource } from './postgres-export-source.js';
 import { openWhenFree } from '../open-when-free.js';
 import { readyDestination } from '../ready-destination.js';
 import type { WarehouseEntry } from '../warehouse-entry.js';
@@ -34,7 +34,7 @@ export function postgresWarehouse(settings: PostgresSettings): WarehouseEntry {
     },
     async openExportSource(wait) {
       const warehouse = await openWhenFree(() => open(), wait);
-      return { ...destinationExportSource(warehouse), close: () => warehouse.close() };
+      return { ...postgresExportSource(warehouse), close: () => warehouse.close() };
     },
     checks: async (destination) => roleWarnings(await rolePowersOf(destination)),
     analystsRead: (policy) => ({ schema: policy.schema!, words: `the PostgreSQL schema \`${policy.schema!}\`` }),
