@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { redact } from '../log/redact.js';
+import { RELEASE } from '../load/warehouse/package-root.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -29,7 +29,7 @@ export function buildProgram(): Command {
     .description(
       'Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.',
     )
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(RELEASE, '-V, --version', 'print the release and exit')
     .option(
       '--log-format <format>',
       'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json',
@@ -72,12 +72,6 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
-}
-
-/** The version in package.json, read where the compiled code sits (`dist/` beside it). */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 }
 
 /**

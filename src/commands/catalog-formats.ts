@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import type { DescribedRelation } from '../load/catalog/table-comments.js';
+import { NEVER_FOR_ANALYSTS } from '../load/catalog/warehouse-catalog.js';
 
 /** Where the described tables are read from, for the catalog's header and dbt's `schema`. */
 export interface CatalogTarget {
@@ -13,9 +14,9 @@ export interface CatalogTarget {
   personalData: 'keep' | 'hash' | 'drop';
 }
 
-/** The tables a catalog lists: every table and view analysts can read (the analysts' policy table is never one). */
+/** The tables a catalog lists: every table and view analysts can read (the pipeline's secrets are never ones). */
 function listed(relations: readonly DescribedRelation[]): DescribedRelation[] {
-  return relations.filter((r) => r.name !== '_etl_analysts');
+  return relations.filter((r) => !NEVER_FOR_ANALYSTS.has(r.name));
 }
 
 /** The dbt source's name. */

@@ -20,6 +20,8 @@ export const ExitCode = {
   cannotProve: 6,
   /** `probe` found the config and the service disagree on a convention (the lines to set are printed). */
   probeDisagrees: 7,
+  /** The warehouse was migrated or written by a newer release of loyalty-etl: nothing was done, the warehouse is untouched. */
+  newerWarehouse: 8,
   /** The run was interrupted by SIGINT (Ctrl-C), as a shell reports it: 128 + the signal's number. */
   interrupted: 130,
   /** The run was interrupted by SIGTERM. */
@@ -38,6 +40,7 @@ export const EXIT_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   unreachable: ExitCode.unreachable,
   source: ExitCode.unreachable,
   busy: ExitCode.busy,
+  'newer-warehouse': ExitCode.newerWarehouse,
   // SIGINT's; a SIGTERM's code is read from the error (commands/interruption.ts)
   interrupted: ExitCode.interrupted,
 };

@@ -1,9 +1,8 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
-import { requireAnalystsKey } from '../config/load-config.js';
 import { warehouseOf } from '../load/warehouses.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
-import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
+import { analystsKeyOf, describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
 
@@ -25,12 +24,12 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
       `publish: ${config.file}: destination.publish_path is false: publishing is off`,
       ExitCode.usage,
     );
-  requireAnalystsKey(config);
   const logger = commandLogger();
   const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;
   try {
-    published = await publishForReaders(opened, config, logger);
+    const settled = { ...config, analysts: await analystsKeyOf(opened, config, logger) };
+    published = await publishForReaders(opened, settled, logger);
   } finally {
     await opened.close();
   }

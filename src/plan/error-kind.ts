@@ -7,9 +7,11 @@
  * - `unreachable`: the warehouse cannot be reached or refused the connection.
  * - `source`: the source failed, or refused the credentials.
  * - `busy`: the warehouse or the job is held by another process or session.
+ * - `newer-warehouse`: a newer release of loyalty-etl migrated or wrote the warehouse.
  * - `interrupted`: a signal stopped the run.
  */
-export type ErrorKind = 'config' | 'unsafe-target' | 'unreachable' | 'source' | 'busy' | 'interrupted';
+export type ErrorKind =
+  'config' | 'unsafe-target' | 'unreachable' | 'source' | 'busy' | 'newer-warehouse' | 'interrupted';
 
 /**
  * An error that says what kind of failure it is. An error without a kind that reaches the command line is

@@ -10,6 +10,8 @@ const BOOKKEEPING = new Set([
   '_etl_rate_shares',
   '_etl_migrations',
   '_etl_event_bookmarks',
+  '_etl_releases',
+  '_etl_pii_key',
 ]);
 
 /** Columns that say which load wrote a row and when, not what the source said. */

@@ -152,7 +152,7 @@ export class DuckDbDestination implements Destination {
     await this.withConnection(async (conn) => {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
-      await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+      await migrate(conn, 'duckdb', this.schema, new Date().toISOString(), this.describe());
       await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, {
         runId: 'migration',
         now: new Date().toISOString(),

@@ -14,6 +14,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { ExportPathError } from '../warehouse/warehouse-errors.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 
 /**
  * The columns that partition a data table by month, first present wins: a day or instant every row has and that
@@ -105,7 +106,7 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   if (problem) throw new ExportPathError(problem);
   mkdirSync(root, { recursive: true });
   const previous = readPreviousManifest(root);
-  const tables = await source.tables();
+  const tables = (await source.tables()).filter((t) => !NEVER_FOR_ANALYSTS.has(t.name));
   for (const t of tables)
     if (!/^[A-Za-z0-9_]+$/.test(t.name))
       throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);

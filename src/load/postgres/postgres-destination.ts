@@ -108,7 +108,7 @@ export class PostgresDestination implements Destination {
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
-        await migrate(conn, 'postgres', this.schema, new Date().toISOString());
+        await migrate(conn, 'postgres', this.schema, new Date().toISOString(), this.describe());
         await dropSharedQuestionColumns(conn, postgresDialect, this.schema, {
           runId: 'migration',
           now: new Date().toISOString(),

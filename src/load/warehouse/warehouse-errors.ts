@@ -16,6 +16,15 @@ export class WarehouseConfigError extends KindedError {
 }
 
 /**
+ * The warehouse was migrated or written by a newer release of loyalty-etl than this one: it is left untouched, as
+ * this release could read its tables wrongly or undo what the newer one wrote.
+ */
+export class WarehouseNewerError extends KindedError {
+  override readonly name = 'WarehouseNewerError';
+  readonly kind = 'newer-warehouse';
+}
+
+/**
  * Whether a statement failed because of the values it was given (a value out of range, text a JSON column
  * refuses), so that running it again with the same values fails again; anything else (a connection lost, a disk
  * full) may work later. PostgreSQL says so by SQLSTATE (class 22, data exception; class 23 but a unique key;
