@@ -1,17 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
-import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
-import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
-import { UnsafeTargetError } from '../load/export/replace-file.js';
-import {
-  WarehouseConfigError,
-  WarehouseLockTimeoutError,
-  WarehouseNewerError,
-} from '../load/warehouse/warehouse-errors.js';
 import { RELEASE } from '../load/warehouse/package-root.js';
-import { SourceError } from '../source/source-errors.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -27,12 +17,11 @@ import { registerSql, sqlQueryArgs } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
-import { SpoolFolderError } from '../webhook/event-spool.js';
 import { useLogFormat } from '../commands/job-session.js';
-import { RunInterruptedError } from '../pipeline/run-stop.js';
 import { registerVerify } from '../commands/verify.js';
-import { JobBusyError } from '../state/runs.js';
-import { CommandError, ExitCode } from '../commands/exit-codes.js';
+import { CommandError, EXIT_CODE_OF_KIND, ExitCode } from '../commands/exit-codes.js';
+import { KindedError } from '../plan/error-kind.js';
+import { RunInterruptedError } from '../pipeline/pipeline-errors.js';
 
 /** The `loyalty-etl` command line: each command registers itself and its flags, in its own file. */
 export function buildProgram(): Command {
@@ -109,26 +98,23 @@ function checkLogLevel(level: string | undefined): void {
   }
 }
 
+/**
+ * The exit code and the one line of an error: its kind's code (commands/exit-codes.ts), but for what needs the
+ * error itself (a command's own code, an interrupted run's signal) or is no error of ours (a server that cannot
+ * listen).
+ */
 function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
-  if (error instanceof ConfigError) return [ExitCode.usage, error.message];
-  if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
-  if (error instanceof WarehouseNewerError) return [ExitCode.newerWarehouse, error.message];
-  if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
-  if (error instanceof SpoolFolderError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
     return [
       interruptedExitCode(error.signal),
       `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`,
     ];
   }
-  if (error instanceof WarehouseConnectionError) return [ExitCode.unreachable, error.message];
   const listen = listenProblem(error);
   if (listen) return [ExitCode.usage, listen];
-  if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
-  if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
-  if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
-  if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
+  if (error instanceof KindedError)
+    return [EXIT_CODE_OF_KIND[error.kind], error.kind === 'source' ? `source: ${error.message}` : error.message];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }
 

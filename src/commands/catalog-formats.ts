@@ -8,6 +8,8 @@ export interface CatalogTarget {
   warehouse: 'duckdb' | 'postgres';
   /** The schema analysts read: DuckDB's schema in the copy, PostgreSQL's analysts schema. */
   schema: string;
+  /** What analysts read, in words: `the published DuckDB copy`, `` the PostgreSQL schema `x` ``. */
+  words: string;
   /** What analysts read of personal data. */
   personalData: 'keep' | 'hash' | 'drop';
 }
@@ -73,7 +75,7 @@ export function dataDictionary(relations: readonly DescribedRelation[], target: 
   const lines = [
     '# Data dictionary',
     '',
-    `Every table and view analysts read (${target.warehouse === 'duckdb' ? 'the published DuckDB copy' : `the PostgreSQL schema \`${target.schema}\``}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
+    `Every table and view analysts read (${target.words}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
     '',
   ];
   for (const r of listed(relations)) {

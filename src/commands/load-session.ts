@@ -3,7 +3,7 @@ import { busyTimeoutOf, eventSpoolOf, publishPathOf } from '../config/duckdb-fil
 import type { ResolvedConfig } from '../config/load-config.js';
 import { settlePiiKey } from '../load/derived/pii-key.js';
 import type { Destination, PublishedCopy } from '../load/destination.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { EventSpool } from '../webhook/event-spool.js';
@@ -33,7 +33,7 @@ export async function usingLoadSession<T>(
   logger: Logger,
   load: (destination: Destination) => Promise<T>,
 ): Promise<LoadSession<T>> {
-  const destination = await openWhenFree(config.destination, {
+  const destination = await warehouseOf(config.destination).openWhenFree({
     timeoutSeconds: busyTimeoutOf(config.destination),
     logger,
   });

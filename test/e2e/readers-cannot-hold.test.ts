@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { postgresTestDestination, testDestinations } from '../helpers/destinations.js';

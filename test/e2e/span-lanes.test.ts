@@ -3,7 +3,7 @@ import { createApi, resolveJob } from '../../src/commands/job-session.js';
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { runJob } from '../../src/pipeline/run-job.js';
 import { planRange } from '../../src/plan/plan-windows.js';

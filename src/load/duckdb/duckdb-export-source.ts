@@ -4,7 +4,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { quoteLiteral } from '../warehouse/identifiers.js';
 import type { ExportSource } from '../export/parquet-export.js';
 import { refuseNewerWarehouse } from '../warehouse/migrate.js';
-import { WarehouseBusyError } from './duckdb-destination.js';
+import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 
 /** A DuckDB warehouse file opened read-only for an export, and what closes it. */
 export interface DuckDbExportSource extends ExportSource {

@@ -11,9 +11,9 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { Destination } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { ExportPathError } from '../warehouse/warehouse-errors.js';
 import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 
 /**
@@ -82,28 +82,6 @@ export interface ExportSource {
   tables(): Promise<Array<{ name: string; columns: Array<{ name: string; type: string }> }>>;
   /** Runs `fn` in one read-only transaction: every table read as of one moment. */
   snapshot<T>(fn: (conn: ExportConnection) => Promise<T>): Promise<T>;
-}
-
-/** A PostgreSQL warehouse as an export source: one repeatable-read snapshot while runs go on. */
-export function destinationExportSource(destination: Destination): ExportSource {
-  return {
-    name: destination.name,
-    schema: destination.schema,
-    tables: async () => (await destination.describeTables()).filter((r) => r.kind === 'table'),
-    snapshot: (fn) =>
-      destination.withConnection((conn) =>
-        conn.transaction(async () => {
-          if (destination.name === 'postgres')
-            await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          return fn(conn);
-        }),
-      ),
-  };
-}
-
-/** A problem with the output folder (a file, a link, a table name that is no file name): the user's to fix. */
-export class ExportPathError extends Error {
-  override readonly name = 'ExportPathError';
 }
 
 /** Why `dir` cannot hold an export, or undefined when it can (absent folders are made). */
