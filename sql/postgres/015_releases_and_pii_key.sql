@@ -2,8 +2,7 @@
 -- a warehouse that a newer one migrated or wrote (src/load/warehouse/migrate.ts).
 CREATE TABLE IF NOT EXISTS _etl_releases (
   version         VARCHAR PRIMARY KEY,
-  first_opened_at TIMESTAMPTZ NOT NULL,
-  last_opened_at  TIMESTAMPTZ NOT NULL
+  first_opened_at TIMESTAMPTZ NOT NULL
 );
 
 ALTER TABLE _etl_migrations ADD COLUMN IF NOT EXISTS release VARCHAR;

@@ -13,10 +13,10 @@ export function formatStatus(status: JobStatus): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `warehouse: written by loyalty-etl 0.5.0 (last opened …), migrated through 015_… by 0.5.0`. */
+/** `warehouse: opened by loyalty-etl 0.5.0 since …, migrated through 015_… by 0.5.0 (this is loyalty-etl 0.5.0)`. */
 function releaseLine({ warehouseRelease: warehouse }: JobStatus): string {
-  const opened = warehouse.lastOpenedBy
-    ? `last opened by loyalty-etl ${warehouse.lastOpenedBy} at ${warehouse.lastOpenedAt}`
+  const opened = warehouse.openedBy
+    ? `opened by loyalty-etl ${warehouse.openedBy} since ${warehouse.openedSince}`
     : 'opened by no release that records itself';
   const migrated = warehouse.migration
     ? `, migrated through ${warehouse.migration.version}${warehouse.migration.release ? ` by ${warehouse.migration.release}` : ''}`

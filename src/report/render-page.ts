@@ -28,7 +28,7 @@ export interface PageOptions {
 
 /** Which release last opened the warehouse, and which one made this page. */
 function releaseText({ warehouseRelease: r }: ReportModel): string {
-  const opened = r.lastOpenedBy ? `last opened by loyalty-etl ${r.lastOpenedBy}` : 'opened by no recorded release';
+  const opened = r.openedBy ? `opened by loyalty-etl ${r.openedBy}` : 'opened by no recorded release';
   return `${opened}${r.migration ? `, migrated through ${r.migration.version}` : ''}; page by loyalty-etl ${r.release}`;
 }
 

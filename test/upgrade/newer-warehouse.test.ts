@@ -92,11 +92,11 @@ describe.each(testDestinations)('a warehouse of a newer release, on $name', (tar
     const shown = JSON.parse(status.stdout) as { warehouseRelease: Record<string, unknown> };
     expect(shown.warehouseRelease).toMatchObject({
       release: RELEASE,
-      lastOpenedBy: RELEASE,
+      openedBy: RELEASE,
       migration: { version: expect.stringMatching(/^\d{3}_/), release: RELEASE },
     });
     const text = await runCli(['status', '--config', jobs]);
-    expect(text.stdout).toContain(`warehouse: last opened by loyalty-etl ${RELEASE} at `);
+    expect(text.stdout).toContain(`warehouse: opened by loyalty-etl ${RELEASE} since `);
   });
 
   const commands: Array<[string, (jobs: string) => string[]]> = [
@@ -120,7 +120,7 @@ describe.each(testDestinations)('a warehouse of a newer release, on $name', (tar
     },
     {
       why: 'a newer release that opened it',
-      plant: [`INSERT INTO _etl_releases VALUES ('99.1.0', now(), now())`],
+      plant: [`INSERT INTO _etl_releases VALUES ('99.1.0', now())`],
       says: /was last written by loyalty-etl 99\.1\.0; .*run 99\.1\.0 or later on it/,
     },
   ])('refuses $why in every command, in one line, leaving it untouched', async ({ plant, says }) => {

@@ -95,8 +95,8 @@ describe.each(testDestinations)('an upgrade from the previous release, on $name'
       expect(expected.get(table)?.length, table).toBeGreaterThan(0);
 
     const status = JSON.parse((await runCli(['status', '--config', upgradedJobs, '--json'])).stdout) as {
-      warehouseRelease: { lastOpenedBy: string; openedBy: Array<{ version: string }> };
+      warehouseRelease: { openedBy: string };
     };
-    expect(status.warehouseRelease.lastOpenedBy).toBe(RELEASE);
+    expect(status.warehouseRelease.openedBy).toBe(RELEASE);
   }, 240_000);
 });

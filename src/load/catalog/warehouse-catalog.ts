@@ -658,7 +658,6 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     [
       ['version', 'The release (semantic version).'],
       ['first_opened_at', 'When it first opened the warehouse.'],
-      ['last_opened_at', 'When it last opened the warehouse.'],
     ],
   ),
   table(

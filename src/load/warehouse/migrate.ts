@@ -25,8 +25,8 @@ export function migrationFiles(dialect: 'duckdb' | 'postgres'): Array<{ version:
 
 /** Who opened and migrated a warehouse: what `refuseNewerWarehouse` reads and `status` shows. */
 export interface WarehouseReleases {
-  /** Every release that opened the warehouse, newest opening first (none before releases were recorded). */
-  opened: Array<{ version: string; firstOpenedAt: string; lastOpenedAt: string }>;
+  /** Every release that opened the warehouse, the latest first (none before releases were recorded). */
+  opened: Array<{ version: string; firstOpenedAt: string }>;
   /** Migrations the warehouse holds that this release does not know. */
   unknownMigrations: string[];
 }
@@ -55,9 +55,9 @@ export async function readWarehouseReleases(
       )
     : [];
   const opened = present.has('_etl_releases')
-    ? await conn.all<{ version: string; firstOpenedAt: string; lastOpenedAt: string }>(
-        `SELECT version, CAST(first_opened_at AS VARCHAR) AS "firstOpenedAt", CAST(last_opened_at AS VARCHAR) AS "lastOpenedAt"
-           FROM ${quoteIdent(schema)}."_etl_releases" ORDER BY last_opened_at DESC, version DESC`,
+    ? await conn.all<{ version: string; firstOpenedAt: string }>(
+        `SELECT version, CAST(first_opened_at AS VARCHAR) AS "firstOpenedAt"
+           FROM ${quoteIdent(schema)}."_etl_releases" ORDER BY first_opened_at DESC, version DESC`,
       )
     : [];
   return { opened, unknownMigrations: applied.filter((v) => !known.has(v)).sort() };
@@ -93,7 +93,7 @@ export async function refuseNewerWarehouse(
 /**
  * Applies `sql/<dialect>/NNN_*.sql` files not yet recorded in `_etl_migrations`, in order, each in its own
  * transaction together with its record, after refusing a warehouse of a newer release; then records `release` as
- * one that opened it. The caller has made `schema` the connection's default schema.
+ * one that opened it, the first time it does. The caller has made `schema` the connection's default schema.
  */
 export async function migrate(
   conn: SqlConnection,
@@ -103,7 +103,7 @@ export async function migrate(
   where: string,
   release: ReleaseCheck = THIS_RELEASE,
 ): Promise<string[]> {
-  await refuseNewerWarehouse(conn, dialect, schema, where, release);
+  const releases = await refuseNewerWarehouse(conn, dialect, schema, where, release);
   const table = `${quoteIdent(schema)}."_etl_migrations"`;
   await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`);
   const applied = new Set((await conn.all<{ version: string }>(`SELECT version FROM ${table}`)).map((r) => r.version));
@@ -117,16 +117,17 @@ export async function migrate(
     });
     done.push(version);
   }
-  await conn.transaction(async () => {
-    for (const version of done)
-      await conn.run(`UPDATE ${table} SET release = $1 WHERE version = $2`, [release.version, version]);
-    await conn.run(
-      `INSERT INTO ${quoteIdent(schema)}."_etl_releases" (version, first_opened_at, last_opened_at)
-       VALUES ($1, CAST($2 AS TIMESTAMPTZ), CAST($2 AS TIMESTAMPTZ))
-       ON CONFLICT (version) DO UPDATE SET last_opened_at = excluded.last_opened_at`,
-      [release.version, now],
-    );
-  });
+  // once per release: opening a warehouse to read it must not change it
+  if (done.length > 0 || !releases.opened.some((r) => r.version === release.version))
+    await conn.transaction(async () => {
+      for (const version of done)
+        await conn.run(`UPDATE ${table} SET release = $1 WHERE version = $2`, [release.version, version]);
+      await conn.run(
+        `INSERT INTO ${quoteIdent(schema)}."_etl_releases" (version, first_opened_at) VALUES ($1, CAST($2 AS TIMESTAMPTZ))
+         ON CONFLICT (version) DO NOTHING`,
+        [release.version, now],
+      );
+    });
   return done;
 }
 
