@@ -16,6 +16,7 @@ import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-pr
 import { readLoyaltyState, truthState } from '../helpers/loyalty-state-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const TZ = 'Europe/Athens';
@@ -295,7 +296,6 @@ describe.each(testDestinations)('listings whose order changes between page reque
 });
 
 describe.each(testDestinations)('a voucher with one field the pipeline cannot read, into $name', (target) => {
-  let emulator: Emulator;
   /** The customer (by phone or e-mail) whose first voucher is served with a `value` that is no number. */
   let spoiled: string | undefined;
   let code: string | undefined;
@@ -311,10 +311,7 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
     vouchers[0]!.value = 'lots';
     return { ...response, body: JSON.stringify(vouchers) };
   };
-  beforeAll(async () => {
-    emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadValue] } });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadValue] } });
 
   it('loads the voucher and every other voucher of its customer, the field NULL, and keeps the raw value and the problem', async () => {
     const { config, file, run } = await runProgram(target, emulator.url, ['accounts', 'vouchers']);
@@ -351,7 +348,6 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
 describe.each(testDestinations)(
   'a posting and a loyalty answer with one field the pipeline cannot read, into $name',
   (target) => {
-    let emulator: Emulator;
     /** The customers (by phone or e-mail) whose first posting's `credit`, and whose loyalty tier's `expiry`, are spoiled. */
     let postingsOf: string | undefined;
     let loyaltyOf: string | undefined;
@@ -378,10 +374,7 @@ describe.each(testDestinations)(
       }
       return response;
     };
-    beforeAll(async () => {
-      emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadField] } });
-    });
-    afterAll(async () => emulator.close());
+    const emulator = useEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadField] } });
 
     it('loads the posting and the answer, that field NULL, and keeps the raw value and the problem', async () => {
       const { config, run } = await runProgram(target, emulator.url, [

@@ -12,6 +12,7 @@ import {
   surveyPivotMismatches,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -162,20 +163,16 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
   });
 
   describe('with exact duplicate survey answers', () => {
-    let twice: Emulator;
-    beforeAll(async () => {
-      twice = await startEmulator({
-        seed: 23,
-        accounts: 120,
-        startDate: START,
-        endDate: END,
-        timezone: TZ,
-        port: 0,
-        surveysPerDay: 30,
-        surveyDuplicateRate: 0.15,
-      });
+    const twice = useEmulator({
+      seed: 23,
+      accounts: 120,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      port: 0,
+      surveysPerDay: 30,
+      surveyDuplicateRate: 0.15,
     });
-    afterAll(async () => twice.close());
 
     const json = (x: unknown) => JSON.stringify(x);
 
