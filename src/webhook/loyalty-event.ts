@@ -4,6 +4,7 @@ import { canonicalJson, contentKey } from '../transform/keys.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanDecimal, cleanInteger, cleanText, storableJson } from '../transform/values.js';
+import { InvalidEventError } from './webhook-errors.js';
 
 const text = z.union([z.string(), z.null()]).optional();
 const number = z.union([z.number(), z.string(), z.null()]).optional();
@@ -60,11 +61,6 @@ export interface LoyaltyEvent {
   point_expiry: string | null;
   /** The body as received, canonical JSON. */
   payload: string;
-}
-
-/** The body could not be stored: it is not a loyalty webhook body. */
-export class InvalidEventError extends Error {
-  override readonly name = 'InvalidEventError';
 }
 
 /**

@@ -2,8 +2,9 @@ import type { Destination } from '../load/destination.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Logger } from '../log/logger.js';
 import { quarantineEvent } from './event-quarantine.js';
-import { type EventSpool, type SpooledEvent, UnreadableSpoolFileError } from './event-spool.js';
+import { type EventSpool, type SpooledEvent } from './event-spool.js';
 import { MAX_EVENT_BYTES } from './loyalty-event.js';
+import { UnreadableSpoolFileError } from './webhook-errors.js';
 
 /** What one ingest of the spool did. */
 export interface SpoolIngest {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { publishPathOf } from '../../src/config/duckdb-files.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';

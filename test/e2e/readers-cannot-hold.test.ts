@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { postgresTestDestination, testDestinations } from '../helpers/destinations.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
-import { JobBusyError } from '../../src/state/runs.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
 import { useEmulator } from '../helpers/suite-emulator.js';
+import { JobBusyError } from '../../src/state/state-errors.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';

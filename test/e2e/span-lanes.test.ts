@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApi, resolveJob } from '../../src/commands/job-session.js';
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { runJob } from '../../src/pipeline/run-job.js';
 import { planRange } from '../../src/plan/plan-windows.js';

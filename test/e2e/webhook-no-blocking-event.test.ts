@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventSpoolOf } from '../../src/config/duckdb-files.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { EventSpool } from '../../src/webhook/event-spool.js';
 import { parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
 import { MAX_BODY_DEPTH } from '../../src/webhook/webhook-calls.js';

@@ -4,6 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import {
@@ -128,6 +129,9 @@ async function wholeRewrite(
     await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
     await conn.run(`ATTACH ${quoteLiteral(file)} AS dst`);
     await conn.run('COPY FROM DATABASE src TO dst (SCHEMA)');
+    for (const table of NEVER_FOR_ANALYSTS)
+      for (const schema of new Set([...shape.tables.values()].map((t) => t.schema)))
+        await conn.run(`DROP TABLE IF EXISTS dst.${qualified(schema, table)}`);
     await conn.run('BEGIN');
     for (const table of shape.tables.values()) {
       const target = `dst.${qualified(table.schema, table.table)}`;

@@ -17,8 +17,9 @@ import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
-import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse/warehouse-errors.js';
+import { WarehouseBusyError, WarehouseConfigError } from '../warehouse/warehouse-errors.js';
 import { publishWarehouse } from './publish.js';
+import { makeWarehouseDirectory } from '../warehouse/warehouse-directory.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
@@ -58,18 +59,6 @@ export interface DuckDbSettings {
   threads?: number;
   /** What the staged rows of a run's spans in flight may take; {@link DEFAULT_STAGING_MEMORY} unless set. */
   stagingMemory?: string;
-}
-
-/** The warehouse file is open in another process; DuckDB allows one writer process per file. */
-export class WarehouseBusyError extends Error {
-  override readonly name = 'WarehouseBusyError';
-  constructor(
-    message: string,
-    /** The process holding the file, when DuckDB names it. */
-    readonly holderPid?: number,
-  ) {
-    super(message);
-  }
 }
 
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
@@ -160,7 +149,7 @@ export class DuckDbDestination implements Destination {
     await this.withConnection(async (conn) => {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
-      await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+      await migrate(conn, 'duckdb', this.schema, new Date().toISOString(), this.describe());
       await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, {
         runId: 'migration',
         now: new Date().toISOString(),

@@ -7,17 +7,13 @@ import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
 import { replaceFile, replaceWorkDirOf } from '../export/replace-file.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { PublishError } from '../warehouse/warehouse-errors.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
 export interface PublishSource {
   readonly path: string;
   /** Runs `fn` on a connection while no commit of the process can start. */
   whileQuiet<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
-}
-
-/** A publish could not replace the readers' copy; they keep the one they had. */
-export class PublishError extends Error {
-  override readonly name = 'PublishError';
 }
 
 /**
