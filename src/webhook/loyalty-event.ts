@@ -38,9 +38,8 @@ export const loyaltyEventSchema = z.looseObject({
 
 /**
  * The largest body the receiver takes, and the largest payload a spooled event may bring to `loyalty_events`:
- * 64 KiB, some fifty times a real event's. Much larger values would block the warehouse rather than fill it:
- * DuckDB 1.5 cannot checkpoint a table once it holds about `memory_limit` of values over its 256 KiB block
- * (244 events of 1 MiB at 256 MB: every later commit fails), while 5,000 values of 64 KiB checkpoint there.
+ * far above a real event's. Values larger than DuckDB's block would pile up against `memory_limit` until the
+ * table can no longer checkpoint, blocking the warehouse rather than filling it (docs/webhook.md).
  */
 export const MAX_EVENT_BYTES = 64 << 10;
 

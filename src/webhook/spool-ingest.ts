@@ -20,8 +20,8 @@ export interface SpoolIngest {
 
 /**
  * Bounds of one transaction: bounded memory and a short hold of the warehouse, whatever the backlog. The bytes
- * matter as much as the count: a batch travels as one JSON text, and a few hundred events of 1 MiB (what
- * receivers took before {@link MAX_EVENT_BYTES}) made one past V8's limit on the length of a string.
+ * matter as much as the count: a batch travels as one JSON text, which must stay under V8's limit on the length
+ * of a string.
  */
 const BATCH_EVENTS = 2000;
 const BATCH_BYTES = 8 << 20;

@@ -26,7 +26,7 @@ import { withDuckDb } from './duckdb-connection.js';
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
 const REWRITE_MEMORY = '64MB';
 
-/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 16 MB of DuckDB's memory. */
+/** The vectors (of 2,048 rows) a publish deletes from in one table at most: its delete ids stay well within {@link REWRITE_MEMORY}. */
 const MAX_DELETED_VECTORS = 1000;
 
 /**
@@ -300,9 +300,9 @@ function changedParts(
 
 /**
  * Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot.
- * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 16 KB
- * for every vector of 2,048 rows a transaction deletes from, so windows spread over a large table (rows moved
- * out of every window) would take the memory a publish is bounded by; such a table is written afresh instead.
+ * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds delete ids
+ * for every vector a transaction deletes from, however few of its rows go, so windows spread over a large table
+ * would take the memory a publish is bounded by; such a table is written afresh instead.
  */
 async function rewriteParts(
   conn: DuckDBConnection,

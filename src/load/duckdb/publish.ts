@@ -21,9 +21,8 @@ export interface PublishSource {
  *
  * A DuckDB file belongs to the one process that writes it, so analysts read a copy instead. With the process's
  * writers held off, `CHECKPOINT` writes every committed row into the file (the write-ahead log is then empty),
- * and the file is copied as it stands: a copy of a checkpointed file is the database at that commit. Copying the
- * file takes a few seconds for a warehouse of 10M postings; DuckDB's `COPY FROM DATABASE` into a new file took
- * 72 s (docs/performance.md). The copy is written through {@link replaceFile} (a folder of its own beside the
+ * and the file is copied as it stands: a copy of a checkpointed file is the database at that commit, and far
+ * cheaper than DuckDB's `COPY FROM DATABASE`, which writes every row again. The copy is written through {@link replaceFile} (a folder of its own beside the
  * published path, so a planted link is never followed, and only a regular file is ever replaced), opened
  * read-only once to prove it is a database, given the warehouse's read bits only, flushed, and renamed over the
  * published path: a new reader opens the new copy, and a reader that has the old
