@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import type { DescribedRelation } from '../load/catalog/table-comments.js';
+import { NEVER_FOR_ANALYSTS } from '../load/catalog/warehouse-catalog.js';
 
 /** Where the described tables are read from, for the catalog's header and dbt's `schema`. */
 export interface CatalogTarget {
@@ -7,13 +8,15 @@ export interface CatalogTarget {
   warehouse: 'duckdb' | 'postgres';
   /** The schema analysts read: DuckDB's schema in the copy, PostgreSQL's analysts schema. */
   schema: string;
+  /** What analysts read, in words: `the published DuckDB copy`, `` the PostgreSQL schema `x` ``. */
+  words: string;
   /** What analysts read of personal data. */
   personalData: 'keep' | 'hash' | 'drop';
 }
 
-/** The tables a catalog lists: every table and view analysts can read (the analysts' policy table is never one). */
+/** The tables a catalog lists: every table and view analysts can read (the pipeline's secrets are never ones). */
 function listed(relations: readonly DescribedRelation[]): DescribedRelation[] {
-  return relations.filter((r) => r.name !== '_etl_analysts');
+  return relations.filter((r) => !NEVER_FOR_ANALYSTS.has(r.name));
 }
 
 /** The dbt source's name. */
@@ -72,7 +75,7 @@ export function dataDictionary(relations: readonly DescribedRelation[], target: 
   const lines = [
     '# Data dictionary',
     '',
-    `Every table and view analysts read (${target.warehouse === 'duckdb' ? 'the published DuckDB copy' : `the PostgreSQL schema \`${target.schema}\``}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
+    `Every table and view analysts read (${target.words}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
     '',
   ];
   for (const r of listed(relations)) {

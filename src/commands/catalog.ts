@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { dataDictionary, dbtSources, jsonCatalog, type CatalogTarget } from './catalog-formats.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
@@ -20,7 +20,8 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
   const { config } = resolveJob(options);
   const destination = config.destination;
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const entry = warehouseOf(destination);
+  const warehouse = await entry.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
   let relations;
   try {
     relations = await warehouse.describeTables();
@@ -28,8 +29,8 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
     await warehouse.close();
   }
   const target: CatalogTarget = {
-    warehouse: destination.type,
-    schema: destination.type === 'postgres' ? config.analysts.schema! : destination.schema,
+    warehouse: entry.name,
+    ...entry.analystsRead(config.analysts),
     personalData: config.analysts.personalData,
   };
   const text = FORMATS[format as keyof typeof FORMATS](relations, target);

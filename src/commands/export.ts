@@ -1,18 +1,11 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
-import { openWhenFree } from '../load/open-when-free.js';
-import {
-  ExportPathError,
-  destinationExportSource,
-  exportDirProblem,
-  exportParquet,
-  type ExportSource,
-} from '../load/export/parquet-export.js';
-import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
-import type { DestinationSettings } from '../plan/job-plan.js';
-import type { Logger } from '../log/logger.js';
+import type { WaitOptions } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
+import type { WarehouseEntry } from '../load/warehouse-entry.js';
+import { exportDirProblem, exportParquet, type ExportSource } from '../load/export/parquet-export.js';
+import { ExportPathError } from '../load/warehouse/warehouse-errors.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
 
@@ -36,17 +29,19 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   const problem = exportDirProblem(options.output);
   if (problem) throw new CommandError(`export: --output: ${problem}`, ExitCode.usage);
   const { config } = resolveJob(options);
-  const destination = config.destination;
+  const warehouse = warehouseOf(config.destination);
   // opening a DuckDB path creates a warehouse there: an export of an empty new file would only hide the wrong path
-  if (destination.type === 'duckdb' && !existsSync(destination.path))
+  const missing = warehouse.missingFile();
+  if (missing !== undefined)
     throw new CommandError(
-      `warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
+      `warehouse ${missing} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
       ExitCode.usage,
     );
   const logger = commandLogger();
+  const wait = { timeoutSeconds: busyTimeoutOf(config.destination), logger };
   let result;
   try {
-    result = await withExportSource(config.destination, logger, (source) => exportParquet(source, options.output!));
+    result = await withExportSource(warehouse, wait, (source) => exportParquet(source, options.output!));
   } catch (error) {
     if (error instanceof ExportPathError) throw new CommandError(`export: --output: ${error.message}`, ExitCode.usage);
     throw error;
@@ -62,28 +57,17 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   );
 }
 
-/**
- * Runs `fn` on the warehouse as an export reads it: a DuckDB file opened read-only (never migrated, no writer's
- * lock), or the PostgreSQL destination, opened as every command opens it, waiting while it is busy.
- */
+/** Runs `fn` on the warehouse as an export reads it ({@link WarehouseEntry.openExportSource}). */
 async function withExportSource<T>(
-  destination: DestinationSettings,
-  logger: Logger,
+  warehouse: WarehouseEntry,
+  wait: WaitOptions,
   fn: (source: ExportSource) => Promise<T>,
 ): Promise<T> {
-  if (destination.type === 'duckdb') {
-    const source = await openDuckDbExportSource(destination.path, destination.schema ?? 'main');
-    try {
-      return await fn(source);
-    } finally {
-      source.close();
-    }
-  }
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const source = await warehouse.openExportSource(wait);
   try {
-    return await fn(destinationExportSource(warehouse));
+    return await fn(source);
   } finally {
-    await warehouse.close();
+    await source.close();
   }
 }
 

@@ -4,6 +4,7 @@ import { analystValue, isWithheld } from './personal-data.js';
 import { replaceView, standingViews, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { describeRelations } from '../catalog/table-comments.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The pipeline's record of the analysts' policy (PostgreSQL, `sql/postgres/011_analysts.sql`); not shown to analysts. */
@@ -76,7 +77,7 @@ export async function refreshAnalystViews(
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
   const standing = await standingViews(conn, schema, target);
   for (const relation of await describeRelations(conn, dialect, schema)) {
-    if (relation.name === POLICY_TABLE) continue;
+    if (NEVER_FOR_ANALYSTS.has(relation.name)) continue;
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
     const select = relation.columns.map(
       (c) =>
