@@ -27,7 +27,7 @@ import { failOnFailedWindows, runJson, summarizeRun } from './run-summary.js';
 import type { Command } from 'commander';
 import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
 import { metricsAfter } from '../report/metrics-file.js';
-import { SourceGoneError } from '../pipeline/source-gone.js';
+import { SourceGoneError } from '../pipeline/pipeline-errors.js';
 import { METRICS_FILE_HELP, metricsTarget, runOfThisProcess, type MetricsOptions } from './metrics-flag.js';
 
 export interface BackfillOptions extends CommonOptions, RangeOptions, MetricsOptions {

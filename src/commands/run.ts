@@ -21,7 +21,7 @@ import { withJobFlags } from './shared-flags.js';
 import { createProgress, showsProgressBar } from './progress-display.js';
 import { randomUUID } from 'node:crypto';
 import { metricsAfter } from '../report/metrics-file.js';
-import { SourceGoneError } from '../pipeline/source-gone.js';
+import { SourceGoneError } from '../pipeline/pipeline-errors.js';
 import { METRICS_FILE_HELP, metricsTarget, runOfThisProcess, type MetricsOptions } from './metrics-flag.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
 import type { StreamName } from '../plan/job-plan.js';

@@ -8,7 +8,7 @@ import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { DEFAULT_STOP_AFTER_NO_ANSWER, type StreamName } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
-import { SourceGoneError } from './source-gone.js';
+import { SourceGoneError } from './pipeline-errors.js';
 import { UnansweredWindows } from './unanswered-windows.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
