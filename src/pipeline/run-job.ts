@@ -8,7 +8,6 @@ import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { DEFAULT_STOP_AFTER_NO_ANSWER, type StreamName } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
-import { SourceGoneError } from './pipeline-errors.js';
 import { UnansweredWindows } from './unanswered-windows.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
@@ -19,7 +18,7 @@ import { RunStop } from './run-stop.js';
 import { StagingBudget } from './staging-budget.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { directoryQueue, streamQueue } from './stream-queues.js';
-import { RunInterruptedError } from './pipeline-errors.js';
+import { RunInterruptedError, SourceGoneError } from './pipeline-errors.js';
 
 /**
  * The order of one run, from the job's plan to its last commit:
