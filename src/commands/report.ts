@@ -124,7 +124,10 @@ export function registerReport(program: Command): void {
   )
     .option('-o, --output <file>', 'the HTML file to write', 'report.html')
     .option('--until <day>', 'last day of the calendars instead of the last closed day')
-    .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
+    .option(
+      '--serve',
+      "serve the page (and the job's Prometheus metrics at /metrics), rewriting it every --every seconds, until interrupted",
+    )
     .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
     .option('--host <host>', 'address to serve on', '127.0.0.1')
     .option('--every <s>', 'seconds between rewrites when serving', '60')
