@@ -127,6 +127,27 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
       Date.parse(last.finishedAt!.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')),
       -2,
     );
+    // a backfill writes them too: its own outcome, and the last success of each command
+    const backfill = await runCli([
+      'backfill',
+      '--config',
+      file,
+      '--from',
+      END,
+      '--to',
+      END,
+      '--metrics-file',
+      metrics,
+    ]);
+    expect(backfill.code).toBe(0);
+    const after = readMetrics(metrics);
+    expect(after('loyalty_etl_last_run_outcome', { job, command: 'backfill', outcome: 'succeeded' })).toBe(1);
+    expect(after('loyalty_etl_last_success_timestamp_seconds', { job, command: 'run' })).toBe(
+      value('loyalty_etl_last_success_timestamp_seconds', labels),
+    );
+    expect(after('loyalty_etl_last_success_timestamp_seconds', { job, command: 'backfill' })).toBeGreaterThan(
+      value('loyalty_etl_last_success_timestamp_seconds', labels)!,
+    );
   });
 
   it('a run with failed windows: its last log line at error with the failures per stream, the summary naming them', async () => {
