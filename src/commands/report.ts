@@ -78,8 +78,10 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     logger,
     refresh: async () => void (await write()),
     allowedHosts: options.allowedHost ?? [],
-    metrics: () =>
-      usingDestination(config, (d) => metricsText(d, { job, jobConfig, timezone: config.source.timezone })),
+    metrics: (openMetrics) =>
+      usingDestination(config, (d) =>
+        metricsText(d, { job, jobConfig, timezone: config.source.timezone }, undefined, openMetrics),
+      ),
   });
   logger.info({ url: server.url, file: target.path, everySeconds: every }, 'report served');
   process.stdout.write(`serving ${server.url} (rewritten from the warehouse every ${every} s; Ctrl-C stops)\n`);

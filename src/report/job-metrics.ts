@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Gauge, Registry, type RegistryContentType } from 'prom-client';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import type { JobSettings } from '../plan/job-plan.js';
@@ -26,11 +26,12 @@ export interface RunOfThisProcess {
  */
 export async function jobMetrics(
   conn: SqlConnection,
-  request: { job: string; jobConfig: JobSettings; lastClosedDay: Day; run?: RunOfThisProcess },
-): Promise<Registry> {
+  request: { job: string; jobConfig: JobSettings; lastClosedDay: Day; run?: RunOfThisProcess; openMetrics?: boolean },
+): Promise<Registry<RegistryContentType>> {
   const { job } = request;
   const status = await readJobStatus(conn, job, request.jobConfig, request.lastClosedDay, 1);
-  const registry = new Registry();
+  const registry = new Registry<RegistryContentType>();
+  if (request.openMetrics) registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   const gauge = (name: string, help: string, labelNames: string[]) =>
     new Gauge({ name: `loyalty_etl_${name}`, help, labelNames, registers: [registry] });
 

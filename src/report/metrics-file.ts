@@ -21,6 +21,8 @@ export async function metricsText(
   destination: Destination,
   target: Omit<MetricsTarget, 'path'>,
   run?: RunOfThisProcess,
+  /** OpenMetrics text instead of Prometheus' (a scraper that asks for it). */
+  openMetrics = false,
 ): Promise<{ contentType: string; text: string }> {
   const registry = await destination.withConnection((conn) =>
     jobMetrics(conn, {
@@ -28,6 +30,7 @@ export async function metricsText(
       jobConfig: target.jobConfig,
       lastClosedDay: lastClosedDay(target.timezone),
       ...(run ? { run } : {}),
+      openMetrics,
     }),
   );
   return { contentType: registry.contentType, text: await registry.metrics() };

@@ -20,8 +20,8 @@ export interface ReportServerOptions {
   logger: Logger;
   /** Host names (and addresses) the page may be asked for by, besides those of {@link ownHostNames}. */
   allowedHosts?: readonly string[];
-  /** The job's metrics, read from the warehouse at each request of `/metrics` (none: 404). */
-  metrics?: () => Promise<{ contentType: string; text: string }>;
+  /** The job's metrics, read from the warehouse at each request of `/metrics` (none: 404), in OpenMetrics when asked. */
+  metrics?: (openMetrics: boolean) => Promise<{ contentType: string; text: string }>;
 }
 
 /**
@@ -108,7 +108,8 @@ export async function serveReport(options: ReportServerOptions): Promise<ReportS
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(405, { allow: 'GET, HEAD' });
     } else if (path === '/metrics' && options.metrics) {
-      options.metrics().then(
+      // OpenMetrics for a scraper that asks for it (Prometheus does), else Prometheus' text format
+      options.metrics(/application\/openmetrics-text/.test(req.headers.accept ?? '')).then(
         ({ contentType, text }) =>
           send(
             200,

@@ -119,6 +119,10 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
       const served = metricsOf(await answer.text());
       for (const s of streams) expect(served('loyalty_etl_rows_loaded', { job, stream: s.stream })).toBe(s.rowsLoaded);
       expect(served('loyalty_etl_last_run_outcome', { ...labels, outcome: 'succeeded' })).toBe(1);
+      // OpenMetrics to a scraper that asks for it
+      const open = await fetch(new URL('metrics', url), { headers: { accept: 'application/openmetrics-text' } });
+      expect(open.headers.get('content-type')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
+      expect((await open.text()).trimEnd().split('\n').at(-1)).toBe('# EOF');
     } finally {
       server.child.kill('SIGTERM');
       await server.done;
