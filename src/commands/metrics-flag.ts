@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/load-config.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
-import { failuresByStream } from '../pipeline/run-job.js';
+import { failuresByStream } from '../pipeline/run-log.js';
 import type { RunOfThisProcess } from '../report/job-metrics.js';
 import type { MetricsTarget } from '../report/metrics-file.js';
 import { reportPathProblem } from '../report/write-report.js';

@@ -1,6 +1,6 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
-import { failuresByStream } from '../pipeline/run-job.js';
+import { failuresByStream } from '../pipeline/run-log.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { formatWindow } from '../plan/windows.js';

@@ -6,9 +6,10 @@ import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
-import { DEFAULT_STOP_AFTER_NO_ANSWER, type StreamName } from '../plan/job-plan.js';
+import { DEFAULT_STOP_AFTER_NO_ANSWER } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { UnansweredWindows } from './unanswered-windows.js';
+import { logDirectory, logRunEnd, logStream } from './run-log.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
@@ -174,56 +175,5 @@ async function recordEnd(
       }),
     )
     .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
-  const fields = {
-    status,
-    windowsLoaded: result.loaded.length,
-    windowsFailed: result.failed.length,
-    ...(result.failed.length > 0 ? { windowsFailedByStream: failuresByStream(result) } : {}),
-    requests: result.requests,
-    retries: result.retries,
-  };
-  // a scheduler's log alerting reads the level: a run with a failed window must not end on an `info` line
-  if (status === 'failed') log.error(fields, `run failed${error ? `: ${error}` : ''}`);
-  else if (status === 'interrupted') log.warn(fields, 'run interrupted');
-  else log.info(fields, 'run finished');
-}
-
-/** Failed windows of each stream, in the order the streams ran. */
-export function failuresByStream(result: JobRunResult): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const f of result.failed) counts[f.stream] = (counts[f.stream] ?? 0) + 1;
-  return counts;
-}
-
-/** One line per stream when its windows are done: what it loaded, found empty and failed. */
-function logStream(run: RunUnderWay, name: StreamName): void {
-  const { result } = run;
-  const loaded = result.loaded.filter((c) => c.stream === name);
-  const failed = result.failed.filter((f) => f.stream === name).length;
-  const fields = {
-    stream: name,
-    windowsLoaded: loaded.length,
-    windowsEmpty: result.empty.get(name) ?? 0,
-    windowsFailed: failed,
-    extracted: loaded.reduce((n, c) => n + c.extracted, 0),
-    loaded: loaded.reduce((n, c) => n + c.loaded, 0),
-    rejected: loaded.reduce((n, c) => n + c.rejected, 0),
-  };
-  if (failed > 0) run.log.warn(fields, `${name}: ${failed} window(s) failed`);
-  else run.log.info(fields, `${name} done`);
-}
-
-/** The customer directory's sweep, said once when it is done. */
-function logDirectory(run: RunUnderWay): void {
-  const { loaded, empty } = run.result.directory;
-  run.log.info(
-    {
-      stream: 'accounts',
-      from: run.request.plan.historyStart,
-      windowsLoaded: loaded.length,
-      windowsEmpty: empty,
-      accountVersions: loaded.reduce((n, c) => n + c.extracted, 0),
-    },
-    "customer directory swept: every customer the service had before the job's first day is known",
-  );
+  logRunEnd(log, status, error, result);
 }
