@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
+import { openDestination } from '../load/open-destination.js';
 import { openWhenFree } from '../load/open-when-free.js';
 import { dataDictionary, dbtSources, jsonCatalog, type CatalogTarget } from './catalog-formats.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
@@ -20,7 +21,10 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
   const { config } = resolveJob(options);
   const destination = config.destination;
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  // a catalog only reads: a warehouse that is not there is an error, never a new empty one to describe
+  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger }, (d) =>
+    openDestination(d, { create: false }),
+  );
   let relations;
   try {
     relations = await warehouse.describeTables();
