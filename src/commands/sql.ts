@@ -10,6 +10,7 @@ import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
 import { PostgresReader } from '../load/postgres/postgres-reader.js';
 import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { registerSecret } from '../log/redact.js';
+import { quoteLiteral } from '../load/warehouse/identifiers.js';
 import { type OutputFormat, writeResult } from './result-output.js';
 import { runSqlPrompt } from './sql-prompt.js';
 import { splitSql } from './sql-statements.js';
@@ -22,6 +23,8 @@ export interface SqlOptions {
   csv?: boolean;
   json?: boolean;
   maxRows?: string;
+  /** Read the pipeline's own schema (PostgreSQL) or file (DuckDB), where its `_etl_` tables and clear data are. */
+  pipeline?: boolean;
 }
 
 /**
@@ -75,16 +78,34 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
   }
 }
 
-/** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
+/**
+ * The warehouse to read: `--warehouse`, or the jobs file's where analysts read it (DuckDB: its published copy when
+ * there is one; PostgreSQL: the analysts' schema), or with `--pipeline` the pipeline's own, which says it holds
+ * personal data in clear.
+ */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
   if (options.warehouse !== undefined) {
+    if (options.pipeline)
+      throw new CommandError(
+        "sql: --pipeline reads the jobs file's warehouse: give --config, not --warehouse",
+        ExitCode.usage,
+      );
     if (/^postgres(ql)?:\/\//.test(options.warehouse)) return openPostgres(options.warehouse);
     return openDuckDb(options.warehouse, 'main');
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
   const destination = config.destination;
-  if (destination.type === 'postgres') return openPostgres(destination.url, destination.schema);
+  const where = destination.type === 'postgres' ? `schema ${destination.schema}` : `file ${destination.path}`;
+  if (options.pipeline)
+    process.stderr.write(
+      `note: reading the pipeline's own ${where}: its tables hold personal data in clear, whatever destination.analysts.personal_data (${config.analysts.personalData}) gives analysts${destination.type === 'duckdb' ? '; while this session is open, runs wait for it' : ''}\n`,
+    );
+  if (destination.type === 'postgres') {
+    if (options.pipeline) return openPostgres(destination.url, destination.schema);
+    return openAnalystsSchema(destination.url, config.analysts.schema!);
+  }
+  if (options.pipeline) return openDuckDb(destination.path, destination.schema);
   const published = publishPathOf(destination);
   if (published !== undefined && existsSync(published)) return openDuckDb(published, destination.schema);
   process.stderr.write(
@@ -92,6 +113,18 @@ async function openReader(options: SqlOptions): Promise<WarehouseReader> {
       `reading the warehouse file ${destination.path} itself: while this session is open, runs wait for it\n`,
   );
   return openDuckDb(destination.path, destination.schema);
+}
+
+/** Opens a PostgreSQL session on the analysts' schema of views, which a run makes. */
+async function openAnalystsSchema(url: string, schema: string): Promise<WarehouseReader> {
+  const reader = await openPostgres(url, schema);
+  const found = await reader.execute(`SELECT 1 FROM pg_namespace WHERE nspname = ${quoteLiteral(schema)}`);
+  for await (const rows of found.rows ?? []) if (rows.length > 0) return reader;
+  await reader.close();
+  throw new CommandError(
+    `sql: the analysts' schema ${schema} does not exist yet (a run or backfill makes it); --pipeline reads the pipeline's own`,
+    ExitCode.usage,
+  );
 }
 
 /** Opens a PostgreSQL session, saying first what its role may do that an analyst's should not. */
@@ -161,5 +194,9 @@ export function registerSql(program: Command): void {
     .option('--csv', 'print CSV')
     .option('--json', 'print a JSON array of objects')
     .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
+    .option(
+      '--pipeline',
+      "read the pipeline's own tables (_etl_…) and personal data in clear: its PostgreSQL schema, or its DuckDB file (runs wait while the session is open)",
+    )
     .action(sqlCommand);
 }

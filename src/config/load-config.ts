@@ -5,7 +5,14 @@ import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import type {
+  AnalystsPolicy,
+  AnalystsSettings,
+  DestinationSettings,
+  JobPlan,
+  JobSettings,
+  SourceSettings,
+} from '../plan/job-plan.js';
 import { publishPathOf } from './duckdb-files.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
@@ -170,7 +177,7 @@ export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
  * commands that write what analysts read.
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
-  const settings = destination.analysts ?? { personal_data: 'hash' as const };
+  const settings: AnalystsSettings = destination.analysts ?? { personal_data: 'hash' };
   const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
   if (settings.schema !== undefined && destination.type !== 'postgres')
     throw new ConfigError(
@@ -181,11 +188,14 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
   const salt = env[PII_SALT_VARIABLE];
-  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
+  const pipelineTables = settings.pipeline_tables ?? false;
+  if (settings.personal_data !== 'hash' || !salt)
+    return { personalData: settings.personal_data, schema, pipelineTables };
   return {
     personalData: 'hash',
     key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
     schema,
+    pipelineTables,
   };
 }
 

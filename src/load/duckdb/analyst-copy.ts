@@ -4,7 +4,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import { analystValue, isWithheld } from '../derived/personal-data.js';
+import { analystNote, analystValue, isWithheld } from '../derived/personal-data.js';
+import { dropFromCopy, leftOutOfCopy, scopedShape, type CopiedRelation } from './copy-scope.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import {
   fingerprint,
@@ -56,14 +57,16 @@ export async function rewriteForAnalysts(
   await rename(file, raw);
   try {
     const started = performance.now();
-    const { shape, prints, keyCheck } = await withScratch(spill, async (conn) => {
+    const { shape, prints, keyCheck, leftOut } = await withScratch(spill, async (conn) => {
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
-      const shape = await readShape(conn, 'src', policy);
+      // the pipeline's own tables stay out of the analysts' way unless they are asked for
+      const leftOut = policy.pipelineTables ? [] : await leftOutOfCopy(conn, 'src');
+      const shape = scopedShape(await readShape(conn, 'src', policy), leftOut);
       const prints = new Map<string, TablePrint>();
       for (const [key, table] of shape.tables) prints.set(key, await fingerprint(conn, 'src', table));
       const keyCheck = await keyCheckOf(conn, policy);
       await conn.run('DETACH src');
-      return { shape, prints, keyCheck };
+      return { shape, prints, keyCheck, leftOut };
     });
     const fingerprintSeconds = (performance.now() - started) / 1000;
     const ledger: LedgerRow[] = [];
@@ -88,7 +91,7 @@ export async function rewriteForAnalysts(
       await rm(file, { force: true });
       await rm(`${file}.wal`, { force: true });
     }
-    await wholeRewrite(raw, file, spill, policy, shape, ledger);
+    await wholeRewrite(raw, file, spill, policy, shape, ledger, leftOut);
     return {
       how: 'whole',
       why,
@@ -123,12 +126,14 @@ async function wholeRewrite(
   policy: AnalystsPolicy,
   shape: SourceShape,
   ledger: readonly LedgerRow[],
+  leftOut: readonly CopiedRelation[],
 ): Promise<void> {
   await withScratch(spill, async (conn) => {
     await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
     await conn.run(`ATTACH ${quoteLiteral(file)} AS dst`);
     await conn.run('COPY FROM DATABASE src TO dst (SCHEMA)');
     await conn.run('BEGIN');
+    await dropFromCopy(conn, 'dst', leftOut);
     for (const table of shape.tables.values()) {
       const target = `dst.${qualified(table.schema, table.table)}`;
       for (const c of table.columns) {
@@ -137,6 +142,11 @@ async function wholeRewrite(
         if (!c.nullable) await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} DROP NOT NULL`);
         if (policy.personalData === 'hash' && c.type !== 'VARCHAR' && c.type !== 'JSON')
           await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} SET DATA TYPE VARCHAR`);
+        // its description says what the copy holds: a hash is text, whatever the warehouse's type
+        if (c.comment !== null)
+          await conn.run(
+            `COMMENT ON COLUMN ${target}.${quoteIdent(c.name)} IS ${duckdbDialect.commentLiteral(c.comment + analystNote(policy, table.table, c.name))}`,
+          );
       }
       await insertAnalystRows(conn, policy, table);
     }
