@@ -35,6 +35,7 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
     warehouse: destination.type,
     schema: destination.type === 'postgres' ? config.analysts.schema! : destination.schema,
     personalData: config.analysts.personalData,
+    pipelineTables: config.analysts.pipelineTables ?? false,
   };
   const text = FORMATS[format as keyof typeof FORMATS](relations, target);
   if (options.output) writeFileSync(options.output, text);

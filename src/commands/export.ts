@@ -11,7 +11,10 @@ import {
   type ExportSource,
 } from '../load/export/parquet-export.js';
 import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
-import type { DestinationSettings } from '../plan/job-plan.js';
+import type { AnalystsPolicy, DestinationSettings } from '../plan/job-plan.js';
+import { ConfigError } from '../config/config-error.js';
+import { PII_SALT_VARIABLE, personalDataKey, type ResolvedConfig } from '../config/load-config.js';
+import { registerSecret } from '../log/redact.js';
 import type { Logger } from '../log/logger.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
@@ -19,7 +22,11 @@ import { withJobFlags } from './shared-flags.js';
 export interface ExportOptions extends CommonOptions {
   format: string;
   output?: string;
+  /** `keep`, `hash` or `drop`: overrides destination.analysts.personal_data for this export. */
+  personalData?: string;
 }
+
+const POLICIES = ['keep', 'hash', 'drop'] as const;
 
 /**
  * `loyalty-etl export --format parquet --output DIR`: every table of the warehouse as Parquet under DIR, the large
@@ -35,7 +42,13 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
     );
   const problem = exportDirProblem(options.output);
   if (problem) throw new CommandError(`export: --output: ${problem}`, ExitCode.usage);
+  if (options.personalData !== undefined && !(POLICIES as readonly string[]).includes(options.personalData))
+    throw new CommandError(
+      `export: --personal-data must be keep, hash or drop, not ${options.personalData}`,
+      ExitCode.usage,
+    );
   const { config } = resolveJob(options);
+  const policy = exportPolicy(config, options.personalData as AnalystsPolicy['personalData'] | undefined);
   const destination = config.destination;
   // opening a DuckDB path creates a warehouse there: an export of an empty new file would only hide the wrong path
   if (destination.type === 'duckdb' && !existsSync(destination.path))
@@ -46,7 +59,9 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   const logger = commandLogger();
   let result;
   try {
-    result = await withExportSource(config.destination, logger, (source) => exportParquet(source, options.output!));
+    result = await withExportSource(config.destination, logger, (source) =>
+      exportParquet(source, options.output!, policy),
+    );
   } catch (error) {
     if (error instanceof ExportPathError) throw new CommandError(`export: --output: ${error.message}`, ExitCode.usage);
     throw error;
@@ -54,12 +69,43 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   const { manifest, written, skipped, deleted } = result;
   const files = manifest.tables.reduce((n, t) => n + t.files.length, 0);
   logger.info(
-    { output: options.output, tables: manifest.tables.length, files, written, skipped, deleted },
+    {
+      output: options.output,
+      tables: manifest.tables.length,
+      files,
+      written,
+      skipped,
+      deleted,
+      personalData: manifest.personalData,
+    },
     'parquet export written',
   );
+  if (policy.personalData === 'keep')
+    process.stderr.write(
+      `note: the export holds personal data in clear (phone, e-mail, names, birthdate, whole records), as ${options.personalData ? '--personal-data keep' : 'destination.analysts.personal_data: keep'} asks: keep ${options.output} where the warehouse itself may be kept\n`,
+    );
   process.stdout.write(
-    `exported ${manifest.tables.length} tables to ${options.output}: ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
+    `exported ${manifest.tables.length} tables to ${options.output} (personal data: ${manifest.personalData}): ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
   );
+}
+
+/**
+ * What the export writes of personal data: `--personal-data`, else destination.analysts.personal_data (`hash` by
+ * default), whose salt it then needs, as a run does.
+ */
+function exportPolicy(config: ResolvedConfig, asked: AnalystsPolicy['personalData'] | undefined): AnalystsPolicy {
+  const personalData = asked ?? config.analysts.personalData;
+  if (personalData !== 'hash') return { personalData };
+  const salt = process.env[PII_SALT_VARIABLE];
+  if (!salt)
+    throw new ConfigError(
+      PII_SALT_VARIABLE,
+      '',
+      `is not set: the export hashes personal data (${asked ? '--personal-data hash' : 'destination.analysts.personal_data: hash, the default'}) salted with it; set it, or export with --personal-data drop (or keep, in clear)`,
+    );
+  const key = personalDataKey(salt);
+  registerSecret(key);
+  return { personalData, key };
 }
 
 /**
@@ -94,6 +140,10 @@ export function registerExport(program: Command): void {
       .command('export')
       .description('write every table as Parquet (large ones partitioned by month) with a manifest; incremental')
       .option('--format <format>', 'parquet', 'parquet')
-      .option('--output <dir>', 'the folder to write into (made if absent)'),
+      .option('--output <dir>', 'the folder to write into (made if absent)')
+      .option(
+        '--personal-data <policy>',
+        'keep (in clear), hash or drop phone, e-mail, names and birthdate (default: destination.analysts.personal_data)',
+      ),
   ).action(exportCommand);
 }

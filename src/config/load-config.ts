@@ -168,6 +168,11 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   };
 }
 
+/** The key personal data is hashed with, from the salt: SHA-256 of a fixed line and the salt, as hex. */
+export function personalDataKey(salt: string): string {
+  return createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex');
+}
+
 /** The environment variable the hashes of personal data are salted from. */
 export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
@@ -193,7 +198,7 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
     return { personalData: settings.personal_data, schema, pipelineTables };
   return {
     personalData: 'hash',
-    key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
+    key: personalDataKey(salt),
     schema,
     pipelineTables,
   };
