@@ -1,6 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
+import { withWarehouse } from './warehouse-reader.js';
 
 /** A query as an analyst runs it: rows as JSON-friendly objects. */
 export interface AnalystConnection {
@@ -38,4 +39,12 @@ export async function asAnalyst<T>(
   } finally {
     await client.end();
   }
+}
+
+/** Makes the analysts' schema of a PostgreSQL warehouse (personal data kept), as a run does; DuckDB has none. */
+export async function keepAnalystsSchema(config: DestinationSettings): Promise<void> {
+  if (config.type !== 'postgres') return;
+  await withWarehouse(config, (_conn, destination) =>
+    destination.keepAnalysts!({ personalData: 'keep', schema: `${config.schema}_analysts` }, 'test'),
+  );
 }
