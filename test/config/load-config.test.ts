@@ -260,7 +260,7 @@ describe('destination.analysts', () => {
     expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'salt' }).analysts.key).not.toBe(a.analysts.key);
     expect(a.secrets).toEqual(expect.arrayContaining(['pepper', a.analysts.key]));
     const dropped = parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: drop'), 'jobs.yaml', {});
-    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined });
+    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined, pipelineTables: false });
     expect(() => requireAnalystsKey(dropped)).not.toThrow();
   });
 
