@@ -64,6 +64,18 @@ describe.each(testDestinations)('analysts read data, not bookkeeping, on $name',
     const birthdate = columns.find((c) => c.relation === 'accounts' && c.column_name === 'birthdate')!;
     expect(birthdate.type).toMatch(/^(VARCHAR|text)$/);
     expect(birthdate.description).toMatch(/Here: SHA-256 of the salted value as text/);
+    // the view that reads it answers, and says the same
+    const typed = await asAnalyst(config, (conn) =>
+      conn.all<{ birthdate: string | null }>(
+        'SELECT birthdate FROM accounts_typed WHERE birthdate IS NOT NULL LIMIT 3',
+      ),
+    );
+    expect(typed.length).toBeGreaterThan(0);
+    expect(typed.every((r) => HEX.test(r.birthdate!))).toBe(true);
+    expect(columns.find((c) => c.relation === 'accounts_typed' && c.column_name === 'birthdate')).toMatchObject({
+      type: birthdate.type,
+      description: expect.stringMatching(/Here: SHA-256 of the salted value as text/),
+    });
 
     // the catalog and dbt sources describe the same: the data, a hash as text
     const catalog = await runCli(['catalog', '--config', file, '--format', 'json'], env);

@@ -638,7 +638,7 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     '_etl_analysts',
     ['analysts_schema'],
     'pipeline',
-    'PostgreSQL: what analysts read of personal data, the schema of views they are granted, and whether it shows the pipeline\'s own tables. Never shown to analysts.',
+    "PostgreSQL: what analysts read of personal data, the schema of views they are granted, and whether it shows the pipeline's own tables. Never shown to analysts.",
     [
       ['analysts_schema', 'The schema of views for analysts (destination.analysts.schema).'],
       ['personal_data', 'keep, hash or drop (destination.analysts.personal_data).'],

@@ -5,6 +5,7 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { analystNote, analystValue, isWithheld } from '../derived/personal-data.js';
+import { describeWithheldViewColumns, rebindHashedViews } from './copy-descriptions.js';
 import { dropFromCopy, leftOutOfCopy, scopedShape, type CopiedRelation } from './copy-scope.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import {
@@ -150,6 +151,8 @@ async function wholeRewrite(
       }
       await insertAnalystRows(conn, policy, table);
     }
+    await rebindHashedViews(conn, 'dst', policy);
+    await describeWithheldViewColumns(conn, 'dst', policy);
     // a warehouse's own table of the ledger's name (none is made) is not carried into the copy in its place
     await finishCopy(conn, ledger);
   });
