@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import type { DescribedRelation } from '../load/catalog/table-comments.js';
+import { NEVER_FOR_ANALYSTS } from '../load/catalog/warehouse-catalog.js';
 import { analystNote, analystType, isPipelineRelation } from '../load/derived/personal-data.js';
 
 /** Where the described tables are read from, for the catalog's header and dbt's `schema`. */
@@ -8,6 +9,8 @@ export interface CatalogTarget {
   warehouse: 'duckdb' | 'postgres';
   /** The schema analysts read: DuckDB's schema in the copy, PostgreSQL's analysts schema. */
   schema: string;
+  /** What analysts read, in words: `the published DuckDB copy`, `` the PostgreSQL schema `x` ``. */
+  words: string;
   /** What analysts read of personal data. */
   personalData: 'keep' | 'hash' | 'drop';
   /** Whether analysts read the pipeline's own `_etl_` tables too (`destination.analysts.pipeline_tables`). */
@@ -16,14 +19,14 @@ export interface CatalogTarget {
 
 /**
  * The tables a catalog lists, as analysts read them: every table and view of the data (the pipeline's own `_etl_`
- * ones only when `pipeline_tables` is set; the analysts' policy table never), each personal column with the type
+ * ones only when `pipeline_tables` is set; its secrets never), each personal column with the type
  * and description it has there (a hash is text, whatever the warehouse's type).
  */
 export function listed(relations: readonly DescribedRelation[], target: CatalogTarget): DescribedRelation[] {
   const policy = { personalData: target.personalData };
   const text = target.warehouse === 'duckdb' ? 'VARCHAR' : 'text';
   return relations
-    .filter((r) => r.name !== '_etl_analysts' && (target.pipelineTables === true || !isPipelineRelation(r.name)))
+    .filter((r) => !NEVER_FOR_ANALYSTS.has(r.name) && (target.pipelineTables === true || !isPipelineRelation(r.name)))
     .map((r) => ({
       ...r,
       columns: r.columns.map((c) => {
@@ -93,7 +96,7 @@ export function dataDictionary(relations: readonly DescribedRelation[], target: 
   const lines = [
     '# Data dictionary',
     '',
-    `Every table and view analysts read (${target.warehouse === 'duckdb' ? 'the published DuckDB copy' : `the PostgreSQL schema \`${target.schema}\``}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
+    `Every table and view analysts read (${target.words}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
     '',
   ];
   for (const r of listed(relations, target)) {

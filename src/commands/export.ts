@@ -1,21 +1,14 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
-import { openWhenFree } from '../load/open-when-free.js';
-import {
-  ExportPathError,
-  destinationExportSource,
-  exportDirProblem,
-  exportParquet,
-  type ExportSource,
-} from '../load/export/parquet-export.js';
-import { openDuckDbExportSource } from '../load/duckdb/duckdb-export-source.js';
-import type { AnalystsPolicy, DestinationSettings } from '../plan/job-plan.js';
-import { ConfigError } from '../config/config-error.js';
+import type { WaitOptions } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
+import type { WarehouseEntry } from '../load/warehouse-entry.js';
+import { exportDirProblem, exportParquet, type ExportSource } from '../load/export/parquet-export.js';
+import { ExportPathError } from '../load/warehouse/warehouse-errors.js';
+import type { AnalystsPolicy } from '../plan/job-plan.js';
 import { PII_SALT_VARIABLE, personalDataKey, type ResolvedConfig } from '../config/load-config.js';
 import { registerSecret } from '../log/redact.js';
-import type { Logger } from '../log/logger.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
 
@@ -49,19 +42,19 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
     );
   const { config } = resolveJob(options);
   const policy = exportPolicy(config, options.personalData as AnalystsPolicy['personalData'] | undefined);
-  const destination = config.destination;
+  const warehouse = warehouseOf(config.destination);
   // opening a DuckDB path creates a warehouse there: an export of an empty new file would only hide the wrong path
-  if (destination.type === 'duckdb' && !existsSync(destination.path))
+  const missing = warehouse.missingFile();
+  if (missing !== undefined)
     throw new CommandError(
-      `warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
+      `warehouse ${missing} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
       ExitCode.usage,
     );
   const logger = commandLogger();
+  const wait = { timeoutSeconds: busyTimeoutOf(config.destination), logger };
   let result;
   try {
-    result = await withExportSource(config.destination, logger, (source) =>
-      exportParquet(source, options.output!, policy),
-    );
+    result = await withExportSource(warehouse, wait, (source) => exportParquet(source, options.output!, policy));
   } catch (error) {
     if (error instanceof ExportPathError) throw new CommandError(`export: --output: ${error.message}`, ExitCode.usage);
     throw error;
@@ -91,45 +84,30 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
 
 /**
  * What the export writes of personal data: `--personal-data`, else destination.analysts.personal_data (`hash` by
- * default), whose salt it then needs, as a run does.
+ * default). Under `hash`, the key of `LOYALTY_PII_SALT` when it is set, else the one the warehouse keeps (read in the
+ * export's snapshot), as every run hashes with.
  */
 function exportPolicy(config: ResolvedConfig, asked: AnalystsPolicy['personalData'] | undefined): AnalystsPolicy {
   const personalData = asked ?? config.analysts.personalData;
   if (personalData !== 'hash') return { personalData };
   const salt = process.env[PII_SALT_VARIABLE];
-  if (!salt)
-    throw new ConfigError(
-      PII_SALT_VARIABLE,
-      '',
-      `is not set: the export hashes personal data (${asked ? '--personal-data hash' : 'destination.analysts.personal_data: hash, the default'}) salted with it; set it, or export with --personal-data drop (or keep, in clear)`,
-    );
+  if (!salt) return { personalData };
   const key = personalDataKey(salt);
   registerSecret(key);
   return { personalData, key };
 }
 
-/**
- * Runs `fn` on the warehouse as an export reads it: a DuckDB file opened read-only (never migrated, no writer's
- * lock), or the PostgreSQL destination, opened as every command opens it, waiting while it is busy.
- */
+/** Runs `fn` on the warehouse as an export reads it ({@link WarehouseEntry.openExportSource}). */
 async function withExportSource<T>(
-  destination: DestinationSettings,
-  logger: Logger,
+  warehouse: WarehouseEntry,
+  wait: WaitOptions,
   fn: (source: ExportSource) => Promise<T>,
 ): Promise<T> {
-  if (destination.type === 'duckdb') {
-    const source = await openDuckDbExportSource(destination.path, destination.schema ?? 'main');
-    try {
-      return await fn(source);
-    } finally {
-      source.close();
-    }
-  }
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const source = await warehouse.openExportSource(wait);
   try {
-    return await fn(destinationExportSource(warehouse));
+    return await fn(source);
   } finally {
-    await warehouse.close();
+    await source.close();
   }
 }
 

@@ -2,7 +2,7 @@ import { loadConfig, resolveJobPlan, type ResolvedConfig } from '../config/load-
 import type { JobPlan, JobSettings } from '../plan/job-plan.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { Destination } from '../load/destination.js';
-import { openDestination } from '../load/open-destination.js';
+import { openDestination } from '../load/warehouses.js';
 import { createLogger, type LogFormat, type Logger } from '../log/logger.js';
 import { currentLogStyle, useLogFormat } from '../log/log-style.js';
 import { registerSecret } from '../log/redact.js';

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { isoDay } from '../config/config-schema.js';
 import { type JobSettings } from '../plan/job-plan.js';
 import type { ResolvedConfig } from '../config/load-config.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
 import { isLoopback, serveReport } from '../report/serve-report.js';
@@ -45,11 +45,11 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new CommandError(`--port: ${options.port} is not a whole number from 0 to 65535`, ExitCode.usage);
-  const destination = config.destination;
   // opening a DuckDB path creates a warehouse there: a page of an empty new file would only hide the wrong path
-  if (destination.type === 'duckdb' && !existsSync(destination.path))
+  const missing = warehouseOf(config.destination).missingFile();
+  if (missing !== undefined)
     throw new CommandError(
-      `warehouse ${destination.path} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
+      `warehouse ${missing} does not exist (run or backfill first, or check destination.path / LOYALTY_WAREHOUSE)`,
       ExitCode.usage,
     );
   const target = reportTarget({ flag: '--output', path: options.output, config, job, jobConfig, until: options.until });

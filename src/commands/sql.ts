@@ -1,20 +1,17 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { publishPathOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
-import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
-import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
-import { PostgresReader } from '../load/postgres/postgres-reader.js';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
+import { warehouseAt, warehouseOf } from '../load/warehouses.js';
+import { type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { registerSecret } from '../log/redact.js';
-import { quoteLiteral } from '../load/warehouse/identifiers.js';
 import { type OutputFormat, writeResult } from './result-output.js';
 import { runSqlPrompt } from './sql-prompt.js';
 import { splitSql } from './sql-statements.js';
 import type { Command } from 'commander';
+import { QueryError, ReadOnlyRefusal, WarehouseBusyError } from '../load/warehouse/warehouse-errors.js';
 
 export interface SqlOptions {
   config?: string;
@@ -84,62 +81,31 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
  * personal data in clear.
  */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
   if (options.warehouse !== undefined) {
     if (options.pipeline)
       throw new CommandError(
         "sql: --pipeline reads the jobs file's warehouse: give --config, not --warehouse",
         ExitCode.usage,
       );
-    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return openPostgres(options.warehouse);
-    return openDuckDb(options.warehouse, 'main');
+    return readOnly(warehouseAt(options.warehouse).openReader({ say }));
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
-  const destination = config.destination;
-  const where = destination.type === 'postgres' ? `schema ${destination.schema}` : `file ${destination.path}`;
-  if (options.pipeline)
-    process.stderr.write(
-      `note: reading the pipeline's own ${where}: its tables hold personal data in clear, whatever destination.analysts.personal_data (${config.analysts.personalData}) gives analysts${destination.type === 'duckdb' ? '; while this session is open, runs wait for it' : ''}\n`,
-    );
-  if (destination.type === 'postgres') {
-    if (options.pipeline) return openPostgres(destination.url, destination.schema);
-    return openAnalystsSchema(destination.url, config.analysts.schema!);
-  }
-  if (options.pipeline) return openDuckDb(destination.path, destination.schema);
-  const published = publishPathOf(destination);
-  if (published !== undefined && existsSync(published)) return openDuckDb(published, destination.schema);
-  process.stderr.write(
-    `note: ${published === undefined ? 'publishing is off (destination.publish_path: false)' : `no copy is published at ${published} yet (a run or \`loyalty-etl publish\` makes one)`}; ` +
-      `reading the warehouse file ${destination.path} itself: while this session is open, runs wait for it\n`,
-  );
-  return openDuckDb(destination.path, destination.schema);
-}
-
-/** Opens a PostgreSQL session on the analysts' schema of views, which a run makes. */
-async function openAnalystsSchema(url: string, schema: string): Promise<WarehouseReader> {
-  const reader = await openPostgres(url, schema);
-  const found = await reader.execute(`SELECT 1 FROM pg_namespace WHERE nspname = ${quoteLiteral(schema)}`);
-  for await (const rows of found.rows ?? []) if (rows.length > 0) return reader;
-  await reader.close();
-  throw new CommandError(
-    `sql: the analysts' schema ${schema} does not exist yet (a run or backfill makes it); --pipeline reads the pipeline's own`,
-    ExitCode.usage,
+  return readOnly(
+    warehouseOf(config.destination).openReader({
+      say,
+      publishedCopy: publishPathOf(config.destination) ?? false,
+      pipeline: options.pipeline === true,
+      ...(config.analysts.schema ? { analystsSchema: config.analysts.schema } : {}),
+    }),
   );
 }
 
-/** Opens a PostgreSQL session, saying first what its role may do that an analyst's should not. */
-async function openPostgres(url: string, schema?: string): Promise<WarehouseReader> {
-  const reader = await PostgresReader.open(url, schema);
-  for (const power of reader.excessPowers)
-    process.stderr.write(
-      `warning: ${power}; statements are read-only transactions, but functions can reach past them: analysts need a read-only role (docs/operations.md, "Roles")\n`,
-    );
-  return reader;
-}
-
-async function openDuckDb(path: string, schema: string): Promise<WarehouseReader> {
+/** A session being opened, with what goes wrong said as `sql` says it. */
+async function readOnly(opening: Promise<WarehouseReader>): Promise<WarehouseReader> {
   try {
-    return await DuckDbReader.open(path, schema);
+    return await opening;
   } catch (error) {
     if (error instanceof QueryError) throw new CommandError(`sql: ${error.message}`, ExitCode.usage);
     if (error instanceof WarehouseBusyError)

@@ -13,7 +13,6 @@ import type {
   JobSettings,
   SourceSettings,
 } from '../plan/job-plan.js';
-import { publishPathOf } from './duckdb-files.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
@@ -178,8 +177,8 @@ export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
 /**
  * `destination.analysts` resolved. The salt itself is never kept: the key is SHA-256 of it, so the same salt gives the
- * same hashes in every warehouse and every run. Without a salt the key is absent: {@link requireAnalystsKey} stops the
- * commands that write what analysts read.
+ * same hashes in every warehouse and every run. Without a salt the key is absent, and the warehouse gives its own
+ * (`load/derived/pii-key.ts`).
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
   const settings: AnalystsSettings = destination.analysts ?? { personal_data: 'hash' };
@@ -202,21 +201,6 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
     schema,
     pipelineTables,
   };
-}
-
-/**
- * Stops a command that writes what analysts read (a load, a publish) when personal data is to be hashed and
- * `LOYALTY_PII_SALT` is not set, before it does anything. A DuckDB warehouse that publishes no copy needs none.
- */
-export function requireAnalystsKey(config: ResolvedConfig): void {
-  const { analysts, destination } = config;
-  if (analysts.personalData !== 'hash' || analysts.key) return;
-  if (destination.type !== 'postgres' && publishPathOf(destination) === undefined) return;
-  throw new ConfigError(
-    PII_SALT_VARIABLE,
-    '',
-    'is not set: destination.analysts.personal_data is hash (the default), which salts the hashes of the personal data analysts read with it; set it (and keep it: the hashes change with it), or set personal_data to keep or drop',
-  );
 }
 
 function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {

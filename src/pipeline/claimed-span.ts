@@ -2,10 +2,12 @@ import type { Day } from '../plan/days.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { redact } from '../log/redact.js';
 import { formatWindow, type Window } from '../plan/windows.js';
-import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
+import { recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import type { RunUnderWay } from './job-run-request.js';
-import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.js';
+import { loadSpan, type SpanSettings } from './load-span.js';
+import { ClaimLostError } from '../state/state-errors.js';
+import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
 /**
  * Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor

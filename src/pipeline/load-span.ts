@@ -20,6 +20,7 @@ import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budge
 import { UndatedVersions } from './undated-versions.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
+import { RejectThresholdError, SpanPartlyLoadedError, UnreadRecordsError } from './pipeline-errors.js';
 
 /** Settings of one span's load that do not come from the stream. */
 export interface SpanSettings {
@@ -42,32 +43,6 @@ export interface SpanSettings {
   archive?: AnswerArchive;
   /** The limit on staged rows the spans loaded at once share (none: each span stages as its pages come). */
   staging?: StagingBudget;
-}
-
-/**
- * Reading a span stopped with `cause` after its first windows were read to the end: those were committed
- * (`loaded`), the others (`failed`) were not.
- */
-export class SpanPartlyLoadedError extends Error {
-  override readonly name = 'SpanPartlyLoadedError';
-
-  constructor(
-    override readonly cause: unknown,
-    readonly loaded: WindowCounts[],
-    readonly failed: Window[],
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
-
-/** A window whose share of rejected records passed the threshold, or whose every record was rejected. */
-export class RejectThresholdError extends Error {
-  override readonly name = 'RejectThresholdError';
-}
-
-/** A span the source counts as holding records, of which reading its windows found none. */
-export class UnreadRecordsError extends Error {
-  override readonly name = 'UnreadRecordsError';
 }
 
 /** Windows with fewer rejects than this never fail on the threshold: one bad record in a tiny window is noise. */

@@ -12,10 +12,11 @@ import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request
 import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
 import { refreshProfiles } from './refresh-profiles.js';
-import { RunInterruptedError, RunStop } from './run-stop.js';
+import { RunStop } from './run-stop.js';
 import { StagingBudget } from './staging-budget.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { directoryQueue, streamQueue } from './stream-queues.js';
+import { RunInterruptedError } from './pipeline-errors.js';
 
 /**
  * The order of one run, from the job's plan to its last commit:

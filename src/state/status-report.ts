@@ -8,6 +8,7 @@ import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import type { StateCoverage } from './state-coverage.js';
 import { backfillWindowCounts } from './window-claims.js';
+import { readWarehouseRelease, type WarehouseRelease } from './warehouse-release.js';
 
 /** The state of one stream of a job. */
 export interface StreamStatus {
@@ -66,6 +67,8 @@ export interface BackfillSummary {
 export interface JobStatus {
   job: string;
   lastClosedDay: Day;
+  /** The releases of loyalty-etl that migrated and opened the warehouse. */
+  warehouseRelease: WarehouseRelease;
   streams: StreamStatus[];
   /** The live run holding the job's run lock, if any. */
   runLock: { runId: string; host: string | null; pid: number | null; since: string | null } | null;
@@ -115,6 +118,7 @@ export async function readJobStatus(
   return {
     job,
     lastClosedDay: lastClosed,
+    warehouseRelease: await readWarehouseRelease(conn),
     streams: await readStreams(conn, job, jobConfig.streams, lastClosed),
     runLock: await readRunLock(conn, job),
     backfills: await readBackfills(conn, job),

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 import { asAnalyst } from '../helpers/analyst-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -24,24 +24,22 @@ function hashOf(value: string): string {
 const PERSONAL = ['phone', 'email', 'first_name', 'last_name', 'birthdate'] as const;
 
 describe.each(testDestinations)('what analysts read of personal data on $name', (target) => {
-  let emulator: Emulator;
   const truthPhones = new Set<string>();
+  // records carry members the spec does not list, which may be personal data as well,
+  const emulator = useEmulator({
+    seed: 7,
+    accounts: 40,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    port: 0,
+    readings: { unlistedFields: true },
+    // and malformed records, some of whose fields load as NULL with their raw values in _etl_field_rejects
+    badRecordRate: 0.1,
+  });
   beforeAll(async () => {
-    // records carry members the spec does not list, which may be personal data as well,
-    emulator = await startEmulator({
-      seed: 7,
-      accounts: 40,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      port: 0,
-      readings: { unlistedFields: true },
-      // and malformed records, some of whose fields load as NULL with their raw values in _etl_field_rejects
-      badRecordRate: 0.1,
-    });
     for (const a of emulator.truth.accounts(START, END)) if (a.phone) truthPhones.add(a.phone);
   });
-  afterAll(async () => emulator?.close());
 
   async function loaded(
     personalData: 'keep' | 'hash' | 'drop',

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/plan/days.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, type CliResult } from '../helpers/cli.js';
@@ -11,6 +10,7 @@ import {
   sortedByJson,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 /** A program running for almost two years before the pipeline was set up. */
@@ -22,25 +22,23 @@ const FIRST_DAY = '2024-05-27';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 
 describe.each(testDestinations)('the customer directory on $name', (target) => {
-  let emulator: Emulator;
   /** The pipeline's first night, into a warehouse of its own, and the accounts requests it made: where the first two tests start. */
   let firstNight: { config: DestinationSettings; result: CliResult; accountsRequests: number };
+  const emulator = useEmulator({
+    seed: 33,
+    accounts: 60,
+    startDate: PROGRAM.start,
+    endDate: PROGRAM.end,
+    timezone: TZ,
+    badRecordRate: 0.02,
+    port: 0,
+  });
   beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 33,
-      accounts: 60,
-      startDate: PROGRAM.start,
-      endDate: PROGRAM.end,
-      timezone: TZ,
-      badRecordRate: 0.02,
-      port: 0,
-    });
     const { config } = await target.fresh();
     emulator.stats.reset();
     const result = await runCli(['run', '--config', jobsFile(config), '--until', PROGRAM.end]);
     firstNight = { config, result, accountsRequests: emulator.stats.requests('/business-data/accounts') };
   });
-  afterAll(async () => emulator.close());
 
   function jobsFile(config: DestinationSettings): string {
     // source.history_start is left at its default: years of empty history before the program cost a few requests

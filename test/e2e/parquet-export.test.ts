@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import type { ExportManifest } from '../../src/load/export/parquet-export.js';
 import { quoteIdent, quoteLiteral } from '../../src/load/warehouse/identifiers.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
@@ -11,6 +10,7 @@ import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 /** Three months of program: the first run loads April and May, the second adds June. */
@@ -93,18 +93,14 @@ function exportLine(stdout: string): { written: number; skipped: number } {
 }
 
 describe.each(testDestinations)('export --format parquet, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 40,
-      accounts: 30,
-      startDate: PROGRAM.start,
-      endDate: PROGRAM.end,
-      timezone: TZ,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 40,
+    accounts: 30,
+    startDate: PROGRAM.start,
+    endDate: PROGRAM.end,
+    timezone: TZ,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('writes every table as Parquet equal to the warehouse, and later rewrites only the partitions that changed', async () => {
     const { config } = await target.fresh();

@@ -1,14 +1,14 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publishPathOf } from '../../src/config/duckdb-files.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli, writeJobsFile } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';
@@ -31,20 +31,16 @@ async function openSession(file: string) {
 }
 
 describe('the read-only copy of a DuckDB warehouse, published for analysts', () => {
-  let emulator: Emulator;
   const gate = new RequestGate();
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 21,
-      accounts: 80,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      hooks: { middleware: [gate.middleware] },
-    });
+  const emulator = useEmulator({
+    seed: 21,
+    accounts: 80,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    hooks: { middleware: [gate.middleware] },
   });
-  afterAll(async () => emulator.close());
 
   const customersThrough = (day: string) => [...emulator.truth.customers(day)].length;
 

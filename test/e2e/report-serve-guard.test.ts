@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { launchChromium, openWatched } from '../helpers/browser.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'UTC';
 /** A rejected record's payload, with the customer data the page must not carry unless asked. */
@@ -40,17 +40,13 @@ async function waitFor<T>(probe: () => T | undefined): Promise<T> {
   throw new Error('timed out waiting');
 }
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator({
-    seed: 9,
-    accounts: 8,
-    startDate: '2024-03-01',
-    endDate: '2024-03-03',
-    timezone: TZ,
-  });
+const emulator = useEmulator({
+  seed: 9,
+  accounts: 8,
+  startDate: '2024-03-01',
+  endDate: '2024-03-03',
+  timezone: TZ,
 });
-afterAll(() => emulator.close());
 
 /** A warehouse after one run, with one rejected record holding customer data. */
 async function warehouseWithReject(target: (typeof testDestinations)[number]) {

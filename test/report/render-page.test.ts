@@ -31,6 +31,13 @@ function model(streams: StreamReport[], extra: Partial<ReportModel> = {}): Repor
     lastClosedDay: '2024-05-02',
     generatedAt: '2024-05-03T06:00:00.000Z',
     warehouse: 'duckdb /tmp/w.duckdb (schema main)',
+    warehouseRelease: {
+      release: '0.5.0',
+      openedBy: '0.5.0',
+      openedSince: '2024-05-03 05:00:00+00',
+      migration: { version: '015_releases_and_pii_key', release: '0.5.0', appliedAt: '2024-05-01 02:00:00+00' },
+      releases: [],
+    },
     timezone: 'Europe/Athens',
     windowDays: 1,
     firstDay: '2024-05-01',

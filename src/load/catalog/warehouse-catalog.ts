@@ -652,7 +652,31 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
   table('_etl_migrations', ['version'], 'pipeline', 'DDL files of sql/ applied to this warehouse.', [
     ['version', 'The file, without .sql.'],
     ['applied_at', 'When it was applied.'],
+    ['release', 'The release of loyalty-etl that applied it (NULL: before releases were recorded).'],
   ]),
+  table(
+    '_etl_releases',
+    ['version'],
+    'pipeline',
+    'Every release of loyalty-etl that opened this warehouse; a release refuses a warehouse a newer one opened.',
+    [
+      ['version', 'The release (semantic version).'],
+      ['first_opened_at', 'When it first opened the warehouse.'],
+    ],
+  ),
+  table(
+    '_etl_pii_key',
+    ['slot'],
+    'pipeline',
+    'The key personal data is hashed with for analysts: made at first use, or from LOYALTY_PII_SALT. Never copied, exported or shown to analysts.',
+    [
+      ['slot', 'personal_data: the one row.'],
+      ['key', 'The key (a secret: 64 hex digits).'],
+      ['origin', 'generated (made by the pipeline) or LOYALTY_PII_SALT.'],
+      ['created_at', 'When the key was first kept.'],
+      ['changed_at', 'When LOYALTY_PII_SALT last changed it (NULL: never).'],
+    ],
+  ),
   table(
     '_etl_field_rejects',
     [],
@@ -740,4 +764,10 @@ export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
  * personal data; a field reject's `raw_value` may be a birthdate or a phone the pipeline could not read. A name
  * alone stands for that column in every table; `table.column` for one table's.
  */
+/**
+ * The pipeline's tables that hold secrets (the analysts' policy and the key of their hashes): never copied, exported,
+ * described or shown to analysts, whatever else of the pipeline's own they see.
+ */
+export const NEVER_FOR_ANALYSTS: ReadonlySet<string> = new Set(['_etl_analysts', '_etl_pii_key']);
+
 export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload', '_unlisted', '_etl_field_rejects.raw_value']);

@@ -4,6 +4,7 @@ import { analystNote, analystValue, isPipelineRelation } from './personal-data.j
 import { replaceView, standingViews, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { describeRelations } from '../catalog/table-comments.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The pipeline's record of the analysts' policy (PostgreSQL, `sql/postgres/011_analysts.sql`); not shown to analysts. */
@@ -105,9 +106,9 @@ export async function refreshAnalystViews(
   }
 }
 
-/** Whether analysts get a view of `relation`: the policy table never; the pipeline's own when the policy says so. */
+/** Whether analysts get a view of `relation`: the pipeline's secrets never; the pipeline's own when the policy says so. */
 function isShownToAnalysts(policy: AnalystsPolicy, relation: string): boolean {
-  if (relation === POLICY_TABLE) return false;
+  if (NEVER_FOR_ANALYSTS.has(relation)) return false;
   return policy.pipelineTables === true || !isPipelineRelation(relation);
 }
 

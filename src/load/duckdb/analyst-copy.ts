@@ -4,6 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import { analystNote, analystValue, isWithheld } from '../derived/personal-data.js';
 import { describeWithheldViewColumns, rebindHashedViews } from './copy-descriptions.js';
 import { dropFromCopy, leftOutOfCopy, scopedShape, type CopiedRelation } from './copy-scope.js';
@@ -27,7 +28,7 @@ import { withDuckDb } from './duckdb-connection.js';
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
 const REWRITE_MEMORY = '64MB';
 
-/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 16 MB of DuckDB's memory. */
+/** The vectors (of 2,048 rows) a publish deletes from in one table at most: its delete ids stay well within {@link REWRITE_MEMORY}. */
 const MAX_DELETED_VECTORS = 1000;
 
 /**
@@ -61,7 +62,7 @@ export async function rewriteForAnalysts(
     const { shape, prints, keyCheck, leftOut } = await withScratch(spill, async (conn) => {
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
       // the pipeline's own tables stay out of the analysts' way unless they are asked for
-      const leftOut = policy.pipelineTables ? [] : await leftOutOfCopy(conn, 'src');
+      const leftOut = await leftOutOfCopy(conn, 'src', policy.pipelineTables === true);
       const shape = scopedShape(await readShape(conn, 'src', policy), leftOut);
       const prints = new Map<string, TablePrint>();
       for (const [key, table] of shape.tables) prints.set(key, await fingerprint(conn, 'src', table));
@@ -133,6 +134,9 @@ async function wholeRewrite(
     await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
     await conn.run(`ATTACH ${quoteLiteral(file)} AS dst`);
     await conn.run('COPY FROM DATABASE src TO dst (SCHEMA)');
+    for (const table of NEVER_FOR_ANALYSTS)
+      for (const schema of new Set([...shape.tables.values()].map((t) => t.schema)))
+        await conn.run(`DROP TABLE IF EXISTS dst.${qualified(schema, table)}`);
     await conn.run('BEGIN');
     await dropFromCopy(conn, 'dst', leftOut);
     for (const table of shape.tables.values()) {
@@ -309,9 +313,9 @@ function changedParts(
 
 /**
  * Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot.
- * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 16 KB
- * for every vector of 2,048 rows a transaction deletes from, so windows spread over a large table (rows moved
- * out of every window) would take the memory a publish is bounded by; such a table is written afresh instead.
+ * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds delete ids
+ * for every vector a transaction deletes from, however few of its rows go, so windows spread over a large table
+ * would take the memory a publish is bounded by; such a table is written afresh instead.
  */
 async function rewriteParts(
   conn: DuckDBConnection,

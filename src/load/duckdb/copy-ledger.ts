@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { analystValue, isWithheld } from '../derived/personal-data.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
 /** The table of an analysts' copy that says what each of its tables was written from, in a schema of its own. */
@@ -118,6 +119,7 @@ export async function readShape(conn: DuckDBConnection, db: string, policy: Anal
   const shape = new Map<string, SourceTable>();
   for (const t of tables) {
     if (isLedger(t.schema_name, t.table_name)) continue; // the copy's own, never copied from a warehouse
+    if (NEVER_FOR_ANALYSTS.has(t.table_name)) continue;
     const key = tableKey(t.schema_name, t.table_name);
     const list = byTable.get(key) ?? [];
     const partition = list.find(

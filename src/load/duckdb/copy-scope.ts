@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { tableKey, type SourceShape } from './copy-ledger.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import { isPipelineRelation } from '../derived/personal-data.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { withDuckDb } from './duckdb-connection.js';
@@ -17,10 +18,15 @@ const PIPELINE_NAME = /_etl_[A-Za-z0-9_]+/g;
 
 /**
  * The pipeline's own tables and views (`_etl_…`) of the attached database `db` that the analysts' copy leaves out:
- * all of them but those a view or macro of the data reads (the survey views read `_etl_columns`, `accounts_typed`
- * reads `_etl_typed_values`), which stay so that every view of the copy still answers.
+ * its secrets always (`NEVER_FOR_ANALYSTS`); unless `pipelineTables`, all the others too but those a view or macro
+ * of the data reads (the survey views read `_etl_columns`, `accounts_typed` reads `_etl_typed_values`), which stay
+ * so that every view of the copy still answers.
  */
-export async function leftOutOfCopy(conn: DuckDBConnection, db: string): Promise<CopiedRelation[]> {
+export async function leftOutOfCopy(
+  conn: DuckDBConnection,
+  db: string,
+  pipelineTables = false,
+): Promise<CopiedRelation[]> {
   const rows = async <T>(sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson() as unknown as T[];
   const at = `database_name = ${quoteLiteral(db)}`;
   const relations = [
@@ -55,7 +61,9 @@ export async function leftOutOfCopy(conn: DuckDBConnection, db: string): Promise
         read.add(name);
         if (texts.has(name)) pending.push(texts.get(name)!);
       }
-  return relations.filter((r) => isPipelineRelation(r.name) && !read.has(r.name));
+  return relations.filter(
+    (r) => NEVER_FOR_ANALYSTS.has(r.name) || (!pipelineTables && isPipelineRelation(r.name) && !read.has(r.name)),
+  );
 }
 
 /** Drops `relations` from the attached database `db`, views first (a view may read a table that goes). */
@@ -71,12 +79,12 @@ export async function dropFromCopy(
 
 /**
  * Leaves the pipeline's own tables out of the copy `file` written as the warehouse stands (`personal_data: keep`,
- * whose copy is the warehouse's file): the blocks they free hold nothing analysts could not read in the copy anyway.
+ * whose copy is the warehouse's file), its secrets whatever `pipelineTables` says.
  */
-export async function leavePipelineTablesOut(file: string): Promise<void> {
+export async function leavePipelineTablesOut(file: string, pipelineTables: boolean): Promise<void> {
   await withDuckDb(':memory:', { threads: '1' }, async (conn) => {
     await conn.run(`ATTACH ${quoteLiteral(file)} AS dst`);
-    await dropFromCopy(conn, 'dst', await leftOutOfCopy(conn, 'dst'));
+    await dropFromCopy(conn, 'dst', await leftOutOfCopy(conn, 'dst', pipelineTables));
     await conn.run('CHECKPOINT dst');
     await conn.run('DETACH dst');
   });

@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { analystType, analystValue, isWithheld } from '../derived/personal-data.js';
-import { quoteIdent } from '../warehouse/identifiers.js';
+import { PII_KEY_TABLE } from '../derived/pii-key.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import { PiiKeyMissingError } from '../warehouse/warehouse-errors.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { duckdbDialect, postgresDialect } from '../warehouse/warehouse-dialect.js';
+
+/** The environment variable whose salt, when set, gives the key (named in the error without one). */
+const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
 /** The session setting (PostgreSQL) or variable (DuckDB) the hashing key is held in while an export reads. */
 const KEY_SETTING = { postgres: 'loyalty_etl.personal_data_key', duckdb: 'loyalty_etl_personal_data_key' } as const;
 
 /** A fixed text hashed as a personal value would be: its hash in the manifest tells a later export the key changed. */
 const KEY_CHECK_TEXT = 'loyalty-etl: the key this export was hashed with';
-
-/** The table that holds the hashing key (PostgreSQL): never exported, whatever the policy. */
-export const NEVER_EXPORTED: ReadonlySet<string> = new Set(['_etl_analysts']);
 
 /**
  * The columns of `table` as the export writes them under `policy`: a hashed column is text (VARCHAR), whatever its
@@ -48,16 +50,40 @@ export function exportSelectList(
     .join(', ');
 }
 
-/** Puts the hashing key in the export's session (inside its transaction, on PostgreSQL), as a parameter. */
+/**
+ * Puts the hashing key in the export's session (inside its transaction, on PostgreSQL), as a parameter, and returns
+ * the policy with its key: the policy's own (`LOYALTY_PII_SALT`'s), else the key the warehouse keeps, which every
+ * run hashes with when no salt is set.
+ *
+ * @throws PiiKeyMissingError under `hash` with neither.
+ */
 export async function holdKey(
-  conn: Pick<SqlConnection, 'run'>,
+  conn: Pick<SqlConnection, 'run' | 'all'>,
   warehouse: 'duckdb' | 'postgres',
+  schema: string,
   policy: AnalystsPolicy,
-): Promise<void> {
-  if (policy.personalData !== 'hash') return;
-  if (!policy.key) throw new Error('personal data is to be hashed, but no key was given');
-  if (warehouse === 'duckdb') await conn.run(`SET VARIABLE ${KEY_SETTING.duckdb} = $1`, [policy.key]);
-  else await conn.run(`SELECT set_config('${KEY_SETTING.postgres}', $1, true)`, [policy.key]);
+): Promise<AnalystsPolicy> {
+  if (policy.personalData !== 'hash') return policy;
+  const key = policy.key ?? (await keptKey(conn, schema));
+  if (key === undefined)
+    throw new PiiKeyMissingError(
+      `personal data is to be hashed, but the warehouse keeps no key yet and ${PII_SALT_VARIABLE} is not set: a run that hashes makes one, or export with --personal-data drop (or keep, in clear)`,
+    );
+  if (warehouse === 'duckdb') await conn.run(`SET VARIABLE ${KEY_SETTING.duckdb} = $1`, [key]);
+  else await conn.run(`SELECT set_config('${KEY_SETTING.postgres}', $1, true)`, [key]);
+  return { ...policy, key };
+}
+
+/** The key the warehouse keeps (`_etl_pii_key`), if it keeps one. */
+async function keptKey(conn: Pick<SqlConnection, 'all'>, schema: string): Promise<string | undefined> {
+  const [known] = await conn.all<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = '${schema.replaceAll("'", "''")}' AND table_name = '${PII_KEY_TABLE}'`,
+  );
+  if (Number(known?.n ?? 0) === 0) return undefined;
+  const [kept] = await conn.all<{ key: string }>(
+    `SELECT key FROM ${qualified(schema, PII_KEY_TABLE)} WHERE slot = 'personal_data'`,
+  );
+  return kept?.key;
 }
 
 /** What the manifest says of the key: the fixed text hashed under it (null but under `hash`); never the key. */

@@ -12,10 +12,11 @@ import {
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
-import type { Destination } from '../destination.js';
-import { NEVER_EXPORTED, exportSelectList, exportedColumns, holdKey, keyCheckOf } from './export-policy.js';
+import { exportSelectList, exportedColumns, holdKey, keyCheckOf } from './export-policy.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { ExportPathError } from '../warehouse/warehouse-errors.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 
 /**
  * The columns that partition a data table by month, first present wins: a day or instant every row has and that
@@ -89,28 +90,6 @@ export interface ExportSource {
   snapshot<T>(fn: (conn: ExportConnection) => Promise<T>): Promise<T>;
 }
 
-/** A PostgreSQL warehouse as an export source: one repeatable-read snapshot while runs go on. */
-export function destinationExportSource(destination: Destination): ExportSource {
-  return {
-    name: destination.name,
-    schema: destination.schema,
-    tables: async () => (await destination.describeTables()).filter((r) => r.kind === 'table'),
-    snapshot: (fn) =>
-      destination.withConnection((conn) =>
-        conn.transaction(async () => {
-          if (destination.name === 'postgres')
-            await conn.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          return fn(conn);
-        }),
-      ),
-  };
-}
-
-/** A problem with the output folder (a file, a link, a table name that is no file name): the user's to fix. */
-export class ExportPathError extends Error {
-  override readonly name = 'ExportPathError';
-}
-
 /** Why `dir` cannot hold an export, or undefined when it can (absent folders are made). */
 export function exportDirProblem(dir: string): string | undefined {
   if (!existsSync(dir)) return undefined;
@@ -139,10 +118,8 @@ export async function exportParquet(
   if (problem) throw new ExportPathError(problem);
   mkdirSync(root, { recursive: true });
   const previous = readPreviousManifest(root);
-  const tables = (await source.tables()).filter((t) => !NEVER_EXPORTED.has(t.name));
-  const keyCheck = keyCheckOf(policy);
-  // files written under another policy or key hold other values for the same rows: every one is written again
-  const samePolicy = previous?.personalData === policy.personalData && (previous.keyCheck ?? null) === keyCheck;
+  const tables = (await source.tables()).filter((t) => !NEVER_FOR_ANALYSTS.has(t.name));
+  let keyCheck: string | null = null;
   for (const t of tables)
     if (!/^[A-Za-z0-9_]+$/.test(t.name))
       throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
@@ -159,7 +136,9 @@ export async function exportParquet(
   const exported: ExportedTable[] = [];
   try {
     await source.snapshot(async (conn) => {
-      await holdKey(conn, source.name, policy);
+      keyCheck = keyCheckOf(await holdKey(conn, source.name, source.schema, policy));
+      // files written under another policy or key hold other values for the same rows: every one is written again
+      const samePolicy = previous?.personalData === policy.personalData && (previous.keyCheck ?? null) === keyCheck;
       for (const table of tables) {
         const stored = table.columns.map((c) => ({
           name: c.name,
