@@ -265,9 +265,9 @@ describe('destination.analysts', () => {
 
   it('without a salt under hash, the config holds no key: the warehouse keeps one of its own', () => {
     const plain = parseConfig(minimal, 'jobs.yaml', {});
-    expect(plain.analysts).toEqual({ personalData: 'hash', schema: undefined });
+    expect(plain.analysts).toEqual({ personalData: 'hash', schema: undefined, pipelineTables: false });
     const postgres = parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh'), 'jobs.yaml', {});
-    expect(postgres.analysts).toEqual({ personalData: 'hash', schema: 'public_analysts' });
+    expect(postgres.analysts).toEqual({ personalData: 'hash', schema: 'public_analysts', pipelineTables: false });
   });
 
   it('refuses an unknown policy, a schema for DuckDB, and the warehouse schema itself', () => {

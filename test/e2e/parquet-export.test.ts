@@ -280,16 +280,45 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     expect(kept.stderr).toMatch(/^note: the export holds personal data in clear/m);
     expect(manifestOf(dir).personalData).toBe('keep');
 
-    // hash without the salt: one line, exit 2, nothing written
-    const unsalted = await runCli(
-      ['export', '--config', file, '--format', 'parquet', '--output', join(dir, '..', 'other')],
-      {
-        LOYALTY_PII_SALT: '',
-      },
+    // without LOYALTY_PII_SALT: the key the warehouse keeps, the one its runs hashed with
+    const unsalted = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir], {
+      LOYALTY_PII_SALT: '',
+    });
+    expect(unsalted.code, unsalted.stderr).toBe(0);
+    lake = await readBack(dir, manifestOf(dir));
+    const again = lake.get('accounts')!.map((r) => JSON.parse(r) as Array<string | null>);
+    const phone = names.indexOf('phone');
+    expect(new Set(again.map((r) => r[phone]))).toEqual(new Set(rows.map((r) => r[phone])));
+
+    // a warehouse that never hashed (keep) and no salt: nothing gives the key, one line, exit 2
+    const { config: plain } = await target.fresh();
+    const keepFile = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: PROGRAM.start,
+      destination: { ...plain, analysts: { personal_data: 'keep' } } as DestinationSettings,
+      streams: ['accounts'],
+    });
+    expect((await runCli(['run', '--config', keepFile, '--until', '2024-04-03'], { LOYALTY_PII_SALT: '' })).code).toBe(
+      0,
     );
-    expect(unsalted.code, unsalted.stderr).toBe(2);
-    expect(unsalted.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^loyalty-etl: LOYALTY_PII_SALT.*is not set/),
+    const keyless = await runCli(
+      [
+        'export',
+        '--config',
+        keepFile,
+        '--format',
+        'parquet',
+        '--output',
+        join(dir, '..', 'other'),
+        '--personal-data',
+        'hash',
+      ],
+      { LOYALTY_PII_SALT: '' },
+    );
+    expect(keyless.code, keyless.stderr).toBe(2);
+    expect(keyless.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^loyalty-etl: personal data is to be hashed, but the warehouse keeps no key yet/),
     ]);
   }, 300_000);
 
