@@ -30,7 +30,7 @@ describe.each(testDestinations)(
       const page = (await (
         await fetch(`${emulator.url}/business-data/accounts?start=${START}&end=${END}&page=1&size=500`)
       ).text()) as string;
-      expect(page).toMatch(/" Null "|"null"|"nULL"|"NULL\\t"|"  null"/);
+      expect(page).toMatch(/" Null "|"null"|"nULL"|"NULL\\t"|" {2}null"/);
       const { config } = await target.fresh();
       const file = emulatorJobs({
         url: emulator.url,
