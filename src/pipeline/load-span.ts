@@ -235,7 +235,7 @@ async function stageSpan(
     firstReject: new Map(),
     complete: new Set(),
     unlisted: new UnlistedTally(stream.tables),
-    undated: new UndatedVersions(tablesOf(stream, ctx)),
+    undated: new UndatedVersions(tablesOf(stream, ctx), span),
   };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));

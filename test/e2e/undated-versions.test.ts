@@ -32,7 +32,7 @@ describe.each(testDestinations)('an export serving current profiles for past win
   });
   afterAll(async () => emulator.close());
 
-  it('never starts a version before the day its profileSet names, and says loudly, window by window, which versions it cannot date', async () => {
+  it('never starts a version before the day its profileSet names, and says loudly, window by window, what it cannot date or did not see', async () => {
     const { config } = await target.fresh();
     const file = emulatorJobs({
       url: emulator.url,
@@ -60,12 +60,25 @@ describe.each(testDestinations)('an export serving current profiles for past win
       ),
     );
     expect(undated.length).toBeGreaterThan(0);
-    const warnings = result.stderr
-      .split('\n')
-      .filter((l) => l.includes('served without a readable profileSet'))
-      .map((l) => JSON.parse(l) as { window: string; records: number });
-    expect(warnings.map((w) => [w.window, w.records]).sort()).toEqual(
+    const warnings = (text: string) =>
+      result.stderr
+        .split('\n')
+        .filter((l) => l.includes(text))
+        .map((l) => JSON.parse(l) as { window: string; records: number })
+        .map((w) => [w.window, w.records])
+        .sort();
+    expect(warnings('served without a readable profileSet')).toEqual(
       undated.map((u) => [u.window, Number(u.n)]).sort(),
+    );
+    // the export served profiles set after their window: what held in between is unknown, and each window says so
+    const later = await withWarehouse(config, (conn) =>
+      conn.all<{ window: string; n: number | string }>(
+        `SELECT CAST(_window_start AS VARCHAR) AS "window", COUNT(*) AS n FROM _etl_accounts_observations WHERE _set_on > _window_start GROUP BY 1 ORDER BY 1`,
+      ),
+    );
+    expect(later.length).toBeGreaterThan(0);
+    expect(warnings('served with a profileSet after the window')).toEqual(
+      later.map((u) => [u.window, Number(u.n)]).sort(),
     );
   }, 180_000);
 });
