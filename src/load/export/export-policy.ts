@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { analystType, analystValue, isWithheld } from '../derived/personal-data.js';
 import { PII_KEY_TABLE } from '../derived/pii-key.js';
-import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { PiiKeyMissingError } from '../warehouse/warehouse-errors.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { duckdbDialect, postgresDialect } from '../warehouse/warehouse-dialect.js';
@@ -77,7 +77,7 @@ export async function holdKey(
 /** The key the warehouse keeps (`_etl_pii_key`), if it keeps one. */
 async function keptKey(conn: Pick<SqlConnection, 'all'>, schema: string): Promise<string | undefined> {
   const [known] = await conn.all<{ n: number | string }>(
-    `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = '${schema.replaceAll("'", "''")}' AND table_name = '${PII_KEY_TABLE}'`,
+    `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = ${quoteLiteral(schema)} AND table_name = ${quoteLiteral(PII_KEY_TABLE)}`,
   );
   if (Number(known?.n ?? 0) === 0) return undefined;
   const [kept] = await conn.all<{ key: string }>(
