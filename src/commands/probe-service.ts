@@ -9,6 +9,7 @@ import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
 import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
 import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
 import { type ChoiceListForm, readChoiceList, readFieldOptions } from '../transform/choice-lists.js';
+import { isMissingText } from '../transform/values.js';
 import type { Finding } from './probe-finding.js';
 import { RecordSample } from './probe-records.js';
 import { rangeWithAnswers, type ProbeRange } from './probe-range.js';
@@ -329,7 +330,7 @@ export class ServiceProbe {
       const map = (record as { customFieldMap?: unknown } | null)?.customFieldMap;
       if (!map || typeof map !== 'object') continue;
       for (const [name, value] of Object.entries(map))
-        if (typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL')
+        if (typeof value === 'string' && !isMissingText(value))
           this.fieldValues.set(name, (this.fieldValues.get(name) ?? new Set()).add(value));
     }
   }

@@ -96,6 +96,8 @@ const analystsSchema = z
     personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
     /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
     schema: z.string().min(1).optional(),
+    /** Whether the copy (DuckDB), the analysts' schema (PostgreSQL) and the catalog hold the pipeline's `_etl_` tables too. */
+    pipeline_tables: z.boolean().optional(),
   })
   .strict();
 

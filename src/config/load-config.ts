@@ -5,7 +5,14 @@ import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import type {
+  AnalystsPolicy,
+  AnalystsSettings,
+  DestinationSettings,
+  JobPlan,
+  JobSettings,
+  SourceSettings,
+} from '../plan/job-plan.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
@@ -179,6 +186,11 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   };
 }
 
+/** The key personal data is hashed with, from the salt: SHA-256 of a fixed line and the salt, as hex. */
+export function personalDataKey(salt: string): string {
+  return createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex');
+}
+
 /** The environment variable the hashes of personal data are salted from. */
 export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
@@ -188,7 +200,7 @@ export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
  * (`load/derived/pii-key.ts`).
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
-  const settings = destination.analysts ?? { personal_data: 'hash' as const };
+  const settings: AnalystsSettings = destination.analysts ?? { personal_data: 'hash' };
   const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
   if (settings.schema !== undefined && destination.type !== 'postgres')
     throw new ConfigError(
@@ -199,11 +211,14 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
   const salt = env[PII_SALT_VARIABLE];
-  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
+  const pipelineTables = settings.pipeline_tables ?? false;
+  if (settings.personal_data !== 'hash' || !salt)
+    return { personalData: settings.personal_data, schema, pipelineTables };
   return {
     personalData: 'hash',
-    key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
+    key: personalDataKey(salt),
     schema,
+    pipelineTables,
   };
 }
 

@@ -17,6 +17,7 @@ import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
 import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budget.js';
+import { UndatedVersions } from './undated-versions.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
 import { RejectThresholdError, SpanPartlyLoadedError, UnreadRecordsError } from './pipeline-errors.js';
@@ -214,6 +215,8 @@ interface StagedSpan {
   complete: Set<Day>;
   /** The members the spec does not list that the staged rows carry. */
   unlisted: UnlistedTally;
+  /** The records whose history version the source gives no day for. */
+  undated: UndatedVersions;
   stoppedBy?: unknown;
 }
 
@@ -232,6 +235,7 @@ async function stageSpan(
     firstReject: new Map(),
     complete: new Set(),
     unlisted: new UnlistedTally(stream.tables),
+    undated: new UndatedVersions(tablesOf(stream, ctx), span),
   };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
@@ -264,6 +268,7 @@ async function stageSpan(
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
         staged.unlisted.forget(batch.windowStart);
+        staged.undated.forget(batch.windowStart);
         staged.firstReject.delete(batch.windowStart);
       }
       const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
@@ -297,6 +302,7 @@ async function stageSpan(
           continue;
         }
         staged.unlisted.add(table, list, batch.windowStart);
+        staged.undated.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
       if (observed.length > 0) {
@@ -315,6 +321,7 @@ async function stageSpan(
     // as `for await` does when its body ends early: the extractor's own cleanup runs
     if (!done) await pages.return?.(undefined).catch(() => undefined);
   }
+  staged.undated.warn(stream.name, logger);
   return staged;
 }
 

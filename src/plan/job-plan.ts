@@ -97,12 +97,18 @@ export interface AnalystsPolicy {
   personalData: 'keep' | 'hash' | 'drop';
   key?: string | undefined;
   schema?: string | undefined;
+  /**
+   * Whether what analysts read holds the pipeline's own `_etl_` tables too (`destination.analysts.pipeline_tables`);
+   * by default it holds the data alone, and operators read the bookkeeping with `sql --pipeline`.
+   */
+  pipelineTables?: boolean | undefined;
 }
 
 /** `destination.analysts`: what analysts read of personal data, and (PostgreSQL) where. */
 export interface AnalystsSettings {
   personal_data: 'keep' | 'hash' | 'drop';
   schema?: string | undefined;
+  pipeline_tables?: boolean | undefined;
 }
 
 /** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */

@@ -642,11 +642,15 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     '_etl_analysts',
     ['analysts_schema'],
     'pipeline',
-    'PostgreSQL: what analysts read of personal data, and the schema of views they are granted. Never shown to analysts.',
+    "PostgreSQL: what analysts read of personal data, the schema of views they are granted, and whether it shows the pipeline's own tables. Never shown to analysts.",
     [
       ['analysts_schema', 'The schema of views for analysts (destination.analysts.schema).'],
       ['personal_data', 'keep, hash or drop (destination.analysts.personal_data).'],
       ['key', 'Under hash: SHA-256 of the salt (LOYALTY_PII_SALT) the views hash personal data with.'],
+      [
+        'pipeline_tables',
+        "Whether the analysts' schema holds views of the pipeline's _etl_ tables too (destination.analysts.pipeline_tables).",
+      ],
     ],
   ),
   table('_etl_migrations', ['version'], 'pipeline', 'DDL files of sql/ applied to this warehouse.', [
