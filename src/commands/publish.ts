@@ -1,9 +1,8 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
-import { requireAnalystsKey } from '../config/load-config.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
-import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
+import { analystsKeyOf, describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
 import { interruptedExitCode } from './interruption.js';
@@ -15,7 +14,8 @@ import { interruptedExitCode } from './interruption.js';
 export async function publishCommand(options: CommonOptions): Promise<void> {
   const { config } = resolveJob(options);
   const destination = config.destination;
-  if (destination.type !== 'duckdb')
+  const warehouse = warehouseOf(destination);
+  if (!warehouse.publishesCopy)
     throw new CommandError(
       'publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish',
       ExitCode.usage,
@@ -25,7 +25,6 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
       `publish: ${config.file}: destination.publish_path is false: publishing is off`,
       ExitCode.usage,
     );
-  requireAnalystsKey(config);
   const logger = commandLogger();
   const stopOnSignal = (signal: NodeJS.Signals) => {
     // the copy is written beside the published one and renamed over it at its end: cut short, readers keep theirs,
@@ -38,11 +37,12 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
   process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   let published;
   try {
-    const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+    const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
     try {
-      published = await publishForReaders(warehouse, config, logger);
+      const settled = { ...config, analysts: await analystsKeyOf(opened, config, logger) };
+      published = await publishForReaders(opened, settled, logger);
     } finally {
-      await warehouse.close();
+      await opened.close();
     }
   } finally {
     process.off('SIGINT', stopOnSignal).off('SIGTERM', stopOnSignal);

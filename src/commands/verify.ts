@@ -75,7 +75,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const { streams } = parseRange(options, jobConfig);
   const windows = planRange(jobConfig, options.from, options.to);
   const api = createApi(config, commandLogger());
-  // a damaged block anywhere fails here, before any count is trusted (exit 8)
+  // a damaged block anywhere fails here, before any count is trusted (exit 10)
   await usingDestination(
     config,
     (destination) => destination.withConnection((conn) => readEveryTable(conn, destination.name, destination.schema)),

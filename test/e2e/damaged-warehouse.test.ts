@@ -55,7 +55,7 @@ describe('a DuckDB warehouse with a damaged block', () => {
   });
   afterAll(() => emulator.close());
 
-  it('status, verify, run and publish say the warehouse is damaged and that running again will not mend it: exit 8', async () => {
+  it('status, verify, run and publish say the warehouse is damaged and that running again will not mend it: exit 10', async () => {
     const { config, warehouse } = await duckdbTestDestination.fresh();
     const file = emulatorJobs({
       url: emulator.url,
@@ -72,7 +72,7 @@ describe('a DuckDB warehouse with a damaged block', () => {
     for (const args of [['status'], ['verify', '--from', START, '--to', END], ['run', '--until', END], ['publish']]) {
       const result = await runCli([...args, '--config', file], ENV);
       const line = expectOneLine(result);
-      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(8);
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(10);
       expect(line).toMatch(
         /^loyalty-etl: the warehouse is damaged and cannot be read \(Corrupt database file: .*\); this is not transient/,
       );

@@ -25,8 +25,6 @@ export const DEFAULT_LOCK_TIMEOUT_S = 300;
 /** PostgreSQL's SQLSTATE for a lock not granted within `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
-export { WarehouseConnectionError };
-
 /**
  * PostgreSQL (or a PostgreSQL-compatible engine such as Citus): several processes may load at once; each
  * span stages on a session of its own, and commits of one stream take turns through an advisory lock.
@@ -114,7 +112,7 @@ export class PostgresDestination implements Destination {
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
-        await migrate(conn, 'postgres', this.schema, new Date().toISOString());
+        await migrate(conn, 'postgres', this.schema, new Date().toISOString(), this.describe());
         await dropSharedQuestionColumns(conn, postgresDialect, this.schema, {
           runId: 'migration',
           now: new Date().toISOString(),

@@ -1,5 +1,6 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { DiskFullError } from './warehouse-errors.js';
 
 /** What a full disk stopped: the file it could not write, and the line that says so. */
 export interface DiskFull {
@@ -10,16 +11,7 @@ export interface DiskFull {
   message: string;
 }
 
-/** A write failed because a disk is full: raised where a command ends, with the line of {@link diskFullOf}. */
-export class DiskFullError extends Error {
-  override readonly name = 'DiskFullError';
-  constructor(
-    readonly full: DiskFull,
-    options?: { cause?: unknown },
-  ) {
-    super(full.message, options);
-  }
-}
+export { DiskFullError };
 
 /** PostgreSQL's SQLSTATE for a server whose disk is full. */
 const PG_DISK_FULL = '53100';
