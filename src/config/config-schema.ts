@@ -88,6 +88,8 @@ const analystsSchema = z
     personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
     /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
     schema: z.string().min(1).optional(),
+    /** What a commit does when values no longer fit a published column's type (docs/warehouse.md, "The schema contract"). */
+    schema_contract: z.enum(['evolve', 'discard_value', 'freeze']).optional(),
   })
   .strict();
 

@@ -51,6 +51,7 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
+    schemaContract: config.destination.analysts?.schema_contract ?? 'evolve',
   };
 }
 

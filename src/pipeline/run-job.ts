@@ -121,7 +121,15 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   const { request, log } = run;
   const today = new Date().toISOString().slice(0, 10);
-  await refreshProfiles(request.api, request.destination, run.job, run.runId, today, request.archive).then(
+  await refreshProfiles(
+    request.api,
+    request.destination,
+    run.job,
+    run.runId,
+    today,
+    request.archive,
+    request.plan.schemaContract,
+  ).then(
     (n) =>
       n.unreadFields > 0
         ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')

@@ -1,3 +1,4 @@
+import { SchemaChangeLog } from '../../src/load/derived/schema-contract.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_TYPES, fitsType } from '../../src/load/derived/answer-types.js';
 import type { Destination } from '../../src/load/destination.js';
@@ -125,10 +126,18 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
         await conn.run('DELETE FROM _etl_type_rules');
         const stamp = { runId: 'recount', now: new Date().toISOString() };
         const columns = surveyResponsesTable.columns.map((c) => c.name);
-        await refreshSurveyCatalog(conn, dialect, config.schema!, { name: 'survey_responses', columns }, stamp);
+        const changes = await SchemaChangeLog.begin(conn, config.schema!, 'evolve');
+        await refreshSurveyCatalog(
+          conn,
+          dialect,
+          config.schema!,
+          { name: 'survey_responses', columns },
+          stamp,
+          changes,
+        );
         // accounts_typed is made by the first commit of accounts
         if ((await conn.all(`SELECT 1 FROM _etl_views WHERE view_name = 'accounts_typed'`)).length > 0)
-          await refreshTypedFields(conn, dialect, config.schema!, undefined, stamp);
+          await refreshTypedFields(conn, dialect, config.schema!, undefined, stamp, changes);
       });
       expect(await kept(conn)).toEqual(evidence);
       expect(await decided(conn)).toEqual(before);

@@ -3,7 +3,8 @@ import type { TableSpec } from '../table-spec.js';
 import { refreshSurveyCatalog } from './survey-catalog.js';
 import { commentWarehouse } from '../catalog/table-comments.js';
 import { refreshAnalystViews } from './analyst-views.js';
-import { refreshTypedFields } from './typed-fields.js';
+import { refreshTypedFields, TYPED_TABLE, TYPED_VIEW } from './typed-fields.js';
+import type { SchemaChangeLog } from './schema-contract.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
@@ -15,6 +16,7 @@ export async function refreshDerived(
   dialect: WarehouseDialect,
   schema: string,
   span: { tables: TableSpec[]; runId: string; loadedAt: string },
+  changes: SchemaChangeLog,
 ): Promise<void> {
   const stamp = { runId: span.runId, now: span.loadedAt };
   for (const spec of span.tables) {
@@ -25,6 +27,7 @@ export async function refreshDerived(
         schema,
         { name: spec.name, columns: spec.columns.map((c) => c.name) },
         stamp,
+        changes,
       );
     // a pivot's table stages the texts to read; profile_fields only says how to read them
     if (spec.derived === 'typed-fields')
@@ -34,6 +37,7 @@ export async function refreshDerived(
         schema,
         spec.pivot ? { accounts: spec, tables: span.tables } : undefined,
         stamp,
+        changes,
       );
   }
   // a new cf_ column, survey view or question column is described in the commit that makes it
@@ -41,4 +45,9 @@ export async function refreshDerived(
     await commentWarehouse(conn, dialect, schema);
     await refreshAnalystViews(conn, dialect, schema, stamp);
   }
+}
+
+/** The views that offer a table's pivot columns again (`accounts_typed` for `accounts`). */
+export function typedViewsOf(table: string): string[] {
+  return table === TYPED_TABLE ? [TYPED_VIEW] : [];
 }
