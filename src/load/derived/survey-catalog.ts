@@ -207,7 +207,6 @@ export async function dropSharedQuestionColumns(
   );
   if (old.length === 0) return false;
   await conn.transaction(async () => {
-    const changes = await SchemaChangeLog.begin(conn, schema, 'evolve');
     const views = await conn.all<{ view_name: string }>(`SELECT view_name FROM ${qualified(schema, 'surveys')}`);
     for (const { view_name } of views) {
       await conn.run(`DROP VIEW IF EXISTS ${qualified(schema, view_name)} CASCADE`);
@@ -223,6 +222,8 @@ export async function dropSharedQuestionColumns(
     const data = columns
       .map((c) => c.column_name)
       .filter((c) => !['_window_start', '_run_id', '_loaded_at'].includes(c));
+    // the views of the old shape are gone: they are made again as new ones
+    const changes = await SchemaChangeLog.begin(conn, schema, 'evolve');
     await refreshSurveyCatalog(conn, dialect, schema, { name: table, columns: data }, stamp, changes);
     await changes.finish(conn, schema, stamp);
   });
