@@ -1,6 +1,7 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
+import { byUrgency, schemaChangeLine, type SchemaChangeRow } from '../state/schema-changes.js';
 import { formatWindow } from '../plan/windows.js';
 import { formatDuration } from '../report/format.js';
 import { count, plural } from './counts.js';
@@ -45,6 +46,7 @@ export function summarizeRun(result: JobRunResult, seconds?: number): string {
   }
   if (lines.length === 0 && result.failed.length === 0) lines.push('nothing to load: every window is up to date');
   for (const f of result.newFields) lines.push(newFieldLine(f));
+  lines.push(...schemaChangeLines(result.schemaChanges ?? []));
   lines.push(
     `${count(result.requests)} source requests${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`,
   );
@@ -54,6 +56,21 @@ export function summarizeRun(result: JobRunResult, seconds?: number): string {
 /** A member the spec does not list, said once: the run that first loaded it. */
 export function newFieldLine(f: UnlistedField): string {
   return `new field ${f.field_path} on ${f.record_type} first seen ${f.first_seen_at} (run ${f.first_seen_run}): ${plural(f.records, 'record')}, kept in ${f.table_name}._unlisted`;
+}
+
+/** Changes shown one by one in a run's summary; the rest are counted. */
+const CHANGES_SHOWN = 10;
+
+/** What the run changed of the tables and views analysts read: a line saying so, then the changes themselves. */
+export function schemaChangeLines(changes: readonly SchemaChangeRow[]): string[] {
+  if (changes.length === 0) return [];
+  const shown = [...changes].sort(byUrgency).slice(0, CHANGES_SHOWN);
+  const more = changes.length - shown.length;
+  return [
+    `schema of what analysts read: ${plural(changes.length, 'change')} (see _etl_schema_changes)`,
+    ...shown.map((c) => `  ${schemaChangeLine(c)}`),
+    ...(more > 0 ? [`  and ${count(more)} more`] : []),
+  ];
 }
 
 /** Throws the command's one-line failure when any window failed. */

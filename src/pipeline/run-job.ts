@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import { CustomerTally } from './customer-tally.js';
@@ -44,6 +45,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     failed: [],
     requests: 0,
     newFields: [],
+    schemaChanges: [],
   };
   const stop = request.stop ?? new RunStop();
   // 1. the start, recorded (with the job's run lock when `exclusive`)
@@ -102,8 +104,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
       if (queue) await runLanes(run, name, stream, queue, { backfillId: backfill?.backfillId });
     }
     if (stop.reason) throw stop.reason;
-    // 6. the members the spec does not list that this run loaded first
+    // 6. the members the spec does not list that this run loaded first, and what it changed of what analysts read
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
+    result.schemaChanges = (await destination.withConnection((conn) => readSchemaChanges(conn, { runId }))).changes;
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
