@@ -154,11 +154,19 @@ describe.each(testDestinations)('the analyst tables of $name: surveys, their vie
         answer_type: string;
         answers_unparsed: number;
       }>('SELECT view_name, column_name, answer_type, answers_unparsed FROM survey_question_columns');
-      const kinds = { rating: 'integer', nps: 'integer', 'yes-no': 'boolean', text: 'text' } as const;
+      const kinds = {
+        rating: 'integer',
+        nps: 'integer',
+        'yes-no': 'boolean',
+        text: 'text',
+        day: 'date',
+        'day-in-words': 'text',
+      } as const;
       const sqlTypes = {
         integer: /^(INTEGER|integer)$/,
         boolean: /^(BOOLEAN|boolean)$/,
         text: /^(VARCHAR|text)$/,
+        date: /^(DATE|date)$/,
       } as const;
       for (const survey of SURVEYS) {
         const id = idOf(Object.fromEntries(survey.questions.map((q) => [q.text, q.code])));
