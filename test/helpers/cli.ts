@@ -125,7 +125,8 @@ export function emulatorJobs(options: {
     ...options.sourceKeys,
   };
   const analysts = d?.analysts
-    ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}`
+    ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}` +
+      (d.analysts.schema_contract ? `    schema_contract: ${d.analysts.schema_contract}\n` : '')
     : '';
   const archive =
     d?.archive === false
