@@ -1,6 +1,8 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { catalogCommand } from '../../src/commands/catalog.js';
+import { publishPathOf } from '../../src/config/duckdb-files.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { SEASON_QUESTION, SEASON_VISITS_FIELD } from '../../src/emulator/model/setup-season.js';
@@ -182,6 +184,28 @@ describe.each(testDestinations)('the schema contract of what analysts read, on $
         expect([...mirrored.get(stable)!]).toEqual([...columns]);
       }
     });
+    // DuckDB's analysts read the published copy: the same view and the record of the changes
+    if (config.type === 'duckdb') {
+      const instance = await DuckDBInstance.create(publishPathOf(config)!, { access_mode: 'READ_ONLY' });
+      const copy = await instance.connect();
+      try {
+        const read = async (sql: string) => (await copy.runAndReadAll(sql)).getRowObjectsJson();
+        const [{ view }] = (await read(
+          `SELECT DISTINCT stable_view AS view FROM surveys WHERE stable_view LIKE 'survey_how_%'`,
+        )) as [{ view: string }];
+        const copied = await read(
+          `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${view}' AND column_name LIKE 'q_last_visit%' ORDER BY 1`,
+        );
+        expect(copied).toEqual([
+          { column_name: 'q_last_visit', data_type: 'DATE' },
+          { column_name: 'q_last_visit_text', data_type: 'VARCHAR' },
+        ]);
+        expect(Number((await read(`SELECT COUNT(*) AS n FROM _etl_schema_changes`))[0]!.n)).toBeGreaterThan(0);
+      } finally {
+        copy.closeSync();
+        instance.closeSync();
+      }
+    }
 
     // said by the runs, by status and in the catalog
     const said = summaries.join('\n');
