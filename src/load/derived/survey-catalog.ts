@@ -69,11 +69,13 @@ function labelSlug(label: string | null): string {
 
 /**
  * Rebuilds `surveys` and `survey_question_columns` from `survey_questions`, `survey_responses` and `survey_answers`,
- * and keeps a wide view per survey, inside the commit of a surveys span (after its merge). `survey_responses` has no
- * answer columns: a question code names different questions in different surveys (`Q1` of three), so a survey's
- * view holds that survey's responses and a column for each of its questions alone, named `q_` + the code unique
- * within the survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
- * (`answer-types.ts`) by the evidence each commit keeps of them (`type-evidence.ts`).
+ * and keeps a wide view per survey version (question set) and one per survey across its versions
+ * (`survey-series.ts`), inside the commit of a surveys span (after its merge). `survey_responses` has no answer
+ * columns: a question code names different questions in different surveys (`Q1` of three), so a survey's view holds
+ * that survey's responses and a column for each of its questions alone, named `q_` + the code unique within the
+ * survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
+ * (`answer-types.ts`) by the evidence each commit keeps of them (`type-evidence.ts`), under the schema contract
+ * (`survey-columns.ts`): a published column keeps its type.
  */
 export async function refreshSurveyCatalog(
   conn: SqlConnection,
