@@ -2,7 +2,14 @@ import { pivotColumnName } from '../../transform/column-names.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
-import { ANSWER_TYPES, answerTypeOf, typedAnswer, type AnswerCounts, type AnswerType } from './answer-types.js';
+import {
+  ANSWER_TYPES,
+  answerTypeOf,
+  TYPE_SHARE,
+  typedAnswer,
+  type AnswerCounts,
+  type AnswerType,
+} from './answer-types.js';
 import type { ViewStamp } from './replace-view.js';
 import { SCHEMA_CHANGES_TABLE, type SchemaChangeLog } from './schema-contract.js';
 
@@ -93,7 +100,10 @@ export async function contractColumns(
       continue;
     }
     out.push({ ...base, type: published, unparsed: unfitting(w.counts, published) });
-    await changes.valuesRead(view, w.column, word, WORD[read.type], {
+    // a decimal column whose answers are all whole numbers now still holds them: only a type they no longer fit is news
+    const holds = w.counts.answers - unfitting(w.counts, published) >= TYPE_SHARE * w.counts.answers;
+    const reads = holds ? published : read.type;
+    await changes.valuesRead(view, w.column, word, WORD[reads], {
       sourceKey: w.code,
       reason,
       count: () => Promise.resolve(unfitting(w.counts, published)),
@@ -105,12 +115,7 @@ export async function contractColumns(
       const t = changes.publishedType(view, column);
       if (t !== undefined) types.set(column, answerTypeOfWord(t));
     }
-    if (
-      changes.contract === 'evolve' &&
-      published !== 'text' &&
-      read.type !== published &&
-      ![...types.values()].includes(read.type)
-    ) {
+    if (changes.contract === 'evolve' && reads !== published && ![...types.values()].includes(reads)) {
       const column = pivotColumnName('', `${w.column}_${read.type}`, taken);
       taken.add(column);
       types.set(column, read.type);
