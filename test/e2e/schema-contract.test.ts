@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { catalogCommand } from '../../src/commands/catalog.js';
+import { reportCommand } from '../../src/commands/report.js';
 import { publishPathOf } from '../../src/config/duckdb-files.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -12,6 +15,7 @@ import type { DestinationSettings, SchemaContract } from '../../src/plan/job-pla
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations, type TestDestination } from '../helpers/destinations.js';
 import { captureStdout } from '../helpers/stdout.js';
+import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 
 const TZ = 'Europe/Athens';
@@ -214,6 +218,11 @@ describe.each(testDestinations)('the schema contract of what analysts read, on $
     const status = await captureStdout(() => statusCommand({ config: file }));
     expect(status.out).toContain('schema changes of what analysts read:');
     expect(status.out).toContain('values_no_longer_fit');
+    const page = join(testTempDir('report-'), 'report.html');
+    await captureStdout(() => reportCommand({ config: file, output: page, every: '60', port: '0', host: '127.0.0.1' }));
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('Schema changes of what analysts read');
+    expect(html).toContain('values_no_longer_fit');
     const catalog = await captureStdout(() => catalogCommand({ config: file, format: 'json' }));
     const tables = (
       JSON.parse(catalog.out) as {
