@@ -186,6 +186,12 @@ describe.each(testDestinations)('the schema contract of what analysts read, on $
       if (target.name === 'postgres') {
         const mirrored = await readPublishedSchema(conn, `${config.schema}_analysts`);
         expect([...mirrored.get(stable)!]).toEqual([...columns]);
+        const described = await conn.all<{ d: string | null }>(
+          `SELECT col_description(c.oid, a.attnum) AS d FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             JOIN pg_attribute a ON a.attrelid = c.oid WHERE n.nspname = $1 AND c.relname = $2 AND a.attname = 'q_last_visit_text'`,
+          [`${config.schema}_analysts`, stable],
+        );
+        expect(described[0]?.d).toContain('read as text');
       }
     });
     // DuckDB's analysts read the published copy: the same view and the record of the changes

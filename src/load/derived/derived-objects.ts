@@ -9,7 +9,8 @@ import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
 /**
  * Rebuilds what the span's tables declare as derived from them (`TableSpec.derived`), after their merge and in the
- * same transaction: an analyst never sees `surveys` or a view out of step with the rows.
+ * same transaction: an analyst never sees `surveys` or a view out of step with the rows. What the commit changed of
+ * the schema analysts read (`changes`, begun before the merge) is recorded here too.
  */
 export async function refreshDerived(
   conn: SqlConnection,
@@ -40,6 +41,8 @@ export async function refreshDerived(
         changes,
       );
   }
+  // recorded before the descriptions are written: a column added for a new type is described from its record
+  await changes.finish(conn, schema, stamp);
   // a new cf_ column, survey view or question column is described in the commit that makes it
   if (span.tables.some((spec) => spec.derived)) {
     await commentWarehouse(conn, dialect, schema);

@@ -96,7 +96,6 @@ export async function mergeSpan(
         for (const object of [table, ...typedViewsOf(table)])
           changes.note(object, column, { sourceKey: key, reason: `a new key ${JSON.stringify(key)} of the source` });
     await refreshDerived(conn, dialect, schema, span, changes);
-    await changes.finish(conn, schema, { runId: span.runId, now: span.loadedAt });
   }
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
