@@ -159,6 +159,13 @@ describe.each(testDestinations)('the schema contract of what analysts read, on $
       const stable = versions[0]!.stable_view;
       expect(new Set(versions.map((v) => v.stable_view))).toEqual(new Set([stable]));
       expect(new Set(versions.map((v) => v.view_name)).size).toBe(3);
+      // the view of each new version says, where it was added, which view to read
+      const told = await conn.all<{ reason: string }>(
+        `SELECT reason FROM _etl_schema_changes WHERE change = 'view_added' AND object_name IN (${versions.map((v) => `'${v.view_name}'`).join(', ')})`,
+      );
+      expect(
+        told.filter((t) => t.reason.startsWith('a new version of the survey') && t.reason.endsWith(stable)).length,
+      ).toBe(2);
       const columns = schema.get(stable)!;
       expect(columns.get('q_last_visit')).toBe('date');
       expect(columns.get('q_last_visit_text')).toBe('text');

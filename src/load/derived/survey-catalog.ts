@@ -96,6 +96,22 @@ export async function refreshSurveyCatalog(
     const label = ordered[0]?.question_text ?? null;
     return { id, label, questions: ordered, view: surveyViewName(id, label) };
   });
+  // what a new view of a version is, said in its record: the analyst of the old version's view learns where to read
+  const versionsOf = new Map<string, number>();
+  for (const s of surveys)
+    versionsOf.set(stableViewName(s.label ?? s.id), (versionsOf.get(stableViewName(s.label ?? s.id)) ?? 0) + 1);
+  for (const s of surveys) {
+    const stable = stableViewName(s.label ?? s.id);
+    changes.note(s.view, null, {
+      reason:
+        (versionsOf.get(stable) ?? 0) > 1
+          ? `a new version of the survey ${JSON.stringify(s.label ?? '')} (its question set changed): its responses from now on; the survey across its versions is ${stable}`
+          : `a new survey ${JSON.stringify(s.label ?? '')}; the survey across its versions is ${stable}`,
+    });
+    changes.note(stable, null, {
+      reason: `the survey ${JSON.stringify(s.label ?? '')} across every version of its question set`,
+    });
+  }
   const answeredBefore = await previousAnswers(conn, schema);
   const added = await typeColumns(conn, schema);
   await conn.run(`DELETE FROM ${qualified(schema, 'survey_question_columns')}`);
