@@ -463,7 +463,7 @@ interface DbtSources {
 
 /** The query of README.md's "The warehouse" section, on the emulator's "Store visit" survey. */
 const README_QUERY = `SELECT r.customer_id, r.answered_at, r.q_q1 AS satisfied, r.q_nps, a.cf_anniversary_date, a.cf_monthly_budget_number
-  FROM survey_how_satisfied_were_you_ee59ed9c_answers r
+  FROM survey_how_satisfied_were_you_41df2392 r
   JOIN accounts_typed a USING (customer_id)
  ORDER BY r.answered_at DESC
  LIMIT 5`;
