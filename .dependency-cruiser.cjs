@@ -56,12 +56,22 @@ module.exports = {
     },
     {
       name: 'load-only-the-opening-picks-a-dialect',
-      comment: "The rooms of load/ serve both warehouses; only opening a destination chooses one's folder.",
+      comment:
+        "The rooms of load/ serve both warehouses; only the registry of warehouses (load/warehouses.ts) chooses one's folder.",
       severity: 'error',
       from: {
         path: '^src/load/',
-        pathNot: ['^src/load/(duckdb|postgres)/', '^src/load/open-(destination|when-free)\\.ts$'],
+        pathNot: ['^src/load/(duckdb|postgres)/', '^src/load/warehouses\\.ts$'],
       },
+      to: { path: '^src/load/(duckdb|postgres)/' },
+    },
+    {
+      name: 'one-front-door-for-the-warehouse',
+      comment:
+        'The warehouse is chosen once, from the destination settings, by the registry of warehouses ' +
+        '(load/warehouses.ts): the commands and every other part ask its entry and never test which database it is.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/load/' },
       to: { path: '^src/load/(duckdb|postgres)/' },
     },
     {

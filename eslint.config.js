@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.test-dist/', '.bench-dist/', 'node_modules/', 'bench/results/', '.tmp/'] },
+  {
+    ignores: [
+      'dist/',
+      '.test-dist/',
+      '.test-dist-releases/',
+      '.bench-dist/',
+      'node_modules/',
+      'bench/results/',
+      '.tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDestination } from '../src/load/open-destination.js';
+import { openDestination } from '../src/load/warehouses.js';
 import { DuckDbSqlConnection } from '../src/load/duckdb/duckdb-connection.js';
 import type { StreamName } from '../src/plan/job-plan.js';
 import { streamDefinition } from '../src/streams/registry.js';

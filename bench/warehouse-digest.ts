@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DestinationSettings, StreamName } from '../src/plan/job-plan.js';
 import { quoteIdent } from '../src/load/warehouse/identifiers.js';
-import { openDestination } from '../src/load/open-destination.js';
+import { openDestination } from '../src/load/warehouses.js';
 import { startBenchEmulator } from './support/bench-emulator.js';
 import { writeBenchJobs } from './support/bench-jobs.js';
 import { runBackfill } from './support/backfill-run.js';

@@ -15,7 +15,7 @@ export {
   type StreamName,
 } from './plan/job-plan.js';
 export type { Destination, DestinationCapabilities, SpanLoad, SpanLoadRequest } from './load/destination.js';
-export { openDestination } from './load/open-destination.js';
+export { openDestination } from './load/warehouses.js';
 export type { SqlConnection } from './load/warehouse/sql-connection.js';
 export { createLogger, silentLogger, type Logger } from './log/logger.js';
 export { loadSpan } from './pipeline/load-span.js';

@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { streamDefinition } from '../../src/streams/registry.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';
 import { startBenchEmulator } from '../support/bench-emulator.js';

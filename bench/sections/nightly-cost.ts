@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { addDays } from '../../src/plan/days.js';
 import { selectCustomers } from '../../src/state/customer-selection.js';
 import type { BenchCheck, BenchSection } from '../support/bench-section.js';

@@ -1,6 +1,6 @@
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
 import { quoteIdent } from '../../src/load/warehouse/identifiers.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { runCli, type CliRun } from './cli-process.js';
 
 /** A `loyalty-etl backfill` as it went, from the process and from the warehouse's own ledger. */

@@ -8,10 +8,9 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 // cost of a few more (short) collections. The setting is read at every collection, so it applies from here on.
 setFlagsFromString('--heap-growing-percent=50');
 
-// V8 grows its young generation to 32 MB under a backfill's stream of short-lived pages, resident memory that
-// buys little. Its maximum is fixed when the process starts, but its growth factor is read at each collection:
-// the young generation may grow only while it is under 16 MB (30 MB off a backfill's peak at the same CPU; at
-// 8 MB, 36 MB for 8% more CPU: docs/performance.md, "The JavaScript heap").
+// V8 grows its young generation well beyond what a backfill's stream of short-lived pages needs, resident memory
+// that buys little. Its maximum is fixed when the process starts, but its growth factor is read at each collection,
+// so it may grow only while under this size: a lower peak at about the same CPU (docs/performance.md, "Memory").
 const YOUNG_GENERATION_BYTES = 16 * 2 ** 20;
 let growing = true;
 new PerformanceObserver(() => {

@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/config-error.js';
 import { redact } from '../log/redact.js';
-import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
-import { WarehouseConnectionError } from '../load/postgres/postgres-destination.js';
-import { UnsafeTargetError } from '../load/export/replace-file.js';
-import { WarehouseConfigError, WarehouseLockTimeoutError } from '../load/warehouse/warehouse-errors.js';
-import { SourceError } from '../source/source-errors.js';
+import { RELEASE } from '../load/warehouse/package-root.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -23,12 +17,11 @@ import { registerSql, sqlQueryArgs } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
-import { SpoolFolderError } from '../webhook/event-spool.js';
-import { useLogFormat } from '../commands/job-session.js';
-import { RunInterruptedError } from '../pipeline/run-stop.js';
+import { logProcessWarnings, logUnexpected, useLogFormat } from '../commands/job-session.js';
 import { registerVerify } from '../commands/verify.js';
-import { JobBusyError } from '../state/runs.js';
-import { CommandError, ExitCode } from '../commands/exit-codes.js';
+import { CommandError, EXIT_CODE_OF_KIND, ExitCode } from '../commands/exit-codes.js';
+import { KindedError } from '../plan/error-kind.js';
+import { RunInterruptedError } from '../pipeline/pipeline-errors.js';
 
 /** The `loyalty-etl` command line: each command registers itself and its flags, in its own file. */
 export function buildProgram(): Command {
@@ -36,7 +29,7 @@ export function buildProgram(): Command {
     .description(
       'Loads survey answers, customer accounts and loyalty postings from the loyalty service into DuckDB or PostgreSQL.',
     )
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(RELEASE, '-V, --version', 'print the release and exit')
     .option(
       '--log-format <format>',
       'json (one JSON object a line) or pretty (human lines); default: pretty when stderr is a terminal, else json',
@@ -74,17 +67,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const [code, message] = classify(error);
+    // a bug's stack goes before the closing line, which stays the last; off a terminal it is a JSON line too
+    if (code === ExitCode.internal && error instanceof Error && error.stack) logUnexpected(error);
     process.stderr.write(`loyalty-etl: ${redact(message)}\n`);
-    if (code === ExitCode.internal && error instanceof Error && error.stack)
-      process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
-}
-
-/** The version in package.json, read where the compiled code sits (`dist/` beside it). */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 }
 
 /**
@@ -97,6 +84,7 @@ function chooseLogFormat(flag: string | undefined): void {
   const terminal = process.stderr.isTTY === true;
   const format = flag ?? (terminal ? 'pretty' : 'json');
   useLogFormat(format, format === 'pretty' && terminal && !process.env.NO_COLOR);
+  if (format === 'json') logProcessWarnings();
 }
 
 /** Levels `LOYALTY_LOG_LEVEL` may name (pino's). */
@@ -111,25 +99,23 @@ function checkLogLevel(level: string | undefined): void {
   }
 }
 
+/**
+ * The exit code and the one line of an error: its kind's code (commands/exit-codes.ts), but for what needs the
+ * error itself (a command's own code, an interrupted run's signal) or is no error of ours (a server that cannot
+ * listen).
+ */
 function classify(error: unknown): [number, string] {
   if (error instanceof CommandError) return [error.exitCode, error.message];
-  if (error instanceof ConfigError) return [ExitCode.usage, error.message];
-  if (error instanceof WarehouseConfigError) return [ExitCode.usage, error.message];
-  if (error instanceof UnsafeTargetError) return [ExitCode.usage, error.message];
-  if (error instanceof SpoolFolderError) return [ExitCode.usage, error.message];
   if (error instanceof RunInterruptedError) {
     return [
       interruptedExitCode(error.signal),
       `${error.message}: the windows under way were called off and the run is recorded as interrupted; the next run takes them`,
     ];
   }
-  if (error instanceof WarehouseConnectionError) return [ExitCode.unreachable, error.message];
   const listen = listenProblem(error);
   if (listen) return [ExitCode.usage, listen];
-  if (error instanceof WarehouseBusyError) return [ExitCode.busy, error.message];
-  if (error instanceof JobBusyError) return [ExitCode.busy, error.message];
-  if (error instanceof WarehouseLockTimeoutError) return [ExitCode.busy, error.message];
-  if (error instanceof SourceError) return [ExitCode.unreachable, `source: ${error.message}`];
+  if (error instanceof KindedError)
+    return [EXIT_CODE_OF_KIND[error.kind], error.kind === 'source' ? `source: ${error.message}` : error.message];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }
 

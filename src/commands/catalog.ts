@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
 import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { dataDictionary, dbtSources, jsonCatalog, type CatalogTarget } from './catalog-formats.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
@@ -20,7 +21,12 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
   const { config } = resolveJob(options);
   const destination = config.destination;
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const entry = warehouseOf(destination);
+  // a catalog only reads: a warehouse that is not there is an error, never a new empty one to describe
+  const warehouse = await openWhenFree(() => entry.open({ create: false }), {
+    timeoutSeconds: busyTimeoutOf(destination),
+    logger,
+  });
   let relations;
   try {
     relations = await warehouse.describeTables();
@@ -28,9 +34,10 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
     await warehouse.close();
   }
   const target: CatalogTarget = {
-    warehouse: destination.type,
-    schema: destination.type === 'postgres' ? config.analysts.schema! : destination.schema,
+    warehouse: entry.name,
+    ...entry.analystsRead(config.analysts),
     personalData: config.analysts.personalData,
+    pipelineTables: config.analysts.pipelineTables ?? false,
   };
   const text = FORMATS[format as keyof typeof FORMATS](relations, target);
   if (options.output) writeFileSync(options.output, text);

@@ -1,8 +1,10 @@
-import { RunInterruptedError, RunStop } from '../pipeline/run-stop.js';
+import { ExitCode } from './exit-codes.js';
+import { RunStop } from '../pipeline/run-stop.js';
+import { RunInterruptedError } from '../pipeline/pipeline-errors.js';
 
 /** Exit code of a process ended by `signal`, as a shell reports it: 128 + the signal's number. */
 export function interruptedExitCode(signal: NodeJS.Signals): number {
-  return signal === 'SIGTERM' ? 143 : 130;
+  return signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
 }
 
 let processStop: RunStop | undefined;

@@ -1,8 +1,9 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, eventSpoolOf, publishPathOf } from '../config/duckdb-files.js';
-import { requireAnalystsKey, type ResolvedConfig } from '../config/load-config.js';
+import type { ResolvedConfig } from '../config/load-config.js';
+import { settlePiiKey } from '../load/derived/pii-key.js';
 import type { Destination, PublishedCopy } from '../load/destination.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { EventSpool } from '../webhook/event-spool.js';
@@ -32,12 +33,12 @@ export async function usingLoadSession<T>(
   logger: Logger,
   load: (destination: Destination) => Promise<T>,
 ): Promise<LoadSession<T>> {
-  requireAnalystsKey(config);
-  const destination = await openWhenFree(config.destination, {
+  const destination = await warehouseOf(config.destination).openWhenFree({
     timeoutSeconds: busyTimeoutOf(config.destination),
     logger,
   });
   try {
+    config = { ...config, analysts: await analystsKeyOf(destination, config, logger) };
     await destination.keepAnalysts?.(config.analysts, 'analysts');
     const spool = eventSpoolOf(config.destination);
     const ingested =
@@ -48,6 +49,28 @@ export async function usingLoadSession<T>(
   } finally {
     await destination.close();
   }
+}
+
+/**
+ * The analysts' policy with the key its hashes are made with (`load/derived/pii-key.ts`), saying when the key was
+ * made and when `LOYALTY_PII_SALT` changed it: analysts' joins on hashed columns across the change no longer match.
+ */
+export async function analystsKeyOf(
+  destination: Destination,
+  config: ResolvedConfig,
+  logger: Logger,
+): Promise<ResolvedConfig['analysts']> {
+  const settled = await settlePiiKey(destination, config.analysts);
+  if (settled.generated)
+    logger.info(
+      'made the key that salts the hashes of personal data analysts read, kept in the warehouse (_etl_pii_key); LOYALTY_PII_SALT would take its place',
+    );
+  if (settled.changed)
+    logger.warn(
+      { keptSince: settled.changed.keptSince, previous: settled.changed.previousOrigin },
+      `LOYALTY_PII_SALT is not the salt this warehouse hashed personal data with until now (${settled.changed.previousOrigin}, since ${settled.changed.keptSince}): every hashed value analysts read changes, and their joins across the change no longer match`,
+    );
+  return settled.policy;
 }
 
 /** Publishes the copy for readers when the warehouse has one (`destination.publish_path`), logging the outcome. */

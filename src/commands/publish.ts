@@ -1,9 +1,8 @@
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf, publishPathOf } from '../config/duckdb-files.js';
-import { requireAnalystsKey } from '../config/load-config.js';
-import { openWhenFree } from '../load/open-when-free.js';
+import { warehouseOf } from '../load/warehouses.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
-import { describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
+import { analystsKeyOf, describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
 
@@ -14,7 +13,8 @@ import { withJobFlags } from './shared-flags.js';
 export async function publishCommand(options: CommonOptions): Promise<void> {
   const { config } = resolveJob(options);
   const destination = config.destination;
-  if (destination.type !== 'duckdb')
+  const warehouse = warehouseOf(destination);
+  if (!warehouse.publishesCopy)
     throw new CommandError(
       'publish: a PostgreSQL warehouse serves its readers itself; there is no copy to publish',
       ExitCode.usage,
@@ -24,14 +24,14 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
       `publish: ${config.file}: destination.publish_path is false: publishing is off`,
       ExitCode.usage,
     );
-  requireAnalystsKey(config);
   const logger = commandLogger();
-  const warehouse = await openWhenFree(destination, { timeoutSeconds: busyTimeoutOf(destination), logger });
+  const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
   let published;
   try {
-    published = await publishForReaders(warehouse, config, logger);
+    const settled = { ...config, analysts: await analystsKeyOf(opened, config, logger) };
+    published = await publishForReaders(opened, settled, logger);
   } finally {
-    await warehouse.close();
+    await opened.close();
   }
   process.stdout.write(describeSession({ published }));
   failIfUnpublished(published);

@@ -1,8 +1,9 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
+import { type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { type Output, type OutputFormat, writeResult } from './result-output.js';
 import { splitSql } from './sql-statements.js';
+import { QueryError, ReadOnlyRefusal } from '../load/warehouse/warehouse-errors.js';
 
 /** Where the prompt reads and writes, and how it prints. */
 export interface PromptOptions {

@@ -1,19 +1,17 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { publishPathOf } from '../config/duckdb-files.js';
 import { loadConfig } from '../config/load-config.js';
-import { WarehouseBusyError } from '../load/duckdb/duckdb-destination.js';
-import { DuckDbReader } from '../load/duckdb/duckdb-reader.js';
-import { PostgresReader } from '../load/postgres/postgres-reader.js';
-import { QueryError, ReadOnlyRefusal, type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
+import { warehouseAt, warehouseOf } from '../load/warehouses.js';
+import { type WarehouseReader } from '../load/warehouse/warehouse-reader.js';
 import { registerSecret } from '../log/redact.js';
 import { type OutputFormat, writeResult } from './result-output.js';
 import { runSqlPrompt } from './sql-prompt.js';
 import { splitSql } from './sql-statements.js';
 import type { Command } from 'commander';
+import { QueryError, ReadOnlyRefusal, WarehouseBusyError } from '../load/warehouse/warehouse-errors.js';
 
 export interface SqlOptions {
   config?: string;
@@ -22,6 +20,8 @@ export interface SqlOptions {
   csv?: boolean;
   json?: boolean;
   maxRows?: string;
+  /** Read the pipeline's own schema (PostgreSQL) or file (DuckDB), where its `_etl_` tables and clear data are. */
+  pipeline?: boolean;
 }
 
 /**
@@ -75,38 +75,37 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
   }
 }
 
-/** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
+/**
+ * The warehouse to read: `--warehouse`, or the jobs file's where analysts read it (DuckDB: its published copy when
+ * there is one; PostgreSQL: the analysts' schema), or with `--pipeline` the pipeline's own, which says it holds
+ * personal data in clear.
+ */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
   if (options.warehouse !== undefined) {
-    if (/^postgres(ql)?:\/\//.test(options.warehouse)) return openPostgres(options.warehouse);
-    return openDuckDb(options.warehouse, 'main');
+    if (options.pipeline)
+      throw new CommandError(
+        "sql: --pipeline reads the jobs file's warehouse: give --config, not --warehouse",
+        ExitCode.usage,
+      );
+    return readOnly(warehouseAt(options.warehouse).openReader({ say }));
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
-  const destination = config.destination;
-  if (destination.type === 'postgres') return openPostgres(destination.url, destination.schema);
-  const published = publishPathOf(destination);
-  if (published !== undefined && existsSync(published)) return openDuckDb(published, destination.schema);
-  process.stderr.write(
-    `note: ${published === undefined ? 'publishing is off (destination.publish_path: false)' : `no copy is published at ${published} yet (a run or \`loyalty-etl publish\` makes one)`}; ` +
-      `reading the warehouse file ${destination.path} itself: while this session is open, runs wait for it\n`,
+  return readOnly(
+    warehouseOf(config.destination).openReader({
+      say,
+      publishedCopy: publishPathOf(config.destination) ?? false,
+      pipeline: options.pipeline === true,
+      ...(config.analysts.schema ? { analystsSchema: config.analysts.schema } : {}),
+    }),
   );
-  return openDuckDb(destination.path, destination.schema);
 }
 
-/** Opens a PostgreSQL session, saying first what its role may do that an analyst's should not. */
-async function openPostgres(url: string, schema?: string): Promise<WarehouseReader> {
-  const reader = await PostgresReader.open(url, schema);
-  for (const power of reader.excessPowers)
-    process.stderr.write(
-      `warning: ${power}; statements are read-only transactions, but functions can reach past them: analysts need a read-only role (docs/operations.md, "Roles")\n`,
-    );
-  return reader;
-}
-
-async function openDuckDb(path: string, schema: string): Promise<WarehouseReader> {
+/** A session being opened, with what goes wrong said as `sql` says it. */
+async function readOnly(opening: Promise<WarehouseReader>): Promise<WarehouseReader> {
   try {
-    return await DuckDbReader.open(path, schema);
+    return await opening;
   } catch (error) {
     if (error instanceof QueryError) throw new CommandError(`sql: ${error.message}`, ExitCode.usage);
     if (error instanceof WarehouseBusyError)
@@ -161,5 +160,9 @@ export function registerSql(program: Command): void {
     .option('--csv', 'print CSV')
     .option('--json', 'print a JSON array of objects')
     .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
+    .option(
+      '--pipeline',
+      "read the pipeline's own tables (_etl_…) and personal data in clear: its PostgreSQL schema, or its DuckDB file (runs wait while the session is open)",
+    )
     .action(sqlCommand);
 }

@@ -16,9 +16,25 @@ export function formatStatus(status: JobStatus): string {
     backfills,
     runs,
   ].map((section) => section(status));
-  const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`];
+  const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`, releaseLine(status)];
+  const i = status.integration;
+  if (i)
+    lines.push(
+      `integration: ${JSON.stringify(i.title ?? '(no title)')} (id ${i.integrationId}) on ${i.shopDomain ?? '(no shop domain)'}, created ${i.createdAt ?? '(not sent)'}; last seen by check ${i.lastSeenAt}`,
+    );
   for (const section of sections) if (section.length > 0) lines.push('', ...section);
   return `${lines.join('\n')}\n`;
+}
+
+/** `warehouse: opened by loyalty-etl 0.5.0 since …, migrated through 015_… by 0.5.0 (this is loyalty-etl 0.5.0)`. */
+function releaseLine({ warehouseRelease: warehouse }: JobStatus): string {
+  const opened = warehouse.openedBy
+    ? `opened by loyalty-etl ${warehouse.openedBy} since ${warehouse.openedSince}`
+    : 'opened by no release that records itself';
+  const migrated = warehouse.migration
+    ? `, migrated through ${warehouse.migration.version}${warehouse.migration.release ? ` by ${warehouse.migration.release}` : ''}`
+    : '';
+  return `warehouse: ${opened}${migrated} (this is loyalty-etl ${warehouse.release})`;
 }
 
 function streams(status: JobStatus): string[] {

@@ -10,6 +10,7 @@ import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
+import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { formatStatus } from './status-format.js';
@@ -35,6 +36,7 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
           unlistedFields: await readUnlistedFields(conn),
           schemaChanges: await readSchemaChanges(conn, { limit: SCHEMA_CHANGES_SHOWN }),
+          integration: await readLastIntegration(conn),
         };
         if (!jobConfig.streams.includes('accounts')) return status;
         const customerState = [];

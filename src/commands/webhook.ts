@@ -7,14 +7,15 @@ import { registerSecret } from '../log/redact.js';
 import { HOOKS_PATH } from '../webhook/hook-path.js';
 import { EventSpool } from '../webhook/event-spool.js';
 import { type EventStore, WarehouseEventStore } from '../webhook/loyalty-event-store.js';
-import { ReceiverSecretError, WEBHOOK_SECRET_ENV, readReceiverSecrets } from '../webhook/receiver-secrets.js';
-import { WebhookGate, WebhookGateOptionError, type WebhookGateOptions } from '../webhook/webhook-gate.js';
+import { WEBHOOK_SECRET_ENV, readReceiverSecrets } from '../webhook/receiver-secrets.js';
+import { WebhookGate, type WebhookGateOptions } from '../webhook/webhook-gate.js';
 import { SpoolEventStore } from '../webhook/spool-event-store.js';
 import { startWebhookReceiver } from '../webhook/webhook-receiver.js';
 import { commandLogger, createArchive } from './job-session.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import { EventArchive } from '../source/archive/event-archive.js';
 import type { Command } from 'commander';
+import { ReceiverSecretError, WebhookGateOptionError } from '../webhook/webhook-errors.js';
 
 export interface WebhookCommandOptions {
   port: string;

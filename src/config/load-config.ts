@@ -5,8 +5,14 @@ import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
-import { publishPathOf } from './duckdb-files.js';
+import type {
+  AnalystsPolicy,
+  AnalystsSettings,
+  DestinationSettings,
+  JobPlan,
+  JobSettings,
+  SourceSettings,
+} from '../plan/job-plan.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
@@ -25,6 +31,8 @@ export interface ResolvedConfig {
   secrets: string[];
   /** What analysts read of personal data (`destination.analysts`, `LOYALTY_PII_SALT`). */
   analysts: AnalystsPolicy;
+  /** `metrics.file`: where a load writes its Prometheus metrics unless `--metrics-file` says otherwise. */
+  metricsFile?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -52,7 +60,21 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
     schemaContract: config.destination.analysts?.schema_contract ?? 'evolve',
+    stopAfterNoAnswer: source.stop_after_no_answer,
+    sourceUrl: withoutCredentials(source.base_url),
   };
+}
+
+/** `url` without a user name or password, which must never be printed. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '(the source)';
+  }
 }
 
 /**
@@ -135,6 +157,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     source.base_url = env.LOYALTY_API_URL;
   }
   if (env.LOYALTY_API_TOKEN) source.auth.token = env.LOYALTY_API_TOKEN;
+  if (env.LOYALTY_INTEGRATION_TOKEN) source.integration_token = env.LOYALTY_INTEGRATION_TOKEN;
   if (env.LOYALTY_TIMEZONE) {
     const check = configFileSchema.shape.source.shape.timezone.safeParse(env.LOYALTY_TIMEZONE);
     if (!check.success) throw new ConfigError('LOYALTY_TIMEZONE', '', check.error.issues[0]!.message);
@@ -147,6 +170,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   const analysts = analystsPolicyOf(file, destination, env);
   const secrets = [
     source.auth.token,
+    source.integration_token,
     destination.type === 'postgres' ? passwordOf(destination.url) : '',
     env[PII_SALT_VARIABLE] ?? '',
     analysts.key ?? '',
@@ -159,7 +183,13 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS),
     secrets,
     analysts,
+    ...(config.metrics?.file ? { metricsFile: config.metrics.file } : {}),
   };
+}
+
+/** The key personal data is hashed with, from the salt: SHA-256 of a fixed line and the salt, as hex. */
+export function personalDataKey(salt: string): string {
+  return createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex');
 }
 
 /** The environment variable the hashes of personal data are salted from. */
@@ -167,11 +197,11 @@ export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
 
 /**
  * `destination.analysts` resolved. The salt itself is never kept: the key is SHA-256 of it, so the same salt gives the
- * same hashes in every warehouse and every run. Without a salt the key is absent: {@link requireAnalystsKey} stops the
- * commands that write what analysts read.
+ * same hashes in every warehouse and every run. Without a salt the key is absent, and the warehouse gives its own
+ * (`load/derived/pii-key.ts`).
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
-  const settings = destination.analysts ?? { personal_data: 'hash' as const };
+  const settings: AnalystsSettings = destination.analysts ?? { personal_data: 'hash' };
   const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
   if (settings.schema !== undefined && destination.type !== 'postgres')
     throw new ConfigError(
@@ -182,27 +212,15 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
   const salt = env[PII_SALT_VARIABLE];
-  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
+  const pipelineTables = settings.pipeline_tables ?? false;
+  if (settings.personal_data !== 'hash' || !salt)
+    return { personalData: settings.personal_data, schema, pipelineTables };
   return {
     personalData: 'hash',
-    key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
+    key: personalDataKey(salt),
     schema,
+    pipelineTables,
   };
-}
-
-/**
- * Stops a command that writes what analysts read (a load, a publish) when personal data is to be hashed and
- * `LOYALTY_PII_SALT` is not set, before it does anything. A DuckDB warehouse that publishes no copy needs none.
- */
-export function requireAnalystsKey(config: ResolvedConfig): void {
-  const { analysts, destination } = config;
-  if (analysts.personalData !== 'hash' || analysts.key) return;
-  if (destination.type !== 'postgres' && publishPathOf(destination) === undefined) return;
-  throw new ConfigError(
-    PII_SALT_VARIABLE,
-    '',
-    'is not set: destination.analysts.personal_data is hash (the default), which salts the hashes of the personal data analysts read with it; set it (and keep it: the hashes change with it), or set personal_data to keep or drop',
-  );
 }
 
 function warehouseFromEnv(value: string, current: DestinationSettings): DestinationSettings {

@@ -47,6 +47,11 @@ export interface EmulatorOptions {
    * (`model/setup-season.ts`). Default: none, the setup never changes.
    */
   setupSeason?: string;
+  /**
+   * The integration's `created`, in the spec's month-name style (`Mon DD, YYYY H:MM:SS AM/PM`), as
+   * `POST /accounts/integrations` serves it. Default `Mar 4, 2021 3:07:12 PM`.
+   */
+  integrationCreated?: string;
   /** Latency, errors, hangs, cut bodies and drift to inject (README "Faults"). Default: none. */
   faults?: FaultOptions;
   /**
@@ -97,6 +102,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const surveysPerDay = options.surveysPerDay ?? Math.max(3, Math.round(accounts / 20));
   const surveyDuplicateRate = options.surveyDuplicateRate ?? 0;
   const postingsOrder = options.postingsOrder ?? 'newest-first';
+  const integrationCreated = options.integrationCreated ?? 'Mar 4, 2021 3:07:12 PM';
   check(Number.isSafeInteger(seed) && seed >= 0, 'seed must be a non-negative integer');
   check(
     Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS,
@@ -130,6 +136,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     surveysPerDay,
     surveyDuplicateRate,
     setupSeason,
+    integrationCreated,
     faults: resolveFaults(options.faults, seed),
     readings: resolveReadings(options.readings),
   };

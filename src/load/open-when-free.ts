@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Logger } from '../log/logger.js';
-import type { Destination } from './destination.js';
-import { WarehouseBusyError } from './duckdb/duckdb-destination.js';
-import { openDestination } from './open-destination.js';
+import { WarehouseBusyError } from './warehouse/warehouse-errors.js';
 
 /** Options of {@link openWhenFree}. */
 export interface WaitOptions {
@@ -16,22 +13,18 @@ export interface WaitOptions {
 }
 
 /**
- * Opens the warehouse like `openDestination`, but while another process holds a DuckDB file (an analyst's session
+ * Opens a warehouse with `open` (a dialect's, `load/warehouses.ts`), but while another process holds a DuckDB file (an analyst's session
  * on it, a `run` of another job) it tries again until `timeoutSeconds` have passed, saying once what it waits for
  * and again every minute. A nightly job that meets a session left open waits for it instead of failing.
  *
  * @throws WarehouseBusyError when the file is still held at the end, naming how long it waited.
  */
-export async function openWhenFree(
-  config: DestinationSettings,
-  options: WaitOptions,
-  open: (config: DestinationSettings) => Promise<Destination> = openDestination,
-): Promise<Destination> {
+export async function openWhenFree<T>(open: () => Promise<T>, options: WaitOptions): Promise<T> {
   const started = Date.now();
   let loggedAt = 0;
   for (let attempt = 0; ; attempt++) {
     try {
-      const destination = await open(config);
+      const destination = await open();
       if (attempt > 0)
         options.logger.info({ waitedSeconds: Math.round((Date.now() - started) / 1000) }, 'warehouse free: going on');
       return destination;

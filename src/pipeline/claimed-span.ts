@@ -2,10 +2,12 @@ import type { Day } from '../plan/days.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { redact } from '../log/redact.js';
 import { formatWindow, type Window } from '../plan/windows.js';
-import { ClaimLostError, recordWindowFailed, type WindowCounts } from '../state/ledger.js';
+import { recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import type { RunUnderWay } from './job-run-request.js';
-import { loadSpan, SpanPartlyLoadedError, type SpanSettings } from './load-span.js';
+import { loadSpan, type SpanSettings } from './load-span.js';
+import { ClaimLostError } from '../state/state-errors.js';
+import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
 /**
  * Where a span's windows count: the backfill they are loaded for, or the customer directory (neither progress nor
@@ -63,12 +65,16 @@ export async function loadClaimedSpan(
   };
   try {
     done(await loadSpan(stream, span, ctx, request.destination, settings, run.log));
+    run.unanswered.answered();
   } catch (caught) {
     // the windows read before the failure were committed: they count as loaded
     if (caught instanceof SpanPartlyLoadedError) done(caught.loaded);
     const [error, failed] = caught instanceof SpanPartlyLoadedError ? [caught.cause, caught.failed] : [caught, span];
     // the run stops: the span's windows are left as they were, for the next run
-    if (!run.stop.absorbs(error)) await recordFailure(run, name, failed, error);
+    if (!run.stop.absorbs(error)) {
+      await recordFailure(run, name, failed, error);
+      run.unanswered.failed(error);
+    }
   } finally {
     asked?.close();
     letGo();

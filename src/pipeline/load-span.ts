@@ -18,8 +18,10 @@ import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
 import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budget.js';
+import { UndatedVersions } from './undated-versions.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
+import { RejectThresholdError, SpanPartlyLoadedError, UnreadRecordsError } from './pipeline-errors.js';
 
 /** Settings of one span's load that do not come from the stream. */
 export interface SpanSettings {
@@ -44,32 +46,6 @@ export interface SpanSettings {
   archive?: AnswerArchive;
   /** The limit on staged rows the spans loaded at once share (none: each span stages as its pages come). */
   staging?: StagingBudget;
-}
-
-/**
- * Reading a span stopped with `cause` after its first windows were read to the end: those were committed
- * (`loaded`), the others (`failed`) were not.
- */
-export class SpanPartlyLoadedError extends Error {
-  override readonly name = 'SpanPartlyLoadedError';
-
-  constructor(
-    override readonly cause: unknown,
-    readonly loaded: WindowCounts[],
-    readonly failed: Window[],
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
-
-/** A window whose share of rejected records passed the threshold, or whose every record was rejected. */
-export class RejectThresholdError extends Error {
-  override readonly name = 'RejectThresholdError';
-}
-
-/** A span the source counts as holding records, of which reading its windows found none. */
-export class UnreadRecordsError extends Error {
-  override readonly name = 'UnreadRecordsError';
 }
 
 /** Windows with fewer rejects than this never fail on the threshold: one bad record in a tiny window is noise. */
@@ -243,6 +219,8 @@ interface StagedSpan {
   complete: Set<Day>;
   /** The members the spec does not list that the staged rows carry. */
   unlisted: UnlistedTally;
+  /** The records whose history version the source gives no day for. */
+  undated: UndatedVersions;
   stoppedBy?: unknown;
 }
 
@@ -261,6 +239,7 @@ async function stageSpan(
     firstReject: new Map(),
     complete: new Set(),
     unlisted: new UnlistedTally(stream.tables),
+    undated: new UndatedVersions(tablesOf(stream, ctx), span),
   };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
@@ -293,6 +272,7 @@ async function stageSpan(
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
         staged.unlisted.forget(batch.windowStart);
+        staged.undated.forget(batch.windowStart);
         staged.firstReject.delete(batch.windowStart);
       }
       const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
@@ -326,6 +306,7 @@ async function stageSpan(
           continue;
         }
         staged.unlisted.add(table, list, batch.windowStart);
+        staged.undated.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
       if (observed.length > 0) {
@@ -344,6 +325,7 @@ async function stageSpan(
     // as `for await` does when its body ends early: the extractor's own cleanup runs
     if (!done) await pages.return?.(undefined).catch(() => undefined);
   }
+  staged.undated.warn(stream.name, logger);
   return staged;
 }
 
@@ -550,7 +532,7 @@ function logLoaded(
     ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through }
     : {};
   for (const c of counts) {
-    logger.info(
+    logger.debug(
       {
         stream: stream.name,
         window: formatWindow(c.window),

@@ -20,8 +20,9 @@ import { windowsDoneBy } from '../state/replay-windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import type { StreamContext } from '../streams/stream.js';
-import { loadSpan, SpanPartlyLoadedError } from './load-span.js';
+import { loadSpan } from './load-span.js';
 import { refreshProfiles } from './refresh-profiles.js';
+import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
 /** Streams whose tables hold each customer's latest observed state (and its history). */
 const STATE_STREAMS: ReadonlySet<StreamName> = new Set(['loyalty_status', 'vouchers']);

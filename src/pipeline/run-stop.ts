@@ -1,14 +1,6 @@
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { AuthenticationError } from '../source/source-errors.js';
 
-/** The process was asked to stop (SIGINT, SIGTERM): the run ends as `interrupted`. */
-export class RunInterruptedError extends Error {
-  override readonly name = 'RunInterruptedError';
-  constructor(readonly signal: NodeJS.Signals) {
-    super(`interrupted by ${signal}`);
-  }
-}
-
 /**
  * Ends a run early, all of it at once: when the source refuses the credentials (every other request would be
  * refused too) or when the process is interrupted. Once stopped, lanes take no new span, the spans in flight are

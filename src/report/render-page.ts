@@ -27,6 +27,12 @@ export interface PageOptions {
   rejectPayloads?: boolean;
 }
 
+/** Which release last opened the warehouse, and which one made this page. */
+function releaseText({ warehouseRelease: r }: ReportModel): string {
+  const opened = r.openedBy ? `opened by loyalty-etl ${r.openedBy}` : 'opened by no recorded release';
+  return `${opened}${r.migration ? `, migrated through ${r.migration.version}` : ''}; page by loyalty-etl ${r.release}`;
+}
+
 /**
  * The status page: one self-contained HTML document (inline style, inline SVG, one small script, no network).
  * From the top: is it complete and how far behind; a card per stream; each stream's windows as a calendar;
@@ -49,7 +55,7 @@ ${refresh}
 <body>
 <main>
 <h1>loyalty-etl · job ${model.job}</h1>
-<div class="meta">${model.warehouse} · window days in ${model.timezone} · last closed day ${model.lastClosedDay} · page made ${formatInstant(model.generatedAt)}</div>
+<div class="meta">${model.warehouse} · ${releaseText(model)} · window days in ${model.timezone} · last closed day ${model.lastClosedDay} · page made ${formatInstant(model.generatedAt)}</div>
 ${renderBanner(model)}
 ${renderStreamCards(model)}
 ${renderWebhookEvents(model)}

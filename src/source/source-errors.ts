@@ -1,6 +1,9 @@
+import { KindedError } from '../plan/error-kind.js';
+
 /** Something went wrong talking to the source. `endpoint` names the call, never its credentials. */
-export class SourceError extends Error {
+export class SourceError extends KindedError {
   override readonly name: string = 'SourceError';
+  readonly kind = 'source';
   constructor(
     message: string,
     readonly endpoint: string,

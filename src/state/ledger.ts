@@ -2,6 +2,7 @@ import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { columnLists } from '../load/warehouse/values-list.js';
+import { ClaimLostError } from './state-errors.js';
 
 /**
  * Windows written per ledger statement. A statement carries only what differs from window to window (the
@@ -57,11 +58,6 @@ export async function recordWindowsDone(
       [job, stream, runId, finishedAt, mark.backfillId ?? null, ...list.params],
     );
   }
-}
-
-/** A span's windows are no longer claimed by the run committing them: another worker took them over. */
-export class ClaimLostError extends Error {
-  override readonly name = 'ClaimLostError';
 }
 
 /**

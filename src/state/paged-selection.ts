@@ -2,9 +2,8 @@ import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { CustomerSelection, SelectedCustomer, WarehouseRead } from './selected-customers.js';
 
 /**
- * Customers read from the warehouse per query: bounded memory whatever the number of customers (a few MB). Each
- * query scans the directory and its observations again, so the page is large: at a million customers, pages of
- * 5,000 made a night's three selections take minutes (docs/performance.md, "A night of a million customers").
+ * Customers read from the warehouse per query: bounded memory whatever the number of customers. Each query scans
+ * the directory and its observations again, so the number of pages is what costs, and the page is large.
  */
 const PAGE = 50_000;
 

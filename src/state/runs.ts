@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DestinationCapabilities } from '../load/destination.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import { JobBusyError } from './state-errors.js';
 
 /**
  * A run is one process working on a job (`run`, `backfill`, `demo`), recorded in `_etl_runs`. It is alive
@@ -19,11 +20,6 @@ export interface RunStart {
   backfillId?: string;
   /** A lock the run must hold for its whole length, e.g. `run:nightly` (see {@link JobBusyError}). */
   lock?: string;
-}
-
-/** The lock a run needs is held by another live run; nothing was started. */
-export class JobBusyError extends Error {
-  override readonly name = 'JobBusyError';
 }
 
 /**
@@ -135,6 +131,8 @@ export async function finishRun(
     status: 'succeeded' | 'failed' | 'interrupted';
     error: string | null;
     requests: number;
+    /** Requests tried again; undefined leaves the column as it is. */
+    retries?: number;
     finishedAt: string;
   },
 ): Promise<void> {
@@ -145,6 +143,7 @@ export async function finishRun(
       status: run.status,
       error: run.error,
       requests: run.requests,
+      ...(run.retries === undefined ? {} : { retries: run.retries }),
       expires_at: null,
     })
     .where('run_id', '=', run.runId)

@@ -1,6 +1,7 @@
 import type { JobSettings } from '../plan/job-plan.js';
 import type { SchemaChangeRow } from './schema-changes.js';
 import type { UnlistedField } from './unlisted-fields.js';
+import type { IntegrationRow } from './integrations.js';
 import type { LedgerTables, SqlConnection } from '../load/warehouse/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
@@ -9,6 +10,7 @@ import { readEventBookmark } from './event-bookmark.js';
 import { liveRunSql } from './runs.js';
 import type { StateCoverage } from './state-coverage.js';
 import { backfillWindowCounts } from './window-claims.js';
+import { readWarehouseRelease, type WarehouseRelease } from './warehouse-release.js';
 
 /** The state of one stream of a job. */
 export interface StreamStatus {
@@ -41,6 +43,8 @@ export interface RunSummary {
   finishedAt: string | null;
   durationSeconds: number | null;
   requests: number | null;
+  /** Requests it tried again (null for runs recorded before they were counted). */
+  retries: number | null;
   windows: number;
   rowsLoaded: number;
   rowsRejected: number;
@@ -67,6 +71,8 @@ export interface BackfillSummary {
 export interface JobStatus {
   job: string;
   lastClosedDay: Day;
+  /** The releases of loyalty-etl that migrated and opened the warehouse. */
+  warehouseRelease: WarehouseRelease;
   streams: StreamStatus[];
   /** The live run holding the job's run lock, if any. */
   runLock: { runId: string; host: string | null; pid: number | null; since: string | null } | null;
@@ -90,6 +96,8 @@ export interface JobStatus {
   customerState?: StateCoverage[];
   /** The history tables of the job's streams: versions and the observations they come from. */
   history?: HistoryStatus[];
+  /** The integration `source.integration_token` named when `check` last asked (`_etl_integrations`), never its secrets. */
+  integration?: IntegrationRow | null;
   /** Members the service sends that the spec does not list, the newest first (`_etl_unlisted_fields`). */
   unlistedFields?: UnlistedField[];
   /** The last changes of what analysts read, the newest first, and how many there are (`_etl_schema_changes`). */
@@ -118,6 +126,7 @@ export async function readJobStatus(
   return {
     job,
     lastClosedDay: lastClosed,
+    warehouseRelease: await readWarehouseRelease(conn),
     streams: await readStreams(conn, job, jobConfig.streams, lastClosed),
     runLock: await readRunLock(conn, job),
     backfills: await readBackfills(conn, job),
@@ -187,8 +196,13 @@ async function readStreams(
   });
 }
 
-/** The job's last `limit` runs, newest first, with what each loaded. */
-async function readRuns(conn: SqlConnection, job: string, limit: number): Promise<JobStatus['runs']> {
+/** The job's last `limit` runs (or the run `runId` alone), newest first, with what each loaded. */
+export async function readRuns(
+  conn: SqlConnection,
+  job: string,
+  limit: number,
+  runId?: string,
+): Promise<JobStatus['runs']> {
   const runs = await conn.all<{
     run_id: string;
     command: string;
@@ -200,18 +214,19 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
     finished_at: string | null;
     secs: number | string | null;
     requests: number | string | null;
+    retries: number | string | null;
     windows: number | string;
     rows: number | string;
     rejected: number | string;
     error: string | null;
   }>(
     `SELECT r.run_id, r.command, r.status, r.host, r.pid, r.backfill_id, CAST(r.started_at AS VARCHAR) AS started_at, CAST(r.finished_at AS VARCHAR) AS finished_at,
-            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.error,
+            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.retries, r.error,
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
             (SELECT COALESCE(SUM(rows_rejected), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rejected
-       FROM ${q(conn)}._etl_runs r WHERE r.job = $1 ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
-    [job],
+       FROM ${q(conn)}._etl_runs r WHERE r.job = $1${runId === undefined ? '' : ' AND r.run_id = $2'} ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
+    runId === undefined ? [job] : [job, runId],
   );
   return runs.map((r) => ({
     runId: r.run_id,
@@ -224,6 +239,7 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
     finishedAt: r.finished_at,
     durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
     requests: r.requests === null ? null : Number(r.requests),
+    retries: r.retries === null ? null : Number(r.retries),
     windows: Number(r.windows),
     rowsLoaded: Number(r.rows),
     rowsRejected: Number(r.rejected),

@@ -2,8 +2,9 @@ import type { Destination } from '../load/destination.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { isDataError } from '../load/warehouse/warehouse-errors.js';
 import { quarantineEvent } from './event-quarantine.js';
-import { InvalidEventError, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import { parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
 import { eventValues, LOYALTY_EVENT_COLUMNS } from './loyalty-event-store.js';
+import { InvalidEventError } from './webhook-errors.js';
 
 /** One event as the raw archive keeps it: the row the receiver made of it, when it took it, and which receiver. */
 export interface KeptEvent {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoyaltyEvent } from './loyalty-event.js';
+import { SpoolFolderError, UnreadableSpoolFileError } from './webhook-errors.js';
 
 /** One received event as its spool file holds it. */
 export interface SpooledEvent {
@@ -10,19 +11,6 @@ export interface SpooledEvent {
   /** The receiver that took it (`loyalty_events._run_id`). */
   receiverId: string;
   event: LoyaltyEvent;
-}
-
-/** A spool file that does not hold a spooled event (damaged, or written by something else). */
-export class UnreadableSpoolFileError extends Error {
-  override readonly name = 'UnreadableSpoolFileError';
-}
-
-/**
- * The spool's folder cannot be used (it cannot be made, read or written: a permission, a file in its place, a
- * read-only disk): a mistake of the setting (`destination.event_spool`), said in one line.
- */
-export class SpoolFolderError extends Error {
-  override readonly name = 'SpoolFolderError';
 }
 
 /** The error of a file operation on the spool as a {@link SpoolFolderError} naming the folder, when it is one of the folder's. */

@@ -1,7 +1,7 @@
 import type { DestinationSettings } from '../plan/job-plan.js';
 import type { Destination } from '../load/destination.js';
 import { Mutex } from '../load/warehouse/mutex.js';
-import { openDestination } from '../load/open-destination.js';
+import { openDestination } from '../load/warehouses.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { isDataError } from '../load/warehouse/warehouse-errors.js';
 import { quarantineEvent } from './event-quarantine.js';

@@ -4,6 +4,7 @@ import { canonicalJson, contentKey } from '../transform/keys.js';
 import { RecordError } from '../transform/record-error.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
 import { cleanDecimal, cleanInteger, cleanText, storableJson } from '../transform/values.js';
+import { InvalidEventError } from './webhook-errors.js';
 
 const text = z.union([z.string(), z.null()]).optional();
 const number = z.union([z.number(), z.string(), z.null()]).optional();
@@ -37,9 +38,8 @@ export const loyaltyEventSchema = z.looseObject({
 
 /**
  * The largest body the receiver takes, and the largest payload a spooled event may bring to `loyalty_events`:
- * 64 KiB, some fifty times a real event's. Much larger values would block the warehouse rather than fill it:
- * DuckDB 1.5 cannot checkpoint a table once it holds about `memory_limit` of values over its 256 KiB block
- * (244 events of 1 MiB at 256 MB: every later commit fails), while 5,000 values of 64 KiB checkpoint there.
+ * far above a real event's. Values larger than DuckDB's block would pile up against `memory_limit` until the
+ * table can no longer checkpoint, blocking the warehouse rather than filling it (docs/webhook.md).
  */
 export const MAX_EVENT_BYTES = 64 << 10;
 
@@ -61,11 +61,6 @@ export interface LoyaltyEvent {
   point_expiry: string | null;
   /** The body as received, canonical JSON. */
   payload: string;
-}
-
-/** The body could not be stored: it is not a loyalty webhook body. */
-export class InvalidEventError extends Error {
-  override readonly name = 'InvalidEventError';
 }
 
 /**

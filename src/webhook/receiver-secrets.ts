@@ -1,3 +1,4 @@
+import { ReceiverSecretError } from './webhook-errors.js';
 /** The receiver's secret: the one the service's subscriber address (or header) carries. */
 export const WEBHOOK_SECRET_ENV = 'LOYALTY_WEBHOOK_SECRET';
 /** During a rotation, the secret being replaced: still accepted until the service sends only the new one. */
@@ -7,11 +8,6 @@ export const MIN_SECRET_LENGTH = 32;
 
 // Characters a URL never percent-encodes, so a secret reads the same in a path, a header and a support ticket.
 const SECRET_CHARACTERS = /^[A-Za-z0-9._~-]+$/;
-
-/** A receiver secret that is missing where one is needed, or too weak to use. The message never holds its value. */
-export class ReceiverSecretError extends Error {
-  override readonly name = 'ReceiverSecretError';
-}
 
 /**
  * What is wrong with a secret, or null when it is fit: at least {@link MIN_SECRET_LENGTH} characters, all of

@@ -2,8 +2,9 @@ import type { Destination } from '../load/destination.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Logger } from '../log/logger.js';
 import { quarantineEvent } from './event-quarantine.js';
-import { type EventSpool, type SpooledEvent, UnreadableSpoolFileError } from './event-spool.js';
+import { type EventSpool, type SpooledEvent } from './event-spool.js';
 import { MAX_EVENT_BYTES } from './loyalty-event.js';
+import { UnreadableSpoolFileError } from './webhook-errors.js';
 
 /** What one ingest of the spool did. */
 export interface SpoolIngest {
@@ -19,8 +20,8 @@ export interface SpoolIngest {
 
 /**
  * Bounds of one transaction: bounded memory and a short hold of the warehouse, whatever the backlog. The bytes
- * matter as much as the count: a batch travels as one JSON text, and a few hundred events of 1 MiB (what
- * receivers took before {@link MAX_EVENT_BYTES}) made one past V8's limit on the length of a string.
+ * matter as much as the count: a batch travels as one JSON text, which must stay under V8's limit on the length
+ * of a string.
  */
 const BATCH_EVENTS = 2000;
 const BATCH_BYTES = 8 << 20;

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { redactHookUrl } from './hook-path.js';
-import { InvalidEventError, MAX_EVENT_BYTES, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
+import { MAX_EVENT_BYTES, parseLoyaltyEvent, type LoyaltyEvent } from './loyalty-event.js';
 import type { EventStore, SaveOutcome } from './loyalty-event-store.js';
 import { type Admission, WebhookGate, type WebhookGateOptions } from './webhook-gate.js';
+import { InvalidEventError } from './webhook-errors.js';
 
 /** Calls received since the start, by outcome. */
 export interface ReceiverStats {

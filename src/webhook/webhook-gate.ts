@@ -5,6 +5,7 @@ import proxyAddr from 'proxy-addr';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { parseHookPath } from './hook-path.js';
 import { secretProblem } from './receiver-secrets.js';
+import { WebhookGateOptionError } from './webhook-errors.js';
 
 /** Who may call the receiver. Only `secrets` (or `authenticatedUpstream`) is required; the rest is off by default. */
 export interface WebhookGateOptions {
@@ -29,17 +30,6 @@ export interface WebhookGateOptions {
   trustedProxies?: readonly string[];
   /** Calls per source address (an IPv6 caller: per /64 network) in `perSeconds` (default 1); beyond, 429. Default: no cap. */
   rateLimit?: { calls: number; perSeconds?: number };
-}
-
-/** A gate option that cannot be used; `option` names it the way the command line does. */
-export class WebhookGateOptionError extends Error {
-  override readonly name = 'WebhookGateOptionError';
-  constructor(
-    readonly option: string,
-    readonly problem: string,
-  ) {
-    super(`${option}: ${problem}`);
-  }
 }
 
 /** The gate's answer for one request, decided from its address, path and headers alone. */

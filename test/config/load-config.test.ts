@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { loadConfig, parseConfig, requireAnalystsKey, resolveJobPlan } from '../../src/config/load-config.js';
+import { loadConfig, parseConfig, resolveJobPlan } from '../../src/config/load-config.js';
 
 const minimal = `
 source:
@@ -260,20 +260,14 @@ describe('destination.analysts', () => {
     expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'salt' }).analysts.key).not.toBe(a.analysts.key);
     expect(a.secrets).toEqual(expect.arrayContaining(['pepper', a.analysts.key]));
     const dropped = parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: drop'), 'jobs.yaml', {});
-    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined });
-    expect(() => requireAnalystsKey(dropped)).not.toThrow();
+    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined, pipelineTables: false });
   });
 
-  it('without a salt under hash, loads and publishes stop with one line naming the variable; a warehouse that publishes nothing needs none', () => {
-    expect(errorOf(() => requireAnalystsKey(parseConfig(minimal, 'jobs.yaml', {}))).message).toMatch(
-      /^LOYALTY_PII_SALT: is not set: destination\.analysts\.personal_data is hash/,
-    );
+  it('without a salt under hash, the config holds no key: the warehouse keeps one of its own', () => {
+    const plain = parseConfig(minimal, 'jobs.yaml', {});
+    expect(plain.analysts).toEqual({ personalData: 'hash', schema: undefined, pipelineTables: false });
     const postgres = parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh'), 'jobs.yaml', {});
-    expect(postgres.analysts.schema).toBe('public_analysts');
-    expect(() => requireAnalystsKey(postgres)).toThrow(ConfigError);
-    expect(() =>
-      requireAnalystsKey(parseConfig(withAnalysts('  type: duckdb\n  publish_path: false'), 'jobs.yaml', {})),
-    ).not.toThrow();
+    expect(postgres.analysts).toEqual({ personalData: 'hash', schema: 'public_analysts', pipelineTables: false });
   });
 
   it('refuses an unknown policy, a schema for DuckDB, and the warehouse schema itself', () => {

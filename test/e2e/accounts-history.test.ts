@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { addDays, daysBetween } from '../../src/plan/days.js';
 import { inOrderHistory, readHistory, type ServedWindow, type Version } from '../helpers/account-history.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations, unpublished } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-06-01';
@@ -30,20 +31,19 @@ function servedWindows(emulator: Emulator): ServedWindow[] {
 }
 
 describe.each(testDestinations)('accounts history from the emulator into $name', (target) => {
-  let emulator: Emulator;
   let now = Date.parse(`${END}T20:00:00Z`);
   let modified: string;
   let truth: Version[];
+  const emulator = useEmulator({
+    seed: 23,
+    accounts: 60,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    port: 0,
+    clock: () => now,
+  });
   beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 23,
-      accounts: 60,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      port: 0,
-      clock: () => now,
-    });
     const customer = [...emulator.truth.customers(END)].find((c) => c.phone !== null)!;
     modified = customer.customer_id;
     for (const [i, night] of NIGHTS.entries()) {
@@ -58,7 +58,6 @@ describe.each(testDestinations)('accounts history from the emulator into $name',
     }
     truth = inOrderHistory(servedWindows(emulator));
   });
-  afterAll(async () => emulator.close());
 
   const jobs = (
     config: Parameters<typeof emulatorJobs>[0]['destination'],

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { runCommand } from '../../src/commands/run.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import {
@@ -11,6 +11,7 @@ import {
   sortedByJson,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const RANGE = { startDate: '2024-01-01', endDate: '2024-01-20' } as const;
 const TZ = 'Europe/Athens';
@@ -20,11 +21,7 @@ function truthAccounts(emulator: Emulator, start: string, end: string): Map<stri
 }
 
 describe.each(testDestinations)('accounts stream into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 11, accounts: 150, ...RANGE, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 11, accounts: 150, ...RANGE, timezone: TZ, port: 0 });
 
   it('a backfill with 4 windows at once equals the ground truth, field by field, latest version of every customer', async () => {
     const { config } = await target.fresh();
@@ -109,19 +106,15 @@ describe.each(testDestinations)('accounts stream into $name', (target) => {
 });
 
 describe.each(testDestinations)('bad input and crashes into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 5,
-      accounts: 400,
-      startDate: '2024-02-01',
-      endDate: '2024-02-14',
-      timezone: TZ,
-      badRecordRate: 0.02,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 5,
+    accounts: 400,
+    startDate: '2024-02-01',
+    endDate: '2024-02-14',
+    timezone: TZ,
+    badRecordRate: 0.02,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('puts records without a key in _etl_rejects with their payload, loads the rest (a bad field NULL and kept in _etl_field_rejects), shows both in status, exits 0', async () => {
     const { config } = await target.fresh();
@@ -205,17 +198,10 @@ describe.each(testDestinations)('bad input and crashes into $name', (target) => 
       destination: config,
       pageSize: 5,
     });
-    const victim = startCli([
-      'backfill',
-      '--config',
-      file,
-      '--from',
-      '2024-02-01',
-      '--to',
-      '2024-02-14',
-      '--concurrency',
-      '3',
-    ]);
+    const victim = startCli(
+      ['backfill', '--config', file, '--from', '2024-02-01', '--to', '2024-02-14', '--concurrency', '3'],
+      { LOYALTY_LOG_LEVEL: 'debug' },
+    );
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
         if ((victim.output().match(/"window loaded"/g) ?? []).length >= 3) {

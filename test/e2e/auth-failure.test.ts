@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-05-01';
@@ -11,32 +12,28 @@ const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 const AUTH = '  auth:\n    header: X-Api-Key\n    token: ${LOYALTY_API_TOKEN}\n';
 
 describe.each(testDestinations)('a source that refuses the credentials, into $name', (target) => {
-  let emulator: Emulator;
   /** The service refuses every request after this many (the token was revoked while the run went on). */
   let refuseAfter = Number.POSITIVE_INFINITY;
   let served = 0;
-  beforeAll(async () => {
-    const revoke: Middleware = async (request, next) => {
-      if (request.path.startsWith('/_emulator')) return next(request);
-      if (++served > refuseAfter)
-        return {
-          status: 401,
-          headers: { 'content-type': 'application/json' },
-          body: '{"code":401,"message":"Not authorized"}',
-        };
-      return next(request);
-    };
-    emulator = await startEmulator({
-      seed: 4,
-      accounts: 60,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      auth: { header: 'X-Api-Key', value: 'right' },
-      hooks: { middleware: [revoke] },
-    });
+  const revoke: Middleware = async (request, next) => {
+    if (request.path.startsWith('/_emulator')) return next(request);
+    if (++served > refuseAfter)
+      return {
+        status: 401,
+        headers: { 'content-type': 'application/json' },
+        body: '{"code":401,"message":"Not authorized"}',
+      };
+    return next(request);
+  };
+  const emulator = useEmulator({
+    seed: 4,
+    accounts: 60,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    auth: { header: 'X-Api-Key', value: 'right' },
+    hooks: { middleware: [revoke] },
   });
-  afterAll(() => emulator.close());
 
   async function jobsFile() {
     const { config } = await target.fresh();

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { truthContents, warehouseContents } from '../helpers/ground-truth.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -12,13 +12,7 @@ const INSIDE = '2024-03-20';
 const END = '2024-04-09';
 
 describe.each(testDestinations)('backfills of ranges that end inside a window, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 120, startDate: START, endDate: END, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
+  const emulator = useEmulator({ seed: 5, accounts: 120, startDate: START, endDate: END, timezone: TZ, port: 0 });
 
   it('a later backfill over the whole window loads the days the first one left out', async () => {
     const { config } = await target.fresh();

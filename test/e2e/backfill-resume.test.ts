@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/plan/days.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { duckdbTestDestination, postgresTestDestination } from '../helpers/destinations.js';
 import { killAfter, RequestLog } from '../helpers/request-log.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'UTC';
 const FROM = '2023-01-01';
@@ -21,20 +21,16 @@ const CASES = [
 ];
 
 describe.each(CASES)('a daily backfill killed halfway into $destination.name, through $to', ({ destination, to }) => {
-  let emulator: Emulator;
   const log = new RequestLog();
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 31,
-      accounts: 40,
-      startDate: FROM,
-      endDate: TWO_YEARS,
-      timezone: TZ,
-      port: 0,
-      hooks: { middleware: [log.middleware] },
-    });
+  const emulator = useEmulator({
+    seed: 31,
+    accounts: 40,
+    startDate: FROM,
+    endDate: TWO_YEARS,
+    timezone: TZ,
+    port: 0,
+    hooks: { middleware: [log.middleware] },
   });
-  afterAll(async () => emulator.close());
 
   it('resumes without re-extracting the windows it had done, and ends at the ground truth', async () => {
     const { config } = await destination.fresh();
@@ -43,7 +39,7 @@ describe.each(CASES)('a daily backfill killed halfway into $destination.name, th
     const args = ['backfill', '--config', file, '--from', FROM, '--to', to, '--concurrency', '4'];
 
     log.clear();
-    await killAfter(startCli(args), /"window loaded"/, Math.floor(windows / 2));
+    await killAfter(startCli(args, { LOYALTY_LOG_LEVEL: 'debug' }), /"window loaded"/, Math.floor(windows / 2));
     const firstPass = log.perWindow('/business-data/accounts');
     const done = await withWarehouse(config, async (conn) => {
       const rows = await conn.all<{ w: string; backfill_id: string }>(

@@ -1,10 +1,10 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { emulatorJobs, runCli, runCliProcess, startCli, writeJobsFile } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 import { waitForOutput } from '../helpers/request-gate.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';
@@ -22,11 +22,7 @@ async function holdFile(path: string): Promise<() => void> {
 }
 
 describe('run and backfill finding the DuckDB file held by another process', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 4, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 4, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
 
   /** A warehouse that exists (its tables created), and a jobs file for it. */
   async function warehouse() {

@@ -1,8 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { publishPathOf } from '../../src/config/duckdb-files.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import {
@@ -18,6 +17,7 @@ import { truthContents, warehouseContents } from '../helpers/ground-truth.js';
 import { RequestTripwire } from '../helpers/request-tripwire.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-05-01';
@@ -40,22 +40,21 @@ async function publishedContents(config: DestinationSettings) {
 
 describe.each(testDestinations)('crash consistency on $name', (target) => {
   const tripwire = new RequestTripwire();
-  let emulator: Emulator;
   let truth: ReturnType<typeof truthContents>;
   /** A backfill nobody interrupts, and its requests per path. */
   let reference: { config: DestinationSettings; result: CliResult };
   const requests = new Map<string, number>();
+  const emulator = useEmulator({
+    seed: 31,
+    accounts: 40,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    badRecordRate: 0.03,
+    port: 0,
+    hooks: { middleware: [tripwire.middleware] },
+  });
   beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 31,
-      accounts: 40,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      badRecordRate: 0.03,
-      port: 0,
-      hooks: { middleware: [tripwire.middleware] },
-    });
     truth = truthContents(emulator, START, END);
     // the bearings of the aimed kills: how many requests of each path a whole backfill makes
     const { config, args } = await backfillJob();
@@ -63,7 +62,6 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     reference = { config, result: await runCli(args) };
     for (const path of [ACCOUNTS, POSTINGS]) requests.set(path, emulator.stats.requests(path));
   });
-  afterAll(async () => emulator.close());
 
   async function backfillJob() {
     const { config } = await target.fresh();
@@ -109,7 +107,8 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     mustKill = true,
   ): Promise<boolean> {
     const { config, args } = await backfillJob();
-    const victim = startCli(args);
+    // each window's `window loaded` line (at debug) is what the aims count
+    const victim = startCli(args, { LOYALTY_LOG_LEVEL: 'debug' });
     const killed = await Promise.race([
       aim(victim, config).then(() => victim.child.kill('SIGKILL')),
       victim.done.then(() => false),

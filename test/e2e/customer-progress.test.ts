@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs, runCliProcess } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-03-01';
@@ -17,19 +18,15 @@ const slowPostings: Middleware = async (request, next) => {
 };
 
 describe('the progress lines of a backfill and of a run on DuckDB', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 7,
-      accounts: 60,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      hooks: { middleware: [slowPostings] },
-    });
+  const emulator = useEmulator({
+    seed: 7,
+    accounts: 60,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    hooks: { middleware: [slowPostings] },
   });
-  afterAll(async () => emulator.close());
 
   it('say how many of the postings span’s selected customers were asked while it runs, and drop it once it is done', async () => {
     const { config } = await duckdbTestDestination.fresh();

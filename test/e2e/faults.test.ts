@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
-import { type Emulator, type FaultOptions, startEmulator } from '../../src/emulator/index.js';
+import type { Emulator, FaultOptions } from '../../src/emulator/index.js';
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
@@ -11,6 +11,7 @@ import {
   sortedByJson,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
@@ -48,11 +49,7 @@ function truthContent(emulator: Emulator, start: string, end: string) {
 
 describe.each(testDestinations)('a month under faults into $name', (target) => {
   const MONTH = { startDate: '2024-05-01', endDate: '2024-05-31' } as const;
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 31, accounts: 140, ...MONTH, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 31, accounts: 140, ...MONTH, timezone: TZ, port: 0 });
 
   it('with 10% 5xx, 5% 429, 2% hangs, 1% cut-off bodies and drift while paging, reaches the exact ground truth of every stream', async () => {
     const { config } = await target.fresh();
@@ -96,11 +93,7 @@ describe.each(testDestinations)('a month under faults into $name', (target) => {
 
 describe.each(testDestinations)('a source that goes down and stays down, into $name', (target) => {
   const RANGE = { startDate: '2024-06-01', endDate: '2024-06-10' } as const;
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 3, accounts: 60, ...RANGE, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 3, accounts: 60, ...RANGE, timezone: TZ, port: 0 });
 
   it('exits non-zero with one clear line, loads no part of a failed window, keeps the windows done, and the next run completes from the watermark', async () => {
     const { config } = await target.fresh();
@@ -192,42 +185,38 @@ async function rowsOfWindow(conn: SqlConnection, stream: string, windowStart: st
 describe('the auth secret under faults', () => {
   const TOKEN = 'tok"en\\wi/th+q=SECRET-7f3a';
   const RANGE = { startDate: '2024-07-01', endDate: '2024-07-06' } as const;
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 9,
-      accounts: 60,
-      ...RANGE,
-      timezone: TZ,
-      port: 0,
-      auth: { header: 'X-Api-Key', value: `Key ${TOKEN}` },
-      faults: {
-        serverErrorRate: 0.1,
-        tooManyRequestsRate: 0.05,
-        retryAfterSeconds: 0,
-        hangRate: 0.02,
-        cutBodyRate: 0.05,
-        driftRate: 0.5,
-      },
-      hooks: {
-        // A careless source that quotes the credential back in an error: one window fails on it.
-        middleware: [
-          async (request, next) =>
-            request.path === '/business-data/surveys' && request.query.get('start') === '2024-07-04'
-              ? {
-                  status: 400,
-                  headers: { 'content-type': 'application/json' },
-                  body: JSON.stringify({
-                    code: 1006,
-                    message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}`,
-                  }),
-                }
-              : next(request),
-        ],
-      },
-    });
+  const emulator = useEmulator({
+    seed: 9,
+    accounts: 60,
+    ...RANGE,
+    timezone: TZ,
+    port: 0,
+    auth: { header: 'X-Api-Key', value: `Key ${TOKEN}` },
+    faults: {
+      serverErrorRate: 0.1,
+      tooManyRequestsRate: 0.05,
+      retryAfterSeconds: 0,
+      hangRate: 0.02,
+      cutBodyRate: 0.05,
+      driftRate: 0.5,
+    },
+    hooks: {
+      // A careless source that quotes the credential back in an error: one window fails on it.
+      middleware: [
+        async (request, next) =>
+          request.path === '/business-data/surveys' && request.query.get('start') === '2024-07-04'
+            ? {
+                status: 400,
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({
+                  code: 1006,
+                  message: `The following fields are invalid: X-Api-Key ${String(request.headers['x-api-key'])}`,
+                }),
+              }
+            : next(request),
+      ],
+    },
   });
-  afterAll(async () => emulator.close());
 
   it('never appears in stdout, stderr (logs, errors, stack traces), _etl_runs, _etl_windows or _etl_rejects', async () => {
     const target = testDestinations[0]!;

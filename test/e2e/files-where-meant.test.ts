@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publishPathOf } from '../../src/config/duckdb-files.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'UTC';
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
@@ -25,17 +25,13 @@ async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
 }
 
 describe.each(testDestinations)('the status page goes only where it is meant to ($name)', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 4,
-      accounts: 8,
-      startDate: '2024-03-01',
-      endDate: '2024-03-03',
-      timezone: TZ,
-    });
+  const emulator = useEmulator({
+    seed: 4,
+    accounts: 8,
+    startDate: '2024-03-01',
+    endDate: '2024-03-03',
+    timezone: TZ,
   });
-  afterAll(() => emulator.close());
 
   it('never writes through a FIFO, a planted link or a link at the page’s path', async () => {
     const { config } = await target.fresh();
@@ -84,17 +80,13 @@ describe.each(testDestinations)('the status page goes only where it is meant to 
 });
 
 describe('the copy published for analysts goes only where it is meant to (DuckDB)', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 4,
-      accounts: 8,
-      startDate: '2024-03-01',
-      endDate: '2024-03-03',
-      timezone: TZ,
-    });
+  const emulator = useEmulator({
+    seed: 4,
+    accounts: 8,
+    startDate: '2024-03-01',
+    endDate: '2024-03-03',
+    timezone: TZ,
   });
-  afterAll(() => emulator.close());
 
   it('is no more readable than the warehouse: under umask 077 both are the owner’s alone', async () => {
     const { config, warehouse } = await duckdbTestDestination.empty();

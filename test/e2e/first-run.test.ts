@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readPostings, readSurveyResponses, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 /** The service's program: ten weeks of history. */
@@ -14,18 +14,14 @@ const EMPTY_WINDOWS = 456; // 2023-01-01 .. 2024-03-31
 const WINDOWS_WITH_DATA = 71; // 2024-04-01 .. 2024-06-10
 
 describe.each(testDestinations)('a first run from a first_day long before the source has data, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 28,
-      accounts: CUSTOMERS,
-      startDate: PROGRAM.start,
-      endDate: PROGRAM.end,
-      timezone: TZ,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 28,
+    accounts: CUSTOMERS,
+    startDate: PROGRAM.start,
+    endDate: PROGRAM.end,
+    timezone: TZ,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('records the empty stretch done with a few counts, asks nobody for postings before the first customer, and loads everything', async () => {
     const { config } = await target.empty();

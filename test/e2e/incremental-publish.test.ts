@@ -2,14 +2,14 @@ import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { rewriteForAnalysts } from '../../src/load/duckdb/analyst-copy.js';
 import { withDuckDb } from '../../src/load/duckdb/duckdb-connection.js';
 import type { AnalystsPolicy } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli, type CliResult } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FIRST = '2024-04-01';
@@ -93,18 +93,14 @@ function publishLog(result: CliResult): { published?: Record<string, unknown>; w
 }
 
 describe('the analysts’ copy of a DuckDB warehouse, published incrementally', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 38,
-      accounts: 30,
-      startDate: FIRST,
-      endDate: '2024-04-12',
-      timezone: TZ,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 38,
+    accounts: 30,
+    startDate: FIRST,
+    endDate: '2024-04-12',
+    timezone: TZ,
+    port: 0,
   });
-  afterAll(async () => emulator?.close());
 
   it('equals, table by table and row by row, a full rewrite of the same warehouse after every kind of change', async () => {
     const { config } = await duckdbTestDestination.fresh();
@@ -209,8 +205,8 @@ describe('the analysts’ copy of a DuckDB warehouse, published incrementally', 
 
     // the same count: one row gone, another twice
     await byHand([
-      `DELETE FROM _etl_account_windows WHERE rowid = (SELECT MAX(rowid) FROM _etl_account_windows)`,
-      `INSERT INTO _etl_account_windows SELECT * FROM _etl_account_windows WHERE rowid = (SELECT MIN(rowid) FROM _etl_account_windows)`,
+      `DELETE FROM account_custom_fields WHERE rowid = (SELECT MAX(rowid) FROM account_custom_fields)`,
+      `INSERT INTO account_custom_fields SELECT * FROM account_custom_fields WHERE rowid = (SELECT MIN(rowid) FROM account_custom_fields)`,
     ]);
     log = await publishing(['publish', '--config', jobs(['accounts'])]);
     expect(Number(log.published!.tablesWritten)).toBe(1);
@@ -262,7 +258,8 @@ describe('the analysts’ copy of a DuckDB warehouse, published incrementally', 
     });
     await publishing(['publish', '--config', keep], {});
     log = await publishing(['run', '--config', jobs(['accounts', 'loyalty_postings']), '--until', '2024-04-11']);
-    expect(String(log.whole?.why)).toMatch(/does not say what it was written from/);
+    // (a copy under keep is the warehouse's file less the pipeline's tables, whose blocks it may keep free)
+    expect(String(log.whole?.why)).toMatch(/does not say what it was written from|more free space than data/);
     await expectEqualToFullRewrite('after a copy that keeps personal data');
 
     // the copy never held the clear phone numbers of the warehouse

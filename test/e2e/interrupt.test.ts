@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import type { JobStatus } from '../../src/state/status-report.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-02-01';
@@ -16,18 +16,14 @@ async function waitFor(output: () => string, pattern: RegExp, count: number): Pr
 }
 
 describe.each(testDestinations)('a run interrupted by a signal, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 12,
-      accounts: 80,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      faults: { latencyMs: 20 },
-    });
+  const emulator = useEmulator({
+    seed: 12,
+    accounts: 80,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    faults: { latencyMs: 20 },
   });
-  afterAll(() => emulator.close());
 
   async function interrupted(signal: NodeJS.Signals) {
     const { config, file, cli } = await started();
@@ -46,7 +42,7 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
       streams: STREAMS,
       pageSize: 10,
     });
-    const cli = startCli(['run', '--config', file, '--until', END]);
+    const cli = startCli(['run', '--config', file, '--until', END], { LOYALTY_LOG_LEVEL: 'debug' });
     await waitFor(cli.output, /"window loaded"/, 3);
     return { config, file, cli };
   }

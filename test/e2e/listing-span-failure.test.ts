@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import type { Emulator, Middleware } from '../../src/emulator/index.js';
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readSurveyResponses, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const BROKEN_DAY = '2024-02-06';
@@ -46,7 +47,6 @@ const CASES = STREAMS.flatMap((listing) =>
 describe.each(CASES)(
   'a $stream span whose sixth window cannot be read, into $name',
   ({ stream, path, tables, loaded, truth, target }) => {
-    let emulator: Emulator;
     let broken = true;
     /** The listing of one day answers 500 to every request while `broken`. */
     const breakOneDay: Middleware = async (request, next) => {
@@ -55,18 +55,15 @@ describe.each(CASES)(
       }
       return next(request);
     };
-    beforeAll(async () => {
-      emulator = await startEmulator({
-        seed: 23,
-        accounts: 120,
-        ...RANGE,
-        timezone: TZ,
-        port: 0,
-        surveyDuplicateRate: 0.1,
-        hooks: { middleware: [breakOneDay] },
-      });
+    const emulator = useEmulator({
+      seed: 23,
+      accounts: 120,
+      ...RANGE,
+      timezone: TZ,
+      port: 0,
+      surveyDuplicateRate: 0.1,
+      hooks: { middleware: [breakOneDay] },
     });
-    afterAll(async () => emulator.close());
 
     it('commits the five windows read before it, fails it and the four after, and the re-run reaches the ground truth', async () => {
       const { config } = await target.fresh();

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 // every command as a process of its own: what a real process writes on its stdout and stderr is what this file checks
 import { emulatorJobs, runCliProcess } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const RANGE = { startDate: '2024-05-01', endDate: '2024-05-20' };
@@ -34,11 +34,7 @@ function onTerminal(
 }
 
 describe('the command line for a person and for a scheduler', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 40, ...RANGE, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 5, accounts: 40, ...RANGE, timezone: TZ, port: 0 });
 
   async function jobsFile(): Promise<string> {
     const { config } = await testDestinations[0]!.fresh();

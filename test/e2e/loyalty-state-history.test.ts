@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import {
@@ -7,11 +6,12 @@ import {
   MORNING_AFTER,
   STATE_TEST_TIMEOUT as SLOW,
   WEEKS_LATER,
-  startLoyaltyProgram,
+  loyaltyProgram,
   stateJobs,
 } from '../helpers/loyalty-program.js';
 import { readObservations, truthState } from '../helpers/loyalty-state-reader.js';
 import { epochMs, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const CUSTOMERS = 40;
 /** Every night asks every customer: two nights observe everyone twice. */
@@ -20,12 +20,8 @@ const SWEEP_DAYS = 1;
 type Raw = Record<string, unknown>;
 
 describe.each(testDestinations)('history of the loyalty state and vouchers on $name', (target) => {
-  let emulator: Emulator;
   let now = MORNING_AFTER;
-  beforeAll(async () => {
-    emulator = await startLoyaltyProgram(25, CUSTOMERS, () => now);
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator(loyaltyProgram(25, CUSTOMERS, () => now));
 
   it(
     'two nights across a month end: a version per customer whose status changed, valid from when it was asked; redeemed and vanished vouchers; the tier mix as of an instant',

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startReceiverCli } from '../helpers/receiver-cli.js';
@@ -9,26 +8,25 @@ import {
   MORNING_AFTER,
   STATE_TEST_TIMEOUT as SLOW,
   WEEKS_LATER,
-  startLoyaltyProgram,
+  loyaltyProgram,
   stateJobs,
 } from '../helpers/loyalty-program.js';
 import { readLoyaltyState, readObservations, readVoucherRows, truthState } from '../helpers/loyalty-state-reader.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const CUSTOMERS = 60;
 const SWEEP_DAYS = 3;
 
 describe.each(testDestinations)('loyalty state and vouchers on $name', (target) => {
-  let emulator: Emulator;
   let now = MORNING_AFTER;
+  const emulator = useEmulator(loyaltyProgram(24, CUSTOMERS, () => now));
   /** The program's first night, the morning after its last day, into a warehouse of its own: where every test starts. */
   let firstNight: { config: DestinationSettings; result: CliResult };
   beforeAll(async () => {
-    emulator = await startLoyaltyProgram(24, CUSTOMERS, () => now);
     const { config } = await target.fresh();
     firstNight = { config, result: await night(stateJobs(emulator, config, SWEEP_DAYS), PROGRAM.end) };
   });
-  afterAll(async () => emulator.close());
 
   /** A copy of the first night's warehouse, the clock the morning after it, and a jobs file on the copy sweeping every `sweepDays` nights. */
   async function job(sweepDays = SWEEP_DAYS) {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Middleware } from '../../src/emulator/index.js';
 import { addDays } from '../../src/plan/days.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations, unpublished } from '../helpers/destinations.js';
 import { readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -16,7 +17,6 @@ const FIRST_NIGHT = '2024-03-10';
 const SLOW = 300_000;
 
 describe.each(testDestinations)('the postings sweep of the cheap selections, into $name', (target) => {
-  let emulator: Emulator;
   /** Customers whose postings were asked for since the last reset, by the phone or e-mail of the request. */
   let asked = new Set<string>();
   /** Customers whose loyalty state was asked for since the last reset. */
@@ -35,17 +35,14 @@ describe.each(testDestinations)('the postings sweep of the cheap selections, int
     }
     return next(request);
   };
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 38,
-      accounts: CUSTOMERS,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      hooks: { middleware: [watch] },
-    });
+  const emulator = useEmulator({
+    seed: 38,
+    accounts: CUSTOMERS,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    hooks: { middleware: [watch] },
   });
-  afterAll(() => emulator.close());
 
   /**
    * A fresh warehouse and a jobs file on it; `quiet` is the same job publishing no copy for analysts, for the

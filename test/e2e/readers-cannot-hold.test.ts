@@ -1,30 +1,27 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { describe, expect, it } from 'vitest';
+import { openDestination } from '../../src/load/warehouses.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { postgresTestDestination, testDestinations } from '../helpers/destinations.js';
+import { keepAnalystsSchema } from '../helpers/analyst-reader.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'UTC';
 const SECRET = '7c2f0e9d8b1a4c3e5f60718293a4b5c6d7';
 
 describe('readers cannot hold the pipeline (PostgreSQL)', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 8,
-      accounts: 8,
-      startDate: '2024-03-01',
-      endDate: '2024-03-03',
-      timezone: TZ,
-    });
+  const emulator = useEmulator({
+    seed: 8,
+    accounts: 8,
+    startDate: '2024-03-01',
+    endDate: '2024-03-03',
+    timezone: TZ,
   });
-  afterAll(() => emulator.close());
 
   it('an advisory lock, a setting or a prepared statement taken at the sql prompt does not outlive its statement: the next run loads', async () => {
     const { config } = await postgresTestDestination.fresh();
@@ -141,6 +138,7 @@ describe.each(testDestinations)('setup mistakes and queries that look like flags
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: '2024-03-02', destination: config });
     await (await openDestination(config)).close(); // the warehouse's tables, empty
+    await keepAnalystsSchema(config); // and (PostgreSQL) the analysts' views of them, as a run makes
     const result = await runCli([
       'sql',
       '--config',

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { duckdbTestDestination, postgresTestDestination } from '../helpers/destinations.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -23,11 +23,7 @@ function cellClasses(page: string, stream: string): string[] {
 const loaded = (c: string) => /^(d|r\d)$/.test(c);
 
 describe('run --report rewrites the page after every run', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 40, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 5, accounts: 40, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
 
   it('after a good night, after a failed one (exit 1), and refuses a path it cannot write before loading anything (exit 2)', async () => {
     const { config } = await duckdbTestDestination.fresh();
@@ -92,11 +88,7 @@ describe('run --report rewrites the page after every run', () => {
 });
 
 describe('report --serve (PostgreSQL)', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 6, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 6, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
 
   it('serves the page, rewrites it from the warehouse while it serves, and stops on SIGTERM', async () => {
     const { config } = await postgresTestDestination.fresh();

@@ -1,11 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CommandError, ExitCode } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { planWindows } from '../../src/plan/windows.js';
 import { readReportModel } from '../../src/report/read-report-model.js';
 import type { ReportModel } from '../../src/report/report-model.js';
@@ -15,6 +15,7 @@ import { duckdbTestDestination, testDestinations, type TestDestination } from '.
 import { captureStdout } from '../helpers/stdout.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -83,19 +84,15 @@ function readModel(config: DestinationSettings, file: string): Promise<ReportMod
 }
 
 describe.each(testDestinations)('the status page model on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 27,
-      accounts: 60,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      badRecordRate: 0.08,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 27,
+    accounts: 60,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    badRecordRate: 0.08,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('holds every window of every stream with its status, counts and error, the lag, rejects by day and reason, runs, backfills and table sizes', async () => {
     const { config, file } = await buildWarehouse(emulator, target);
@@ -178,19 +175,15 @@ describe.each(testDestinations)('the status page model on $name', (target) => {
 });
 
 describe('the status page in Chromium (DuckDB)', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 27,
-      accounts: 60,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      badRecordRate: 0.08,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 27,
+    accounts: 60,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    badRecordRate: 0.08,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('draws a cell per window in its status colour, shows a window on hover and click, shows hostile payloads as text, and logs no error', async () => {
     const { config, file } = await buildWarehouse(emulator, duckdbTestDestination);

@@ -1,31 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { JobBusyError } from '../../src/state/runs.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
+import { JobBusyError } from '../../src/state/state-errors.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';
 const TO = '2024-06-10';
 
 describe.each(testDestinations)('one run at a time on $name', (target) => {
-  let emulator: Emulator;
   const gate = new RequestGate();
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 3,
-      accounts: 60,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      hooks: { middleware: [gate.middleware] },
-    });
+  const emulator = useEmulator({
+    seed: 3,
+    accounts: 60,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    hooks: { middleware: [gate.middleware] },
   });
-  afterAll(async () => emulator.close());
 
   const truth = () => new Map([...emulator.truth.accounts(FROM, TO)].map((a) => [a.customer_id, { ...a }]));
 

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { addDays, lastClosedDay } from '../../src/plan/days.js';
 import { emulatorJobs } from '../helpers/cli.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 // far from UTC, so that the zone's last closed day and UTC's differ for much of the day
 const TZ = 'Pacific/Kiritimati';
@@ -12,18 +12,14 @@ const TZ = 'Pacific/Kiritimati';
 describe('run, as a scheduler starts it (no --until)', () => {
   const yesterday = lastClosedDay(TZ);
   const firstDay = addDays(yesterday, -4);
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 9,
-      accounts: 50,
-      startDate: addDays(firstDay, -10),
-      endDate: yesterday,
-      timezone: TZ,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 9,
+    accounts: 50,
+    startDate: addDays(firstDay, -10),
+    endDate: yesterday,
+    timezone: TZ,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('loads from the job first day to the last closed day in the source zone, then re-reads only the look-back', async () => {
     const { config } = await duckdbTestDestination.fresh();

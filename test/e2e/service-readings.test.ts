@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { verifyCommand } from '../../src/commands/verify.js';
@@ -16,6 +16,7 @@ import { LOYALTY_PROGRAM as PROGRAM, MORNING_AFTER } from '../helpers/loyalty-pr
 import { readLoyaltyState, truthState } from '../helpers/loyalty-state-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const RANGE = { startDate: '2024-02-01', endDate: '2024-02-10' } as const;
 const TZ = 'Europe/Athens';
@@ -30,8 +31,12 @@ const PROGRAM_OPTIONS = {
   clock: () => MORNING_AFTER,
 };
 
+function serviceWith(options: StartEmulatorOptions): StartEmulatorOptions {
+  return { seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options };
+}
+
 function emulatorWith(options: StartEmulatorOptions): Promise<Emulator> {
-  return startEmulator({ seed: 41, accounts: 40, ...RANGE, timezone: TZ, port: 0, ...options });
+  return startEmulator(serviceWith(options));
 }
 
 /** A run of `streams` over the whole program into a fresh warehouse of `target`; it must succeed. */
@@ -164,11 +169,7 @@ const LISTINGS = (['per-change', 'current'] as const).flatMap((listing) =>
 );
 
 describe.each(LISTINGS)('an accounts export that lists customers $listing, into $name', ({ listing, target }) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await emulatorWith({ readings: { accountsListing: listing } });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator(serviceWith({ readings: { accountsListing: listing } }));
 
   it('loads the ground truth, never backdates a version, and verify finds no gap until a customer is deleted, then names it', async () => {
     const { config } = await target.fresh();
@@ -222,12 +223,8 @@ describe.each(LISTINGS)('an accounts export that lists customers $listing, into 
 });
 
 describe.each(testDestinations)('listings whose order changes between page requests, into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    // enough customers for days of several survey elements (a listing of two is rotated alike by every request)
-    emulator = await emulatorWith({ accounts: 150, readings: { listingOrder: 'unstable' } });
-  });
-  afterAll(async () => emulator.close());
+  // enough customers for days of several survey elements (a listing of two is rotated alike by every request)
+  const emulator = useEmulator(serviceWith({ accounts: 150, readings: { listingOrder: 'unstable' } }));
 
   /** Survey answers and postings the warehouse holds per window it recorded done, beside the truth of those windows. */
   async function doneWindowsAgainstTruth(config: Parameters<typeof withWarehouse>[0]) {
@@ -295,7 +292,6 @@ describe.each(testDestinations)('listings whose order changes between page reque
 });
 
 describe.each(testDestinations)('a voucher with one field the pipeline cannot read, into $name', (target) => {
-  let emulator: Emulator;
   /** The customer (by phone or e-mail) whose first voucher is served with a `value` that is no number. */
   let spoiled: string | undefined;
   let code: string | undefined;
@@ -311,10 +307,7 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
     vouchers[0]!.value = 'lots';
     return { ...response, body: JSON.stringify(vouchers) };
   };
-  beforeAll(async () => {
-    emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadValue] } });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadValue] } });
 
   it('loads the voucher and every other voucher of its customer, the field NULL, and keeps the raw value and the problem', async () => {
     const { config, file, run } = await runProgram(target, emulator.url, ['accounts', 'vouchers']);
@@ -351,7 +344,6 @@ describe.each(testDestinations)('a voucher with one field the pipeline cannot re
 describe.each(testDestinations)(
   'a posting and a loyalty answer with one field the pipeline cannot read, into $name',
   (target) => {
-    let emulator: Emulator;
     /** The customers (by phone or e-mail) whose first posting's `credit`, and whose loyalty tier's `expiry`, are spoiled. */
     let postingsOf: string | undefined;
     let loyaltyOf: string | undefined;
@@ -378,10 +370,7 @@ describe.each(testDestinations)(
       }
       return response;
     };
-    beforeAll(async () => {
-      emulator = await startEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadField] } });
-    });
-    afterAll(async () => emulator.close());
+    const emulator = useEmulator({ ...PROGRAM_OPTIONS, hooks: { middleware: [oneBadField] } });
 
     it('loads the posting and the answer, that field NULL, and keeps the raw value and the problem', async () => {
       const { config, run } = await runProgram(target, emulator.url, [
@@ -427,7 +416,6 @@ describe.each(testDestinations)(
 );
 
 describe.each(testDestinations)('a source whose counts exceed what its listings hold, into $name', (target) => {
-  let emulator: Emulator;
   /** While set, every count (a page of one record) says one record more than the listing holds. */
   let inflate = false;
   const inflatedCount: Middleware = async (request, next) => {
@@ -441,10 +429,7 @@ describe.each(testDestinations)('a source whose counts exceed what its listings 
       return response;
     return rewriteJson(response, (body) => void ((body as { totalCount: number }).totalCount += 1));
   };
-  beforeAll(async () => {
-    emulator = await emulatorWith({ endDate: '2024-02-28', hooks: { middleware: [inflatedCount] } });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator(serviceWith({ endDate: '2024-02-28', hooks: { middleware: [inflatedCount] } }));
 
   it("verify invents no gap: each window's listing proves itself, and where too many are left to read it says it cannot prove, exit 6", async () => {
     const { config, warehouse } = await target.fresh();

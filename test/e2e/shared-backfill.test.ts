@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { daysBetween } from '../../src/plan/days.js';
 import { emulatorJobs, startCli } from '../helpers/cli.js';
 import { postgresTestDestination } from '../helpers/destinations.js';
@@ -12,31 +11,28 @@ import {
   sortedByJson,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-01-01';
 const TO = '2024-04-29'; // 120 daily windows per stream
 
 describe('three workers on one PostgreSQL share a backfill', () => {
-  let emulator: Emulator;
   const log = new RequestLog();
   const gate = new RequestGate();
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 41,
-      accounts: 60,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      // A worker that finds others alive waits 2.5 s before its first request (the rate share): answered at once, the
-      // first worker would finish the whole backfill in that time. At 50 ms an answer it needs about ten seconds
-      // alone (at 25 ms, on a busy machine, a joining worker once found every window taken).
-      faults: { latencyMs: 50 },
-      hooks: { middleware: [gate.middleware, log.middleware] },
-    });
+  const emulator = useEmulator({
+    seed: 41,
+    accounts: 60,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    // A worker that finds others alive waits 2.5 s before its first request (the rate share): answered at once, the
+    // first worker would finish the whole backfill in that time. At 50 ms an answer it needs about ten seconds
+    // alone (at 25 ms, on a busy machine, a joining worker once found every window taken).
+    faults: { latencyMs: 50 },
+    hooks: { middleware: [gate.middleware, log.middleware] },
   });
-  afterAll(async () => emulator.close());
 
   it('does every window exactly once, between them, and ends at the ground truth', async () => {
     const { config } = await postgresTestDestination.fresh();

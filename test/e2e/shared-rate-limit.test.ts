@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { busiestSecond } from '../../bench/support/busiest-second.js';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import type { Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs, startCli } from '../helpers/cli.js';
 import { postgresTestDestination } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-01-01';
@@ -12,30 +13,26 @@ const TO = '2024-04-02'; // 93 daily windows per stream: three spans of 31 days 
 const LIMIT = 20;
 
 describe('three workers sharing a backfill share the source rate limit (PostgreSQL)', () => {
-  let emulator: Emulator;
   /** When each request reached the source (ms). */
   const arrivals: number[] = [];
-  beforeAll(async () => {
-    const clock: Middleware = (request, next) => {
-      if (!request.path.startsWith('/_emulator')) arrivals.push(performance.now());
-      return next(request);
-    };
-    // The source answers 10 ms after a request arrives, and the clock reads the arrival before that wait: behind the
-    // emulator's latency fault (which runs before any hook) it read the wait's timer too, often late in this busy process.
-    const latency: Middleware = async (request, next) => {
-      await sleep(10);
-      return next(request);
-    };
-    emulator = await startEmulator({
-      seed: 43,
-      accounts: 100,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      hooks: { middleware: [clock, latency] },
-    });
+  const clock: Middleware = (request, next) => {
+    if (!request.path.startsWith('/_emulator')) arrivals.push(performance.now());
+    return next(request);
+  };
+  // The source answers 10 ms after a request arrives, and the clock reads the arrival before that wait: behind the
+  // emulator's latency fault (which runs before any hook) it read the wait's timer too, often late in this busy process.
+  const latency: Middleware = async (request, next) => {
+    await sleep(10);
+    return next(request);
+  };
+  const emulator = useEmulator({
+    seed: 43,
+    accounts: 100,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    hooks: { middleware: [clock, latency] },
   });
-  afterAll(() => emulator.close());
 
   it(`together they stay within source.requests_per_second (${LIMIT}) in the busiest second`, async () => {
     const { config } = await postgresTestDestination.fresh();

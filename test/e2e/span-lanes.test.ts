@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApi, resolveJob } from '../../src/commands/job-session.js';
 import type { DestinationSettings, StreamName } from '../../src/plan/job-plan.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Destination, SpanLoad } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { runJob } from '../../src/pipeline/run-job.js';
 import { planRange } from '../../src/plan/plan-windows.js';
@@ -17,6 +16,7 @@ import {
   sortedByJson,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -45,13 +45,7 @@ function countingSpans(destination: Destination): { destination: Destination; pe
 }
 
 describe.each(testDestinations)('spans loaded at once into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 41, accounts: 90, startDate: START, endDate: END, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const emulator = useEmulator({ seed: 41, accounts: 90, startDate: START, endDate: END, timezone: TZ, port: 0 });
 
   it('postings stage two spans at a time, whatever the concurrency, and still load every posting', async () => {
     const { config: warehouse } = await target.fresh();
@@ -105,13 +99,7 @@ function stagingSpans(destination: Destination): {
 describe('the staged rows of the spans loaded at once into duckdb', () => {
   const START = '2024-01-01';
   const END = '2024-04-30';
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 43, accounts: 60, startDate: START, endDate: END, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => {
-    await emulator.close();
-  });
+  const emulator = useEmulator({ seed: 43, accounts: 60, startDate: START, endDate: END, timezone: TZ, port: 0 });
 
   it('with a staging_memory of nothing, are staged one span after the other, the oldest first, and every lane still loads every row', async () => {
     const { config: warehouse } = await duckdbTestDestination.fresh();

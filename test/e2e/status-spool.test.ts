@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventSpoolOf } from '../../src/config/duckdb-files.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { EventSpool } from '../../src/webhook/event-spool.js';
 import { parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backfillCommand } from '../../src/commands/backfill.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { PROFILES, STAFF_ONLY_FIELD } from '../../src/emulator/model/profiles.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs } from '../helpers/cli.js';
@@ -12,6 +12,7 @@ import {
   surveyPivotMismatches,
   withWarehouse,
 } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -23,20 +24,14 @@ function postingsConfig(customers: string) {
 }
 
 describe.each(testDestinations)('surveys and loyalty postings into $name', (target) => {
-  let newest: Emulator;
-  let oldest: Emulator;
+  const data = { seed: 23, accounts: 120, startDate: START, endDate: END, timezone: TZ, port: 0 };
+  const newest = useEmulator(data);
+  const oldest = useEmulator({ ...data, postingsOrder: 'oldest-first' });
   /** A backfill of every customer's postings, listed newest first: the first test's warehouse, the others' yardstick. */
   let reference: { config: DestinationSettings; file: string; postingsRequests: number };
   beforeAll(async () => {
-    const data = { seed: 23, accounts: 120, startDate: START, endDate: END, timezone: TZ, port: 0 };
-    newest = await startEmulator(data);
-    oldest = await startEmulator({ ...data, postingsOrder: 'oldest-first' });
     const { config, file } = await backfill(newest);
     reference = { config, file, postingsRequests: newest.stats.requests('/accounts/loyalty/postings') };
-  });
-  afterAll(async () => {
-    await newest.close();
-    await oldest.close();
   });
 
   async function backfill(emulator: Emulator, customers = 'all', extra: { windowDays?: number } = {}) {
@@ -162,20 +157,16 @@ describe.each(testDestinations)('surveys and loyalty postings into $name', (targ
   });
 
   describe('with exact duplicate survey answers', () => {
-    let twice: Emulator;
-    beforeAll(async () => {
-      twice = await startEmulator({
-        seed: 23,
-        accounts: 120,
-        startDate: START,
-        endDate: END,
-        timezone: TZ,
-        port: 0,
-        surveysPerDay: 30,
-        surveyDuplicateRate: 0.15,
-      });
+    const twice = useEmulator({
+      seed: 23,
+      accounts: 120,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      port: 0,
+      surveysPerDay: 30,
+      surveyDuplicateRate: 0.15,
     });
-    afterAll(async () => twice.close());
 
     const json = (x: unknown) => JSON.stringify(x);
 

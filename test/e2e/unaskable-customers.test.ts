@@ -1,50 +1,49 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type Middleware, type TruthCustomer } from '../../src/emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Middleware, TruthCustomer } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
 const END = '2024-03-20';
 
 describe.each(testDestinations)('customers the service cannot be asked about, into $name', (target) => {
-  let emulator: Emulator;
   let contactless: TruthCustomer[];
   /** A customer with a phone, whose postings the service refuses with 1010. */
   let refused: TruthCustomer;
   /** Postings requests that named neither a phone nor an e-mail. */
   let anonymous = 0;
+  let refusedPhone = '';
+  const refuse: Middleware = async (request, next) => {
+    if (request.path === '/accounts/loyalty/postings' && !request.query.get('phone') && !request.query.get('email'))
+      anonymous++;
+    if (request.path === '/accounts/loyalty/postings' && request.query.get('phone') === refusedPhone) {
+      return {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: '{"code":1010,"message":"At least one of the following fields is required: phone, email"}',
+      };
+    }
+    return next(request);
+  };
+  const emulator = useEmulator({
+    seed: 31,
+    accounts: 80,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    contactlessRate: 0.06,
+    hooks: { middleware: [refuse] },
+  });
   beforeAll(async () => {
-    let refusedPhone = '';
-    const refuse: Middleware = async (request, next) => {
-      if (request.path === '/accounts/loyalty/postings' && !request.query.get('phone') && !request.query.get('email'))
-        anonymous++;
-      if (request.path === '/accounts/loyalty/postings' && request.query.get('phone') === refusedPhone) {
-        return {
-          status: 400,
-          headers: { 'content-type': 'application/json' },
-          body: '{"code":1010,"message":"At least one of the following fields is required: phone, email"}',
-        };
-      }
-      return next(request);
-    };
-    emulator = await startEmulator({
-      seed: 31,
-      accounts: 80,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      contactlessRate: 0.06,
-      hooks: { middleware: [refuse] },
-    });
     const customers = [...emulator.truth.customers(END)];
     contactless = customers.filter((c) => c.phone === null && c.email === null);
     const postingsOf = new Set([...emulator.truth.postings(START, END)].map((p) => p.customer_id));
     refused = customers.find((c) => c.phone !== null && postingsOf.has(c.customer_id))!;
     refusedPhone = refused.phone!;
   });
-  afterAll(() => emulator.close());
 
   it('rejects each of them with the reason, skips them, and loads everyone else: exit 0', async () => {
     expect(contactless.length).toBeGreaterThan(1);

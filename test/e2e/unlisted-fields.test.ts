@@ -1,17 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startEmulator,
-  UNLISTED_FIELDS,
-  unlistedMembers,
-  type Emulator,
-  type Middleware,
-} from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { UNLISTED_FIELDS, unlistedMembers, type Middleware } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -45,20 +40,16 @@ const addsNestedMembers: Middleware = async (request, next) => {
 };
 
 describe.each(testDestinations)('fields the spec does not list, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 5,
-      accounts: 25,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      readings: { unlistedFields: true },
-      hooks: { middleware: [addsNestedMembers] },
-    });
+  const emulator = useEmulator({
+    seed: 5,
+    accounts: 25,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    readings: { unlistedFields: true },
+    hooks: { middleware: [addsNestedMembers] },
   });
-  afterAll(async () => emulator.close());
 
   it('are kept on every row in _unlisted, registered once with their counts, and said once in the summary and by status', async () => {
     const { config } = await target.fresh();

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CommandError, ExitCode } from '../../src/commands/exit-codes.js';
 import { backfillCommand } from '../../src/commands/backfill.js';
 import { checkCommand } from '../../src/commands/check.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { verifyCommand } from '../../src/commands/verify.js';
 import { WarehouseConfigError } from '../../src/load/warehouse/warehouse-errors.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planWindows } from '../../src/plan/windows.js';
 import type { JobStatus } from '../../src/state/status-report.js';
 import { emulatorJobs, runCli, writeJobsFile } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -19,19 +19,15 @@ const TO = '2024-05-12';
 const STREAMS = ['accounts', 'surveys', 'loyalty_postings'];
 
 describe.each(testDestinations)('verify, check and status on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 17,
-      accounts: 80,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      badRecordRate: 0.03,
-      port: 0,
-    });
+  const emulator = useEmulator({
+    seed: 17,
+    accounts: 80,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    badRecordRate: 0.03,
+    port: 0,
   });
-  afterAll(async () => emulator.close());
 
   it('verify is clean after a backfill, finds rows deleted behind its back, and is clean again once those days are re-run', async () => {
     const { config } = await target.fresh();

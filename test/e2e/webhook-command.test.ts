@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
-import { startEmulator, type Emulator, type TruthCustomer } from '../../src/emulator/index.js';
+import type { TruthCustomer } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 import { saleBody } from '../helpers/sales.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const NOW = Date.parse('2024-03-21T08:00:00Z');
@@ -80,21 +81,19 @@ describe('loyalty-etl webhook refuses to start', () => {
 });
 
 describe.each(testDestinations)('loyalty-etl webhook storing into $name', (target) => {
-  let emulator: Emulator;
   let customers: TruthCustomer[];
+  const emulator = useEmulator({
+    seed: 9,
+    accounts: 30,
+    startDate: '2024-03-01',
+    endDate: '2024-03-20',
+    timezone: TZ,
+    clock: () => NOW,
+    webhooks: { retryDelayMs: 10, maxAttempts: 2 },
+  });
   beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 9,
-      accounts: 30,
-      startDate: '2024-03-01',
-      endDate: '2024-03-20',
-      timezone: TZ,
-      clock: () => NOW,
-      webhooks: { retryDelayMs: 10, maxAttempts: 2 },
-    });
     customers = [...emulator.truth.customers('2024-03-20')].filter((c) => c.phone);
   });
-  afterAll(() => emulator.close());
 
   /** DuckDB: the receiver spooled the events, and the next run ingests them into loyalty_events; returns its output. */
   const ingestSpool = async (file: string, events: number): Promise<string> => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/commands/run.js';
 import { statusCommand } from '../../src/commands/status.js';
-import { startEmulator, type Emulator, type Middleware } from '../../src/emulator/index.js';
+import type { Middleware } from '../../src/emulator/index.js';
 import { eventStoreFor } from '../../src/commands/webhook.js';
 import { startWebhookReceiver } from '../../src/webhook/webhook-receiver.js';
 import { emulatorJobs } from '../helpers/cli.js';
@@ -9,6 +9,7 @@ import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, readPostings, sortedByJson, withWarehouse } from '../helpers/warehouse-reader.js';
 import { captureStdout } from '../helpers/stdout.js';
 import { saleBody } from '../helpers/sales.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-03-01';
@@ -36,7 +37,6 @@ const sale = (
 describe.each(testDestinations)(
   'a day of activity, the loyalty webhook and the postings selection `webhook`, into $name',
   (target) => {
-    let emulator: Emulator;
     let now = at('10:00:00');
     /** Customers whose postings were asked for, by the phone or e-mail of the request. */
     let asked: string[] = [];
@@ -49,19 +49,16 @@ describe.each(testDestinations)(
       }
       return next(request);
     };
-    beforeAll(async () => {
-      emulator = await startEmulator({
-        seed: 31,
-        accounts: 80,
-        startDate: START,
-        endDate: END,
-        timezone: TZ,
-        clock: () => now,
-        hooks: { middleware: [watchPostings] },
-        webhooks: { retryDelayMs: 10 },
-      });
+    const emulator = useEmulator({
+      seed: 31,
+      accounts: 80,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      clock: () => now,
+      hooks: { middleware: [watchPostings] },
+      webhooks: { retryDelayMs: 10 },
     });
-    afterAll(() => emulator.close());
 
     const post = (path: string, body: unknown, method = 'POST') =>
       fetch(`${emulator.url}${path}`, {

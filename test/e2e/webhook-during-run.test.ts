@@ -1,14 +1,14 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { eventSpoolOf } from '../../src/config/duckdb-files.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { emulatorJobs, runCli, startCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { RequestGate, waitForOutput } from '../helpers/request-gate.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-06-01';
@@ -42,20 +42,16 @@ async function storedKeys(config: DestinationSettings): Promise<Map<string, numb
 }
 
 describe.each(testDestinations)('the webhook receiver while a run holds the $name warehouse', (target) => {
-  let emulator: Emulator;
   const gate = new RequestGate();
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 12,
-      accounts: 40,
-      startDate: FROM,
-      endDate: TO,
-      timezone: TZ,
-      port: 0,
-      hooks: { middleware: [gate.middleware] },
-    });
+  const emulator = useEmulator({
+    seed: 12,
+    accounts: 40,
+    startDate: FROM,
+    endDate: TO,
+    timezone: TZ,
+    port: 0,
+    hooks: { middleware: [gate.middleware] },
   });
-  afterAll(async () => emulator.close());
 
   /** A run held in the middle of its work (the warehouse open) until `release` is called. */
   async function heldRun(file: string) {

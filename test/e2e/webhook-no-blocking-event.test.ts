@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventSpoolOf } from '../../src/config/duckdb-files.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { EventSpool } from '../../src/webhook/event-spool.js';
 import { parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
 import { MAX_BODY_DEPTH } from '../../src/webhook/webhook-calls.js';
@@ -13,6 +13,7 @@ import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';
 import { startReceiverCli } from '../helpers/receiver-cli.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'UTC';
 const SECRET = '0f4c9e1d2b3a49587766554433221100aa';
@@ -44,17 +45,13 @@ function headersOnly(url: string, path: string, headers: string, partOfBody = ''
 }
 
 describe.each(testDestinations)('no webhook call blocks a night, into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({
-      seed: 3,
-      accounts: 10,
-      startDate: '2024-03-01',
-      endDate: '2024-03-03',
-      timezone: TZ,
-    });
+  const emulator = useEmulator({
+    seed: 3,
+    accounts: 10,
+    startDate: '2024-03-01',
+    endDate: '2024-03-03',
+    timezone: TZ,
   });
-  afterAll(() => emulator.close());
 
   it('takes a body with a lone surrogate as well-formed text, refuses deep nesting and a declared oversized body early, and the next run loads', async () => {
     const { config } = await target.fresh();

@@ -15,13 +15,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources built for this test session. */
+/**
+ * Starts `loyalty-etl …` as a real process (the way a scheduler runs it), from the sources built for this test session
+ * (or from `entry`, another build: a past release's).
+ */
 export function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
+  entry: string = inject('cliEntry'),
 ): { child: ChildProcess; done: Promise<CliResult>; output: () => string } {
-  const child = spawn(process.execPath, [inject('cliEntry'), ...args], {
+  const child = spawn(process.execPath, [entry, ...args], {
     cwd,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,8 +66,9 @@ export function runCliProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
+  entry?: string,
 ): Promise<CliResult> {
-  return startCli(args, env, cwd).done;
+  return startCli(args, env, cwd, entry).done;
 }
 
 /** The environment a CLI run gets: the test's, at the log level `info` unless told, with `env`'s keys over it. */
@@ -126,7 +131,8 @@ export function emulatorJobs(options: {
   };
   const analysts = d?.analysts
     ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}` +
-      (d.analysts.schema_contract ? `    schema_contract: ${d.analysts.schema_contract}\n` : '')
+      (d.analysts.schema_contract ? `    schema_contract: ${d.analysts.schema_contract}\n` : '') +
+      (d.analysts.pipeline_tables === undefined ? '' : `    pipeline_tables: ${d.analysts.pipeline_tables}\n`)
     : '';
   const archive =
     d?.archive === false

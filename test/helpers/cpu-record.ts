@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 /**
- * With LOYALTY_TEST_CPU_LOG set, appends one line per test file to that file, so `docs/performance.md` can say where
+ * With LOYALTY_TEST_CPU_LOG set, appends one line per test file to that file, to see where
  * the suite's time goes on a loaded machine: the file, its worker's process id, the CPU seconds (user + system) of the
  * worker and of its finished subprocesses (the CLI runs) since the worker started, the same two since the file's
  * first hook, and the file's wall seconds. Read from `/proc/self/stat`.

@@ -1,4 +1,4 @@
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator, StartEmulatorOptions } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs } from './cli.js';
 
@@ -21,9 +21,9 @@ export const STATE_STREAMS = ['accounts', 'loyalty_postings', 'loyalty_status', 
 /** Each test of these suites runs the CLI several times. */
 export const STATE_TEST_TIMEOUT = 180_000;
 
-/** Serves the program with `customers` customers, its clock read from `clock` (the tests move it). */
-export function startLoyaltyProgram(seed: number, customers: number, clock: () => number): Promise<Emulator> {
-  return startEmulator({
+/** The emulator's options serving the program with `customers` customers, its clock read from `clock` (the tests move it). */
+export function loyaltyProgram(seed: number, customers: number, clock: () => number): StartEmulatorOptions {
+  return {
     seed,
     accounts: customers,
     startDate: LOYALTY_PROGRAM.start,
@@ -31,7 +31,7 @@ export function startLoyaltyProgram(seed: number, customers: number, clock: () =
     timezone: LOYALTY_PROGRAM.timezone,
     port: 0,
     clock,
-  });
+  };
 }
 
 /** A jobs file over the program from its first day, holding the state, each customer asked within `sweepDays` nights. */

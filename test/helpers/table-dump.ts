@@ -14,6 +14,8 @@ const BOOKKEEPING = new Set([
   '_etl_migrations',
   '_etl_event_bookmarks',
   '_etl_schema_changes',
+  '_etl_releases',
+  '_etl_pii_key',
 ]);
 
 /** Columns that say which load wrote a row and when, not what the source said. */
@@ -21,9 +23,14 @@ const LOAD_COLUMNS = /^(_run_id|_loaded_at|run_id|rejected_at|updated_at|loaded_
 
 /**
  * Every table of the warehouse's schema (its bookkeeping aside) as sorted lines of text, the columns naming
- * the load that wrote a row left out: two warehouses that hold the same data dump equal, whichever loads wrote it.
+ * the load that wrote a row left out (and those `leaveOut` names): two warehouses that hold the same data dump equal,
+ * whichever loads wrote it.
  */
-export async function dumpTables(conn: SqlConnection, schema: string): Promise<Map<string, string[]>> {
+export async function dumpTables(
+  conn: SqlConnection,
+  schema: string,
+  leaveOut: (table: string, column: string) => boolean = () => false,
+): Promise<Map<string, string[]>> {
   const columns = await conn.all<{ table_name: string; column_name: string }>(
     `SELECT c.table_name, c.column_name FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
@@ -33,7 +40,8 @@ export async function dumpTables(conn: SqlConnection, schema: string): Promise<M
   );
   const byTable = new Map<string, string[]>();
   for (const c of columns) {
-    if (BOOKKEEPING.has(c.table_name) || LOAD_COLUMNS.test(c.column_name)) continue;
+    if (BOOKKEEPING.has(c.table_name) || LOAD_COLUMNS.test(c.column_name) || leaveOut(c.table_name, c.column_name))
+      continue;
     const list = byTable.get(c.table_name) ?? [];
     list.push(c.column_name);
     byTable.set(c.table_name, list);

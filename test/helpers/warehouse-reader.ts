@@ -1,6 +1,6 @@
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 
 /** Opens the warehouse of `config` for the length of `fn`. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import { testDestinations } from '../helpers/destinations.js';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { accountCustomFieldsTable, accountsTable } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination, testDestinations } from '../helpers/destinations.js';

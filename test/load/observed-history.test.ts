@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import type { TableSpec } from '../../src/load/table-spec.js';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import { testDestinations } from '../helpers/destinations.js';

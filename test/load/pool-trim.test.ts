@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
 import { POOL_TRIM_HEADROOM, PoolTrim } from '../../src/load/duckdb/pool-trim.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { accountCustomFieldsTable, accountsTable, withCustomFields } from '../../src/streams/accounts.js';
 import { account, loadAccounts } from '../helpers/account-spans.js';
 import { duckdbTestDestination } from '../helpers/destinations.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import type { StreamContext } from '../../src/streams/stream.js';
 import { surveysStream } from '../../src/streams/surveys.js';
 import { testDestinations } from '../helpers/destinations.js';

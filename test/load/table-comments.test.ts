@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { describeRelations } from '../../src/load/catalog/table-comments.js';
 import { duckdbDialect, postgresDialect } from '../../src/load/warehouse/warehouse-dialect.js';
 import { testDestinations } from '../helpers/destinations.js';

@@ -2,7 +2,7 @@ import { SchemaChangeLog } from '../../src/load/derived/schema-contract.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_TYPES, fitsType } from '../../src/load/derived/answer-types.js';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 import { refreshSurveyCatalog } from '../../src/load/derived/survey-catalog.js';
 import { refreshTypedFields } from '../../src/load/derived/typed-fields.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { shareSourceRate } from '../../src/pipeline/source-rate-share.js';
 import { HttpClient } from '../../src/source/http-client.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { columnLists } from '../../src/load/warehouse/values-list.js';
 import { planWindows } from '../../src/plan/windows.js';
 import { ensureWindowRows, recordWindowsDone } from '../../src/state/ledger.js';

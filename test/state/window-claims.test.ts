@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitWindows } from '../../src/pipeline/load-span.js';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { planWindows, type Window } from '../../src/plan/windows.js';
 import { openBackfill, type Backfill } from '../../src/state/backfills.js';
-import { ClaimLostError } from '../../src/state/ledger.js';
 import { beginRun } from '../../src/state/runs.js';
 import { backfillWindowCounts, claimNextSpans } from '../../src/state/window-claims.js';
 import { accountsStream } from '../../src/streams/accounts.js';
 import { account } from '../helpers/account-spans.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { ClaimLostError } from '../../src/state/state-errors.js';
 
 const WINDOWS = planWindows('2024-01-01', '2024-01-30', 1);
 

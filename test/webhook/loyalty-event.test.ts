@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOYALTY_TIERS, loyaltyUpdatedBody } from '../../src/emulator/index.js';
-import { InvalidEventError, parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
+import { parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
+import { InvalidEventError } from '../../src/webhook/webhook-errors.js';
 
 /** A body exactly as the emulator sends it. */
 function body(): any {

@@ -2,7 +2,7 @@ import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { EventSpool } from '../../src/webhook/event-spool.js';
 import type { LoyaltyEvent } from '../../src/webhook/loyalty-event.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { createLogger } from '../../src/log/logger.js';
 import { WarehouseEventStore } from '../../src/webhook/loyalty-event-store.js';
-import { WebhookGateOptionError, type WebhookGateOptions } from '../../src/webhook/webhook-gate.js';
+import { type WebhookGateOptions } from '../../src/webhook/webhook-gate.js';
 import {
   startWebhookReceiver,
   type WebhookReceiver,
@@ -12,6 +12,7 @@ import {
 } from '../../src/webhook/webhook-receiver.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { WebhookGateOptionError } from '../../src/webhook/webhook-errors.js';
 
 const TZ = 'Europe/Athens';
 const SECRET = 'K7q2-xV9p.Lm4_Tz8~Wb3Nc6Rd1Hf5Js0';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Destination } from '../../src/load/destination.js';
-import { openDestination } from '../../src/load/open-destination.js';
+import { openDestination } from '../../src/load/warehouses.js';
 import { parseLoyaltyEvent } from '../../src/webhook/loyalty-event.js';
 import { insertLoyaltyEvent } from '../../src/webhook/loyalty-event-store.js';
 import { testDestinations } from '../helpers/destinations.js';

@@ -461,6 +461,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['status', 'running, succeeded, failed, interrupted or abandoned.'],
     ['error', 'Why it failed.'],
     ['requests', 'Requests it made.'],
+    [
+      'retries',
+      'Requests it tried again (429, 5xx, time-outs, dropped connections); NULL for runs recorded before it was kept.',
+    ],
     ['host', 'Host it ran on.'],
     ['pid', 'Its process id.'],
     ['expires_at', 'When its lease ends unless renewed.'],
@@ -666,17 +670,45 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     '_etl_analysts',
     ['analysts_schema'],
     'pipeline',
-    'PostgreSQL: what analysts read of personal data, and the schema of views they are granted. Never shown to analysts.',
+    "PostgreSQL: what analysts read of personal data, the schema of views they are granted, and whether it shows the pipeline's own tables. Never shown to analysts.",
     [
       ['analysts_schema', 'The schema of views for analysts (destination.analysts.schema).'],
       ['personal_data', 'keep, hash or drop (destination.analysts.personal_data).'],
       ['key', 'Under hash: SHA-256 of the salt (LOYALTY_PII_SALT) the views hash personal data with.'],
+      [
+        'pipeline_tables',
+        "Whether the analysts' schema holds views of the pipeline's _etl_ tables too (destination.analysts.pipeline_tables).",
+      ],
     ],
   ),
   table('_etl_migrations', ['version'], 'pipeline', 'DDL files of sql/ applied to this warehouse.', [
     ['version', 'The file, without .sql.'],
     ['applied_at', 'When it was applied.'],
+    ['release', 'The release of loyalty-etl that applied it (NULL: before releases were recorded).'],
   ]),
+  table(
+    '_etl_releases',
+    ['version'],
+    'pipeline',
+    'Every release of loyalty-etl that opened this warehouse; a release refuses a warehouse a newer one opened.',
+    [
+      ['version', 'The release (semantic version).'],
+      ['first_opened_at', 'When it first opened the warehouse.'],
+    ],
+  ),
+  table(
+    '_etl_pii_key',
+    ['slot'],
+    'pipeline',
+    'The key personal data is hashed with for analysts: made at first use, or from LOYALTY_PII_SALT. Never copied, exported or shown to analysts.',
+    [
+      ['slot', 'personal_data: the one row.'],
+      ['key', 'The key (a secret: 64 hex digits).'],
+      ['origin', 'generated (made by the pipeline) or LOYALTY_PII_SALT.'],
+      ['created_at', 'When the key was first kept.'],
+      ['changed_at', 'When LOYALTY_PII_SALT last changed it (NULL: never).'],
+    ],
+  ),
   table(
     '_etl_field_rejects',
     [],
@@ -726,6 +758,20 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ],
   ),
   table(
+    '_etl_integrations',
+    ['integration_id'],
+    'pipeline',
+    'The integrations the integration token named when check asked the service: which one the credentials are. Never its secrets.',
+    [
+      ['integration_id', "The integration's id in the service."],
+      ['title', 'Its title.'],
+      ['shop_domain', 'The shop domain it serves.'],
+      ['client_title', 'The title of its online API client.'],
+      ['created_at', "When it was created (UTC), read from the service's month-name timestamp."],
+      ['last_seen_at', 'When check last saw the token name it (UTC).'],
+    ],
+  ),
+  table(
     '_etl_event_bookmarks',
     ['job', 'stream'],
     'pipeline',
@@ -764,4 +810,10 @@ export const PERSONAL_COLUMNS: ReadonlySet<string> = new Set([
  * personal data; a field reject's `raw_value` may be a birthdate or a phone the pipeline could not read. A name
  * alone stands for that column in every table; `table.column` for one table's.
  */
+/**
+ * The pipeline's tables that hold secrets (the analysts' policy and the key of their hashes): never copied, exported,
+ * described or shown to analysts, whatever else of the pipeline's own they see.
+ */
+export const NEVER_FOR_ANALYSTS: ReadonlySet<string> = new Set(['_etl_analysts', '_etl_pii_key']);
+
 export const PERSONAL_PAYLOADS: ReadonlySet<string> = new Set(['payload', '_unlisted', '_etl_field_rejects.raw_value']);

@@ -64,7 +64,7 @@ export async function parseStagedTexts(
 
 /**
  * Adds `texts` of `column` with their values read as `type`. A batch is bound as one JSON array of [text, value]
- * pairs: DuckDB binds a parameter per value slowly (300 texts as a VALUES list of parameters took 5–6 ms of CPU).
+ * pairs, since DuckDB binds a parameter per value slowly.
  */
 export async function insertParsed(
   conn: SqlConnection,

@@ -4,7 +4,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import { analystValue, isWithheld } from '../derived/personal-data.js';
+import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
+import { analystNote, analystValue, isWithheld } from '../derived/personal-data.js';
+import { describeWithheldViewColumns, rebindHashedViews } from './copy-descriptions.js';
+import { dropFromCopy, leftOutOfCopy, scopedShape, type CopiedRelation } from './copy-scope.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import {
   fingerprint,
@@ -25,7 +28,7 @@ import { withDuckDb } from './duckdb-connection.js';
 /** What the DuckDB that rewrites the copy may hold before it spills beside the copy. */
 const REWRITE_MEMORY = '64MB';
 
-/** The vectors (of 2,048 rows) a publish deletes from in one table at most: about 16 MB of DuckDB's memory. */
+/** The vectors (of 2,048 rows) a publish deletes from in one table at most: its delete ids stay well within {@link REWRITE_MEMORY}. */
 const MAX_DELETED_VECTORS = 1000;
 
 /**
@@ -56,14 +59,16 @@ export async function rewriteForAnalysts(
   await rename(file, raw);
   try {
     const started = performance.now();
-    const { shape, prints, keyCheck } = await withScratch(spill, async (conn) => {
+    const { shape, prints, keyCheck, leftOut } = await withScratch(spill, async (conn) => {
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
-      const shape = await readShape(conn, 'src', policy);
+      // the pipeline's own tables stay out of the analysts' way unless they are asked for
+      const leftOut = await leftOutOfCopy(conn, 'src', policy.pipelineTables === true);
+      const shape = scopedShape(await readShape(conn, 'src', policy), leftOut);
       const prints = new Map<string, TablePrint>();
       for (const [key, table] of shape.tables) prints.set(key, await fingerprint(conn, 'src', table));
       const keyCheck = await keyCheckOf(conn, policy);
       await conn.run('DETACH src');
-      return { shape, prints, keyCheck };
+      return { shape, prints, keyCheck, leftOut };
     });
     const fingerprintSeconds = (performance.now() - started) / 1000;
     const ledger: LedgerRow[] = [];
@@ -88,7 +93,7 @@ export async function rewriteForAnalysts(
       await rm(file, { force: true });
       await rm(`${file}.wal`, { force: true });
     }
-    await wholeRewrite(raw, file, spill, policy, shape, ledger);
+    await wholeRewrite(raw, file, spill, policy, shape, ledger, leftOut);
     return {
       how: 'whole',
       why,
@@ -123,12 +128,17 @@ async function wholeRewrite(
   policy: AnalystsPolicy,
   shape: SourceShape,
   ledger: readonly LedgerRow[],
+  leftOut: readonly CopiedRelation[],
 ): Promise<void> {
   await withScratch(spill, async (conn) => {
     await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
     await conn.run(`ATTACH ${quoteLiteral(file)} AS dst`);
     await conn.run('COPY FROM DATABASE src TO dst (SCHEMA)');
+    for (const table of NEVER_FOR_ANALYSTS)
+      for (const schema of new Set([...shape.tables.values()].map((t) => t.schema)))
+        await conn.run(`DROP TABLE IF EXISTS dst.${qualified(schema, table)}`);
     await conn.run('BEGIN');
+    await dropFromCopy(conn, 'dst', leftOut);
     for (const table of shape.tables.values()) {
       const target = `dst.${qualified(table.schema, table.table)}`;
       for (const c of table.columns) {
@@ -137,9 +147,16 @@ async function wholeRewrite(
         if (!c.nullable) await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} DROP NOT NULL`);
         if (policy.personalData === 'hash' && c.type !== 'VARCHAR' && c.type !== 'JSON')
           await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} SET DATA TYPE VARCHAR`);
+        // its description says what the copy holds: a hash is text, whatever the warehouse's type
+        if (c.comment !== null)
+          await conn.run(
+            `COMMENT ON COLUMN ${target}.${quoteIdent(c.name)} IS ${duckdbDialect.commentLiteral(c.comment + analystNote(policy, table.table, c.name))}`,
+          );
       }
       await insertAnalystRows(conn, policy, table);
     }
+    await rebindHashedViews(conn, 'dst', policy);
+    await describeWithheldViewColumns(conn, 'dst', policy);
     // a warehouse's own table of the ledger's name (none is made) is not carried into the copy in its place
     await finishCopy(conn, ledger);
   });
@@ -296,9 +313,9 @@ function changedParts(
 
 /**
  * Writes again the rows of the copy's `table` in the windows `parts`: deleted, then inserted from the snapshot.
- * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds about 16 KB
- * for every vector of 2,048 rows a transaction deletes from, so windows spread over a large table (rows moved
- * out of every window) would take the memory a publish is bounded by; such a table is written afresh instead.
+ * Returns false, having written nothing, when their rows lie across too much of the table: DuckDB holds delete ids
+ * for every vector a transaction deletes from, however few of its rows go, so windows spread over a large table
+ * would take the memory a publish is bounded by; such a table is written afresh instead.
  */
 async function rewriteParts(
   conn: DuckDBConnection,

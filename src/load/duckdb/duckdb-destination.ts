@@ -17,25 +17,23 @@ import { DuckDbSqlConnection } from './duckdb-connection.js';
 import { DuckDbSpanLoad } from './duckdb-span-load.js';
 import { DeferredVacuum } from './deferred-vacuum.js';
 import { PoolTrim } from './pool-trim.js';
-import { makeWarehouseDirectory, WarehouseConfigError } from '../warehouse/warehouse-errors.js';
+import { WarehouseBusyError, WarehouseConfigError } from '../warehouse/warehouse-errors.js';
 import { publishWarehouse } from './publish.js';
+import { makeWarehouseDirectory } from '../warehouse/warehouse-directory.js';
 
 /**
  * What DuckDB's buffer manager may hold by default (`destination.memory_limit`): data pages, staging tables,
- * sorts and joins, which spill to `<warehouse>.tmp/` beyond it. DuckDB's own default (80% of the machine's
- * memory) lets one load take gigabytes. 256MB is at least twice what a backfill of four month-long spans at a
- * time needs, room for denser records; a lower limit would hardly lower the peak, since the pool gives back its
- * cached pages after each commit ({@link PoolTrim}).
+ * sorts and joins, which spill to `<warehouse>.tmp/` beyond it. DuckDB's own default (most of the machine's
+ * memory) would let one load take gigabytes; this one leaves room for a million customers' commits
+ * (docs/performance.md, "Memory"), and the pool gives back its cached pages after each commit ({@link PoolTrim}).
  */
 export const DEFAULT_MEMORY_LIMIT = '256MB';
 
 /**
  * What the rows of the spans a run loads at once may take staged, by default (`destination.staging_memory`; see
  * `pipeline/staging-budget.ts`). DuckDB holds staged rows, and a transaction's inserted rows until its commit, in
- * its pool: without a limit, four lanes of month-long spans staged at once with one of them committing took
- * 120–140 MB of it. A month of the memory bench's surveys is estimated at 11–16 MB, its accounts at 2–4 MB: at
- * 8MB the surveys stage one span at a time (with the next reading while one commits) and the 300-day peak fell
- * by 20–30 MB, with the accounts' backfill no slower (docs/performance.md, "destination.staging_memory").
+ * its pool, so lanes staging large spans side by side raise the peak; this lets a month of surveys stage alone
+ * while the next one reads (docs/performance.md, "destination.staging_memory").
  */
 export const DEFAULT_STAGING_MEMORY = '8MB';
 
@@ -61,18 +59,6 @@ export interface DuckDbSettings {
   threads?: number;
   /** What the staged rows of a run's spans in flight may take; {@link DEFAULT_STAGING_MEMORY} unless set. */
   stagingMemory?: string;
-}
-
-/** The warehouse file is open in another process; DuckDB allows one writer process per file. */
-export class WarehouseBusyError extends Error {
-  override readonly name = 'WarehouseBusyError';
-  constructor(
-    message: string,
-    /** The process holding the file, when DuckDB names it. */
-    readonly holderPid?: number,
-  ) {
-    super(message);
-  }
 }
 
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
@@ -163,7 +149,7 @@ export class DuckDbDestination implements Destination {
     await this.withConnection(async (conn) => {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await conn.run(`SET schema = '${this.schema.replaceAll("'", "''")}'`);
-      await migrate(conn, 'duckdb', this.schema, new Date().toISOString());
+      await migrate(conn, 'duckdb', this.schema, new Date().toISOString(), this.describe());
       await dropSharedQuestionColumns(conn, duckdbDialect, this.schema, {
         runId: 'migration',
         now: new Date().toISOString(),

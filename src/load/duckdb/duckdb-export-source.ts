@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { quoteLiteral } from '../warehouse/identifiers.js';
 import type { ExportSource } from '../export/parquet-export.js';
-import { WarehouseBusyError } from './duckdb-destination.js';
+import { refuseNewerWarehouse } from '../warehouse/migrate.js';
+import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 
 /** A DuckDB warehouse file opened read-only for an export, and what closes it. */
 export interface DuckDbExportSource extends ExportSource {
@@ -15,6 +16,7 @@ export interface DuckDbExportSource extends ExportSource {
  * it, and takes no writer's lock; timestamps read in UTC, as the warehouse stores them.
  *
  * @throws WarehouseBusyError while another process has the file open for writing.
+ * @throws WarehouseNewerError when a newer release of loyalty-etl migrated or wrote it.
  */
 export async function openDuckDbExportSource(path: string, schema: string): Promise<DuckDbExportSource> {
   const file = resolve(path);
@@ -33,7 +35,15 @@ export async function openDuckDbExportSource(path: string, schema: string): Prom
   }
   const conn = await instance.connect();
   await conn.run(`SET TimeZone = 'UTC'`);
-  const all = async <T>(sql: string): Promise<T[]> => (await conn.runAndReadAll(sql)).getRowObjectsJson() as T[];
+  const all = async <T>(sql: string, params: unknown[] = []): Promise<T[]> =>
+    (await conn.runAndReadAll(sql, params as never)).getRowObjectsJson() as T[];
+  try {
+    await refuseNewerWarehouse({ all }, 'duckdb', schema, `duckdb ${file} (schema ${schema})`);
+  } catch (error) {
+    conn.closeSync();
+    instance.closeSync();
+    throw error;
+  }
   return {
     name: 'duckdb',
     schema,
@@ -51,7 +61,10 @@ export async function openDuckDbExportSource(path: string, schema: string): Prom
       }
       return [...tables].map(([name, columns]) => ({ name, columns }));
     },
-    snapshot: (fn) => inTransaction(conn, () => fn({ run: async (sql) => void (await conn.run(sql)), all })),
+    snapshot: (fn) =>
+      inTransaction(conn, () =>
+        fn({ run: async (sql, params) => void (await conn.run(sql, params as DuckDBValue[] | undefined)), all }),
+      ),
     close() {
       conn.closeSync();
       instance.closeSync();

@@ -2,14 +2,8 @@ import { quoteLiteral } from '../warehouse/identifiers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, ResultReturnType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
-import {
-  QueryError,
-  ReadOnlyRefusal,
-  uniqueColumns,
-  type StatementResult,
-  type WarehouseReader,
-} from '../warehouse/warehouse-reader.js';
-import { WarehouseBusyError } from './duckdb-destination.js';
+import { uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse/warehouse-reader.js';
+import { QueryError, ReadOnlyRefusal, WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 
 /**
  * A read-only session on a DuckDB file: opened with `access_mode = READ_ONLY`, so any number of readers share it

@@ -5,8 +5,10 @@ import { withDuckDb } from './duckdb-connection.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
+import { leavePipelineTablesOut } from './copy-scope.js';
 import { replaceFile, replaceWorkDirOf } from '../export/replace-file.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
+import { PublishError } from '../warehouse/warehouse-errors.js';
 
 /** The warehouse a copy is published from: its file, and a way to hold its writers off for a moment. */
 export interface PublishSource {
@@ -15,19 +17,13 @@ export interface PublishSource {
   whileQuiet<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
 }
 
-/** A publish could not replace the readers' copy; they keep the one they had. */
-export class PublishError extends Error {
-  override readonly name = 'PublishError';
-}
-
 /**
  * Publishes a consistent, read-only copy of a DuckDB warehouse for readers, replacing the previous one atomically.
  *
  * A DuckDB file belongs to the one process that writes it, so analysts read a copy instead. With the process's
  * writers held off, `CHECKPOINT` writes every committed row into the file (the write-ahead log is then empty),
- * and the file is copied as it stands: a copy of a checkpointed file is the database at that commit. Copying the
- * file takes a few seconds for a warehouse of 10M postings; DuckDB's `COPY FROM DATABASE` into a new file took
- * 72 s (docs/performance.md). The copy is written through {@link replaceFile} (a folder of its own beside the
+ * and the file is copied as it stands: a copy of a checkpointed file is the database at that commit, and far
+ * cheaper than DuckDB's `COPY FROM DATABASE`, which writes every row again. The copy is written through {@link replaceFile} (a folder of its own beside the
  * published path, so a planted link is never followed, and only a regular file is ever replaced), opened
  * read-only once to prove it is a database, given the warehouse's read bits only, flushed, and renamed over the
  * published path: a new reader opens the new copy, and a reader that has the old
@@ -67,6 +63,8 @@ export async function publishWarehouse(
         // what analysts may read of personal data (destination.analysts.personal_data)
         // started from the copy readers have now, which is replaced only once this one is written
         rewrite = await rewriteForAnalysts(temporary, analysts, path);
+        // a copy of the warehouse as it stands (keep) holds the pipeline's own tables, unless they are asked for
+        if (rewrite === undefined) await leavePipelineTablesOut(temporary, analysts.pipelineTables === true);
         await proveReadable(temporary);
       },
     });

@@ -1,11 +1,7 @@
 import { constants, lstatSync, type Stats } from 'node:fs';
 import { chmod, lstat, mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-
-/** A file is not written because its path holds something other than a regular file (a FIFO, a device, a link, a folder). */
-export class UnsafeTargetError extends Error {
-  override readonly name = 'UnsafeTargetError';
-}
+import { UnsafeTargetError } from '../warehouse/warehouse-errors.js';
 
 /** What a path holds, in words, when it is anything but a regular file; undefined for a regular file or nothing. */
 export function notARegularFile(info: Stats | undefined): string | undefined {

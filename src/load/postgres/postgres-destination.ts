@@ -11,7 +11,7 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { WarehouseLockTimeoutError } from '../warehouse/warehouse-errors.js';
+import { WarehouseConnectionError, WarehouseLockTimeoutError } from '../warehouse/warehouse-errors.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
 
@@ -20,11 +20,6 @@ export const DEFAULT_LOCK_TIMEOUT_S = 300;
 
 /** PostgreSQL's SQLSTATE for a lock not granted within `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
-
-/** The warehouse could not be reached or refused the connection; the message never holds credentials. */
-export class WarehouseConnectionError extends Error {
-  override readonly name = 'WarehouseConnectionError';
-}
 
 /**
  * PostgreSQL (or a PostgreSQL-compatible engine such as Citus): several processes may load at once; each
@@ -113,7 +108,7 @@ export class PostgresDestination implements Destination {
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await conn.run(`SET search_path TO ${quoteIdent(this.schema)}`);
-        await migrate(conn, 'postgres', this.schema, new Date().toISOString());
+        await migrate(conn, 'postgres', this.schema, new Date().toISOString(), this.describe());
         await dropSharedQuestionColumns(conn, postgresDialect, this.schema, {
           runId: 'migration',
           now: new Date().toISOString(),

@@ -1,15 +1,10 @@
 import pg from 'pg';
 import { quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import {
-  QueryError,
-  ReadOnlyRefusal,
-  uniqueColumns,
-  type StatementResult,
-  type WarehouseReader,
-} from '../warehouse/warehouse-reader.js';
-import { displayUrl, WarehouseConnectionError } from './postgres-destination.js';
+import { uniqueColumns, type StatementResult, type WarehouseReader } from '../warehouse/warehouse-reader.js';
+import { displayUrl } from './postgres-destination.js';
 import { textTypes } from './postgres-connection.js';
 import { excessPowers, readRolePowers } from './role-powers.js';
+import { QueryError, ReadOnlyRefusal, WarehouseConnectionError } from '../warehouse/warehouse-errors.js';
 
 /** PostgreSQL's SQLSTATE for a write in a read-only transaction. */
 const READ_ONLY_SQL_TRANSACTION = '25006';

@@ -1,41 +1,27 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { KindedError } from '../../plan/error-kind.js';
+
+/**
+ * The errors of load/, in one place: those the command line turns into an exit code say their kind
+ * ({@link KindedError}); the others are caught by the command that knows what they mean (`sql`, `export`, `publish`).
+ */
 
 /**
  * The warehouse as configured cannot be used: a DuckDB path that is no DuckDB database or whose directory cannot
  * be made, or — for the commands that only look at a warehouse (`check`, `status`, `verify`) — one that does not
  * exist yet. A mistake of the configuration (`destination`, `LOYALTY_WAREHOUSE`), not of the warehouse.
  */
-export class WarehouseConfigError extends Error {
+export class WarehouseConfigError extends KindedError {
   override readonly name = 'WarehouseConfigError';
+  readonly kind = 'config';
 }
 
 /**
- * Makes the directory of the warehouse file `file` and any missing parent, one at a time. Node's own recursive
- * mkdir never returns for a path it cannot make under some file systems (`/proc/x/w.duckdb` spun a core for ten
- * minutes); here the first directory that cannot be made ends it with its reason.
- *
- * @throws WarehouseConfigError naming the directory and why it cannot be made.
+ * The warehouse was migrated or written by a newer release of loyalty-etl than this one: it is left untouched, as
+ * this release could read its tables wrongly or undo what the newer one wrote.
  */
-export function makeWarehouseDirectory(file: string): void {
-  const missing: string[] = [];
-  let dir = dirname(file);
-  while (!existsSync(dir)) {
-    missing.push(dir);
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  if (missing.length === 0 && !statSync(dir).isDirectory())
-    throw new WarehouseConfigError(`warehouse ${file}: ${dir} is not a directory`);
-  for (const d of missing.reverse()) {
-    try {
-      mkdirSync(d);
-    } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      throw new WarehouseConfigError(`warehouse ${file}: cannot create the directory ${d} (${e.code ?? e.message})`);
-    }
-  }
+export class WarehouseNewerError extends KindedError {
+  override readonly name = 'WarehouseNewerError';
+  readonly kind = 'newer-warehouse';
 }
 
 /**
@@ -55,6 +41,61 @@ export function isDataError(error: unknown): boolean {
  * A statement of the pipeline waited its longest (`destination.busy_timeout_s`) for a lock another session holds:
  * the message names the holder, so that whoever reads it can end that session or wait for it.
  */
-export class WarehouseLockTimeoutError extends Error {
+export class WarehouseLockTimeoutError extends KindedError {
   override readonly name = 'WarehouseLockTimeoutError';
+  readonly kind = 'busy';
+}
+
+/** A statement that would write, refused: the session is read-only. */
+export class ReadOnlyRefusal extends Error {
+  override readonly name = 'ReadOnlyRefusal';
+}
+
+/** A statement the warehouse could not run (a syntax error, an unknown table, …): its message, on one line. */
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+}
+
+/** The warehouse could not be reached or refused the connection; the message never holds credentials. */
+export class WarehouseConnectionError extends KindedError {
+  override readonly name = 'WarehouseConnectionError';
+  readonly kind = 'unreachable';
+}
+
+/** A problem with the output folder (a file, a link, a table name that is no file name): the user's to fix. */
+export class ExportPathError extends Error {
+  override readonly name = 'ExportPathError';
+}
+
+/** A file is not written because its path holds something other than a regular file (a FIFO, a device, a link, a folder). */
+export class UnsafeTargetError extends KindedError {
+  override readonly name = 'UnsafeTargetError';
+  readonly kind = 'unsafe-target';
+}
+
+/** A publish could not replace the readers' copy; they keep the one they had. */
+export class PublishError extends Error {
+  override readonly name = 'PublishError';
+}
+
+/** The warehouse file is open in another process; DuckDB allows one writer process per file. */
+export class WarehouseBusyError extends KindedError {
+  override readonly name = 'WarehouseBusyError';
+  readonly kind = 'busy';
+  constructor(
+    message: string,
+    /** The process holding the file, when DuckDB names it. */
+    readonly holderPid?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Personal data is to be hashed where nothing gives the key: the warehouse keeps none yet (no run has hashed) and
+ * `LOYALTY_PII_SALT` is not set. A matter of configuration: set the salt, or choose another policy.
+ */
+export class PiiKeyMissingError extends KindedError {
+  override readonly name = 'PiiKeyMissingError';
+  readonly kind = 'config';
 }

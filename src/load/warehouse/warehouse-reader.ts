@@ -23,16 +23,6 @@ export interface WarehouseReader {
   close(): Promise<void>;
 }
 
-/** A statement that would write, refused: the session is read-only. */
-export class ReadOnlyRefusal extends Error {
-  override readonly name = 'ReadOnlyRefusal';
-}
-
-/** A statement the warehouse could not run (a syntax error, an unknown table, …): its message, on one line. */
-export class QueryError extends Error {
-  override readonly name = 'QueryError';
-}
-
 /** Makes repeated column names unique, as an object per row needs them: `a`, `a:1`, `a:2`. */
 export function uniqueColumns(names: readonly string[]): string[] {
   const seen = new Map<string, number>();

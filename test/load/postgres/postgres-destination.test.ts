@@ -7,7 +7,7 @@ import type { DestinationSettings } from '../../../src/plan/job-plan.js';
 import type { Destination } from '../../../src/load/destination.js';
 import { commitWindows } from '../../../src/pipeline/load-span.js';
 import type { Row } from '../../../src/load/table-spec.js';
-import { openDestination } from '../../../src/load/open-destination.js';
+import { openDestination } from '../../../src/load/warehouses.js';
 import { accountCustomFieldsTable, accountsTable } from '../../../src/streams/accounts.js';
 import { account, loadAccounts } from '../../helpers/account-spans.js';
 import { postgresTestDestination } from '../../helpers/destinations.js';
