@@ -1,5 +1,6 @@
 import type { SchemaContract } from '../../plan/job-plan.js';
 import { qualified } from '../warehouse/identifiers.js';
+import { SchemaContractRefusal } from '../warehouse/warehouse-errors.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import type { ViewStamp } from './replace-view.js';
 
@@ -129,7 +130,7 @@ export class SchemaChangeLog {
     if (fits ? state === '' : state === evidence) return;
     const values = await at.count();
     if (!fits && this.contract === 'freeze')
-      throw new Error(
+      throw new SchemaContractRefusal(
         `schema contract freeze: ${values} value(s) of ${object}.${column} (${published}) now read as ${evidence} (${at.reason}); ` +
           `the commit is refused: set destination.analysts.schema_contract to evolve or discard_value to accept them`,
       );
