@@ -10,6 +10,7 @@ import {
   startEmulator,
 } from '../emulator/index.js';
 import { redactHookUrl } from '../webhook/hook-path.js';
+import { redactUrl } from '../log/redact.js';
 import { Option, type Command } from 'commander';
 
 /** Fault flags of `loyalty-etl emulator`, as commander hands them over (text). */
@@ -54,7 +55,13 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   const opts = emulatorOptions(options);
   for (const url of options.webhook ?? []) {
     if (!/^https?:\/\/[^/]/.test(url))
-      throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
+      throw new CommandError(`--webhook: ${redactUrl(url)} is not an http(s) URL`, ExitCode.usage);
+    // fetch refuses such a URL, and the subscriber list is printed and served: the credential has no place here
+    if (/^https?:\/\/[^/]*@/.test(url))
+      throw new CommandError(
+        '--webhook: a subscriber URL must not hold a user or password (user:password@); the receiver takes its secret in the path or a header',
+        ExitCode.usage,
+      );
   }
   const emulator = await startEmulator({
     ...opts,

@@ -1,3 +1,4 @@
+import { damagedLine, damageOf } from '../load/warehouse/warehouse-damage.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
 import { failuresByStream } from '../pipeline/run-log.js';
@@ -161,11 +162,17 @@ export function schemaChangeLines(changes: readonly SchemaChangeRow[]): string[]
 export function failOnFailedWindows(result: JobRunResult): void {
   const first = result.failed[0];
   if (!first) return;
+  const damaged = result.failed.find((f) => damageOf({ message: f.error }) !== undefined);
+  if (damaged)
+    throw new CommandError(
+      `${damagedLine(damageOf({ message: damaged.error })!)}; ${result.failed.length} window(s) failed, first: ${damaged.stream} ${formatWindow(damaged.window)}`,
+      ExitCode.damaged,
+    );
   const byStream = Object.entries(failuresByStream(result))
     .map(([stream, n]) => `${stream} ${count(n)}`)
     .join(', ');
   throw new CommandError(
-    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error} (failed by stream: ${byStream})`,
+    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}${first.repeated ? '; it failed with the same error in the run before: not transient, running again will not mend it' : ''} (failed by stream: ${byStream})`,
     ExitCode.windowsFailed,
   );
 }

@@ -13,6 +13,7 @@ import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { readEveryTable } from '../load/warehouse/warehouse-damage.js';
 import { formatStatus } from './status-format.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -31,6 +32,8 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
     config,
     (destination) =>
       destination.withConnection(async (conn): Promise<JobStatus> => {
+        // a DuckDB file is read whole (a damaged block is found only when read): a status is never green over it
+        if (destination.name === 'duckdb') await readEveryTable(conn, 'duckdb', destination.schema);
         const status = {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),

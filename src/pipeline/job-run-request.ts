@@ -19,6 +19,8 @@ export interface WindowFailure {
   stream: StreamName;
   window: Window;
   error: string;
+  /** The window's last failure, in an earlier run, was this same error: it is not passing by itself. */
+  repeated?: boolean;
 }
 
 export interface JobRunResult {

@@ -22,6 +22,7 @@ import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
 import type { StreamContext } from '../streams/stream.js';
 import { loadSpan } from './load-span.js';
 import { refreshProfiles } from './refresh-profiles.js';
+import { recordWhileReconnecting } from './record-while-reconnecting.js';
 import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
 /** Streams whose tables hold each customer's latest observed state (and its history). */
@@ -102,8 +103,8 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
         : result.eventsFailed.length > 0
           ? `${result.eventsFailed.length} webhook event(s) not replayed; first: ${result.eventsFailed[0]}`
           : null);
-    await destination
-      .ledgerTransaction((conn) =>
+    await recordWhileReconnecting(() =>
+      destination.ledgerTransaction((conn) =>
         finishRun(conn, {
           runId,
           status: error ? 'failed' : 'succeeded',
@@ -111,8 +112,8 @@ export async function replayArchive(request: ReplayRequest): Promise<ReplayResul
           requests: 0,
           finishedAt: new Date().toISOString(),
         }),
-      )
-      .catch((e: unknown) => logger.error({ err: e }, 'could not record the end of the replay'));
+      ),
+    ).catch((e: unknown) => logger.error({ err: e }, 'could not record the end of the replay'));
   }
   return result;
 }

@@ -15,6 +15,7 @@ import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
+import { recordWhileReconnecting } from './record-while-reconnecting.js';
 import { refreshProfiles } from './refresh-profiles.js';
 import { RunStop } from './run-stop.js';
 import { StagingBudget } from './staging-budget.js';
@@ -174,8 +175,8 @@ async function recordEnd(
       ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`
       : null);
   const status = stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded';
-  await destination
-    .ledgerTransaction((conn) =>
+  await recordWhileReconnecting(() =>
+    destination.ledgerTransaction((conn) =>
       finishRun(conn, {
         runId: result.runId,
         status,
@@ -184,7 +185,7 @@ async function recordEnd(
         retries: result.retries,
         finishedAt: new Date().toISOString(),
       }),
-    )
-    .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
+    ),
+  ).catch((e) => log.error({ err: e }, 'could not record the end of the run'));
   logRunEnd(log, status, error, result);
 }

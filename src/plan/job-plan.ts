@@ -67,6 +67,8 @@ export interface SourceSettings {
   requests_per_second: number;
   retries: number;
   timeout_ms: number;
+  /** The largest answer read, in bytes of its body. */
+  max_response_bytes: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
   stop_after_no_answer: number;
