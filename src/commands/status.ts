@@ -8,6 +8,7 @@ import { stateCoverage } from '../state/state-coverage.js';
 import { readHistoryStatus } from '../state/history-status.js';
 import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
@@ -19,6 +20,9 @@ import { withJobFlags } from './shared-flags.js';
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
 }
+
+/** The changes of what analysts read that `status` lists, the newest first. */
+const SCHEMA_CHANGES_SHOWN = 15;
 
 /** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; the run lock, backfills, the last runs. */
 export async function statusCommand(options: StatusOptions): Promise<void> {
@@ -33,6 +37,7 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
           unlistedFields: await readUnlistedFields(conn),
+          schemaChanges: await readSchemaChanges(conn, { limit: SCHEMA_CHANGES_SHOWN }),
           integration: await readLastIntegration(conn),
         };
         if (!jobConfig.streams.includes('accounts')) return status;

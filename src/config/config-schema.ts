@@ -103,6 +103,8 @@ const analystsSchema = z
     personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
     /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
     schema: z.string().min(1).optional(),
+    /** What a commit does when values no longer fit a published column's type (docs/warehouse.md, "The schema contract"). */
+    schema_contract: z.enum(['evolve', 'discard_value', 'freeze']).optional(),
     /** Whether the copy (DuckDB), the analysts' schema (PostgreSQL) and the catalog hold the pipeline's `_etl_` tables too. */
     pipeline_tables: z.boolean().optional(),
   })

@@ -59,6 +59,7 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
+    schemaContract: config.destination.analysts?.schema_contract ?? 'evolve',
     stopAfterNoAnswer: source.stop_after_no_answer,
     sourceUrl: withoutCredentials(source.base_url),
   };

@@ -60,6 +60,7 @@ export async function loadClaimedSpan(
     runThrough: target.through,
     customersAsked: asked?.report,
     archive: request.archive,
+    schemaContract: plan.schemaContract,
     staging: run.staging,
   };
   try {

@@ -1,4 +1,5 @@
 import type { Destination } from '../load/destination.js';
+import type { SchemaChangeRow } from '../state/schema-changes.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
 import type { JobPlan, JobSettings, StreamName } from '../plan/job-plan.js';
@@ -36,6 +37,8 @@ export interface JobRunResult {
   retries: number;
   /** Members the spec does not list that this run loaded first (`_etl_unlisted_fields`), read when the run ends. */
   newFields: UnlistedField[];
+  /** The changes of what analysts read the run made (`_etl_schema_changes`). */
+  schemaChanges?: SchemaChangeRow[];
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Destination, FieldReject, SpanLoad } from '../load/destination.js'
 import type { Row, TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
+import type { SchemaContract } from '../plan/job-plan.js';
 import { formatWindow, type Window } from '../plan/windows.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
@@ -26,6 +27,8 @@ import { RejectThresholdError, SpanPartlyLoadedError, UnreadRecordsError } from 
 export interface SpanSettings {
   job: string;
   runId: string;
+  /** `destination.analysts.schema_contract`, for the commit's derived views. */
+  schemaContract?: SchemaContract | undefined;
   firstDay: Day;
   /** A window fails when more than this share of its records is rejected (and at least `MIN_REJECTS_TO_FAIL`). */
   rejectThreshold: number;
@@ -138,6 +141,7 @@ async function loadOpenedSpan(
     runId: settings.runId,
     windows: span,
     tables: tablesOf(stream, ctx),
+    schemaContract: settings.schemaContract,
   });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {

@@ -125,7 +125,15 @@ async function replayProfiles(request: ReplayRequest, runId: string): Promise<vo
     const span = await readSpan(file.file);
     if (!span?.committed) continue;
     const api = new LoyaltyApi(new ArchivedSource(span), conventionsOf(request.plan));
-    await refreshProfiles(api, request.destination, request.plan.name, runId, span.header.windows[0]!.start);
+    await refreshProfiles(
+      api,
+      request.destination,
+      request.plan.name,
+      runId,
+      span.header.windows[0]!.start,
+      undefined,
+      request.plan.schemaContract,
+    );
     return;
   }
   request.logger.warn(
@@ -188,6 +196,7 @@ async function replayStream(
       runId,
       firstDay: plan.job.first_day,
       rejectThreshold: plan.job.reject_threshold,
+      schemaContract: plan.schemaContract,
     };
     result.spans++;
     try {

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { DEFAULT_STOP_AFTER_NO_ANSWER } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
@@ -50,6 +51,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     requests: 0,
     retries: 0,
     newFields: [],
+    schemaChanges: [],
   };
   const stop = request.stop ?? new RunStop();
   const retriesBefore = request.api.http.retryCount ?? 0;
@@ -115,8 +117,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     }
     if (stop.reason instanceof SourceGoneError) throw stop.reason.settled(result, request.work);
     if (stop.reason) throw stop.reason;
-    // 6. the members the spec does not list that this run loaded first
+    // 6. the members the spec does not list that this run loaded first, and what it changed of what analysts read
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
+    result.schemaChanges = (await destination.withConnection((conn) => readSchemaChanges(conn, { runId }))).changes;
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
@@ -136,7 +139,15 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   const { request, log } = run;
   const today = new Date().toISOString().slice(0, 10);
-  await refreshProfiles(request.api, request.destination, run.job, run.runId, today, request.archive).then(
+  await refreshProfiles(
+    request.api,
+    request.destination,
+    run.job,
+    run.runId,
+    today,
+    request.archive,
+    request.plan.schemaContract,
+  ).then(
     (n) =>
       n.unreadFields > 0
         ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')

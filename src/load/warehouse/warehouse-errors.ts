@@ -46,6 +46,14 @@ export class WarehouseLockTimeoutError extends KindedError {
   readonly kind = 'busy';
 }
 
+/**
+ * A commit refused under `destination.analysts.schema_contract: freeze`: values no longer fit the type of a column
+ * analysts read. Its windows fail, and load when the values fit again or the contract allows them.
+ */
+export class SchemaContractRefusal extends Error {
+  override readonly name = 'SchemaContractRefusal';
+}
+
 /** A statement that would write, refused: the session is read-only. */
 export class ReadOnlyRefusal extends Error {
   override readonly name = 'ReadOnlyRefusal';
