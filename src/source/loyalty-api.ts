@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { addDays } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { FatalSourceError } from './source-errors.js';
 import type { HttpClient, RequestCounter, SourceAnswer } from './http-client.js';
@@ -149,7 +150,7 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
 
   /** The `start` and `end` that ask an export for the inclusive days of `window`. */
   private windowQuery(window: Window): Record<string, string> {
-    return { start: window.start, end: this.exportEnd === 'exclusive' ? dayAfter(window.end) : window.end };
+    return { start: window.start, end: this.exportEnd === 'exclusive' ? addDays(window.end, 1) : window.end };
   }
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
@@ -257,9 +258,4 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
       );
     return { pageNumber, pageSize, totalCount, data };
   }
-}
-
-/** The day after `day` (`YYYY-MM-DD`). */
-function dayAfter(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
