@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/commands/exit-codes.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -10,35 +8,12 @@ import { RELEASE } from '../../src/load/warehouse/package-root.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { rawSql } from '../helpers/raw-warehouse.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
 const TO = '2024-05-04';
-
-/** Runs statements on the warehouse without the pipeline (which would refuse it), and returns the last one's rows. */
-async function rawSql(config: DestinationSettings, statements: string[]): Promise<Array<Record<string, unknown>>> {
-  let rows: Array<Record<string, unknown>> = [];
-  if (config.type === 'duckdb') {
-    const instance = await DuckDBInstance.create(config.path);
-    const conn = await instance.connect();
-    try {
-      for (const sql of statements) rows = (await conn.runAndReadAll(sql)).getRowObjectsJson() as typeof rows;
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
-    return rows;
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    for (const sql of statements) rows = (await client.query(sql)).rows as typeof rows;
-  } finally {
-    await client.end();
-  }
-  return rows;
-}
 
 /** What the warehouse holds, whole: the DuckDB file's bytes, or every row of every table of the schema. */
 async function fingerprint(config: DestinationSettings): Promise<string> {

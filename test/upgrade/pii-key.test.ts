@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
+import { rawSql } from '../helpers/raw-warehouse.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 
 const TZ = 'Europe/Athens';
@@ -15,49 +14,16 @@ const TO = '2024-05-03';
 const NO_SALT = { LOYALTY_PII_SALT: undefined };
 
 /** Rows of `sql` on what analysts read: the published DuckDB copy, or PostgreSQL's analysts' schema. */
-async function analystRows(config: DestinationSettings, sql: string): Promise<Array<Record<string, unknown>>> {
-  if (config.type === 'duckdb') {
-    const instance = await DuckDBInstance.create(join(dirname(config.path), 'warehouse.published.duckdb'), {
-      access_mode: 'READ_ONLY',
-    });
-    const conn = await instance.connect();
-    try {
-      return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Array<Record<string, unknown>>;
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    await client.query('SET search_path TO public_analysts');
-    return (await client.query(sql)).rows as Array<Record<string, unknown>>;
-  } finally {
-    await client.end();
-  }
+function analystRows(config: DestinationSettings, sql: string): Promise<Array<Record<string, unknown>>> {
+  return config.type === 'duckdb'
+    ? rawSql({ file: join(dirname(config.path), 'warehouse.published.duckdb') }, [sql], { readOnly: true })
+    : rawSql(config, [sql], { searchPath: 'public_analysts' });
 }
 
 /** The pipeline's own row of `_etl_pii_key`, read past the pipeline. */
 async function keptKey(config: DestinationSettings): Promise<{ key: string; origin: string }> {
-  const sql = 'SELECT key, origin FROM _etl_pii_key';
-  if (config.type === 'duckdb') {
-    const instance = await DuckDBInstance.create(config.path, { access_mode: 'READ_ONLY' });
-    const conn = await instance.connect();
-    try {
-      return (await conn.runAndReadAll(sql)).getRowObjectsJson()[0] as { key: string; origin: string };
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
-  }
-  const client = new pg.Client({ connectionString: config.url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows[0] as { key: string; origin: string };
-  } finally {
-    await client.end();
-  }
+  const [row] = await rawSql(config, ['SELECT key, origin FROM _etl_pii_key'], { readOnly: true });
+  return row as { key: string; origin: string };
 }
 
 /** Every file under `dir`, as bytes (for searching them for a secret). */
