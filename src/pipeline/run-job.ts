@@ -140,6 +140,7 @@ async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   );
 }
 
+/** What `_etl_runs.error` says of a run's failed windows (null: none failed). */
 function runFailure(result: JobRunResult): string | null {
   const first = result.failed[0];
   return first
@@ -147,6 +148,7 @@ function runFailure(result: JobRunResult): string | null {
     : null;
 }
 
+/** What `_etl_runs.error` says of a replay's windows and kept webhook events not replayed (null: none). */
 function replayFailure(result: JobRunResult): string | null {
   const first = result.failed[0];
   const events = result.replayed?.eventsFailed ?? [];
