@@ -17,7 +17,7 @@ import { registerSql, sqlQueryArgs } from '../commands/sql.js';
 import { registerStatus } from '../commands/status.js';
 import { interruptedExitCode } from '../commands/interruption.js';
 import { registerWebhook } from '../commands/webhook.js';
-import { useLogFormat } from '../commands/job-session.js';
+import { logProcessWarnings, logUnexpected, useLogFormat } from '../commands/job-session.js';
 import { registerVerify } from '../commands/verify.js';
 import { CommandError, EXIT_CODE_OF_KIND, ExitCode } from '../commands/exit-codes.js';
 import { KindedError } from '../plan/error-kind.js';
@@ -67,9 +67,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const [code, message] = classify(error);
+    // a bug's stack goes before the closing line, which stays the last; off a terminal it is a JSON line too
+    if (code === ExitCode.internal && error instanceof Error && error.stack) logUnexpected(error);
     process.stderr.write(`loyalty-etl: ${redact(message)}\n`);
-    if (code === ExitCode.internal && error instanceof Error && error.stack)
-      process.stderr.write(`${redact(error.stack)}\n`);
     return code;
   }
 }
@@ -84,6 +84,7 @@ function chooseLogFormat(flag: string | undefined): void {
   const terminal = process.stderr.isTTY === true;
   const format = flag ?? (terminal ? 'pretty' : 'json');
   useLogFormat(format, format === 'pretty' && terminal && !process.env.NO_COLOR);
+  if (format === 'json') logProcessWarnings();
 }
 
 /** Levels `LOYALTY_LOG_LEVEL` may name (pino's). */

@@ -23,11 +23,16 @@ import {
 } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { interruptibleRun } from './interruption.js';
-import { failOnFailedWindows, summarizeRun } from './run-summary.js';
+import { failOnFailedWindows, runJson, summarizeRun } from './run-summary.js';
 import type { Command } from 'commander';
 import { withJobFlags, withRangeFlags, parseRange, type RangeOptions } from './shared-flags.js';
+import { metricsAfter } from '../report/metrics-file.js';
+import { SourceGoneError } from '../pipeline/pipeline-errors.js';
+import { METRICS_FILE_HELP, metricsTarget, runOfThisProcess, type MetricsOptions } from './metrics-flag.js';
 
-export interface BackfillOptions extends CommonOptions, RangeOptions {
+export interface BackfillOptions extends CommonOptions, RangeOptions, MetricsOptions {
+  /** The summary on stdout as one JSON object. */
+  json?: boolean;
   concurrency?: string;
   /** Start the range afresh instead of resuming (or joining) the open backfill of the same range. */
   restart?: boolean;
@@ -44,7 +49,8 @@ const SYNC_EVERY_MS = 2000;
  * Watermarks only ever move forward, where done windows join them without a gap.
  */
 export async function backfillCommand(options: BackfillOptions): Promise<void> {
-  const { config, plan } = resolveJob(options);
+  const { config, plan, job, jobConfig } = resolveJob(options);
+  const metrics = metricsTarget(options, config, job, jobConfig);
   const { streams } = parseRange(options, plan.job);
   const concurrency = options.concurrency === undefined ? plan.sourceConcurrency : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
@@ -63,11 +69,30 @@ export async function backfillCommand(options: BackfillOptions): Promise<void> {
     archive,
   };
   const started = performance.now();
-  const session = await usingLoadSession(config, logger, (destination) => runBackfill(destination, request));
+  const seconds = () => (performance.now() - started) / 1000;
+  const session = await usingLoadSession(config, logger, (destination) =>
+    metricsAfter(
+      metrics,
+      destination,
+      logger,
+      (value, error) =>
+        runOfThisProcess(value?.result ?? (error instanceof SourceGoneError ? error.result : undefined)),
+      () => runBackfill(destination, request),
+    ),
+  ).catch((error: unknown) => {
+    // a backfill the source stopped answering still says what it did; the same command resumes the rest
+    if (error instanceof SourceGoneError && error.result)
+      process.stdout.write(
+        options.json ? runJson(error.result, seconds()) : `${summarizeRun(error.result, seconds())}\n`,
+      );
+    throw error;
+  });
   const { result, summary } = session.value;
   await pruneArchive(archive, logger);
   process.stdout.write(
-    `${summarizeRun(result, (performance.now() - started) / 1000)}\n${summary.text}\n${describeSession(session)}`,
+    options.json
+      ? runJson(result, seconds())
+      : `${summarizeRun(result, seconds())}\n${summary.text}\n${describeSession(session)}`,
   );
   failOnFailedWindows(result);
   if (summary.failed > 0) {
@@ -138,6 +163,7 @@ async function runBackfill(
     refreshReferenceData: true,
     onSpanDone: (_stream, spanCounts) => progress.spanDone(spanCounts),
     onCustomersAsked: (stream, asked) => progress.customers(stream, asked),
+    onWorkDone: () => progress.stop(),
   }).finally(() => progress.stop());
   const after = await counts();
   if (after.failed === 0 && after.open === 0)
@@ -200,5 +226,7 @@ export function registerBackfill(program: Command): void {
   withRangeFlags(withJobFlags(program.command('backfill').description('re-extract a historical range in windows')))
     .option('--concurrency <n>', 'spans at once (default: source.concurrency)')
     .option('--restart', 'start the range afresh instead of resuming or joining the open backfill of the same range')
+    .option('--metrics-file <file>', METRICS_FILE_HELP)
+    .option('--json', 'the summary on stdout as one JSON object')
     .action(backfillCommand);
 }

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { DescribedRelation } from '../load/catalog/table-comments.js';
 import { NEVER_FOR_ANALYSTS } from '../load/catalog/warehouse-catalog.js';
+import { analystNote, analystType, isPipelineRelation } from '../load/derived/personal-data.js';
 
 /** Where the described tables are read from, for the catalog's header and dbt's `schema`. */
 export interface CatalogTarget {
@@ -12,11 +13,31 @@ export interface CatalogTarget {
   words: string;
   /** What analysts read of personal data. */
   personalData: 'keep' | 'hash' | 'drop';
+  /** Whether analysts read the pipeline's own `_etl_` tables too (`destination.analysts.pipeline_tables`). */
+  pipelineTables?: boolean;
 }
 
-/** The tables a catalog lists: every table and view analysts can read (the pipeline's secrets are never ones). */
-function listed(relations: readonly DescribedRelation[]): DescribedRelation[] {
-  return relations.filter((r) => !NEVER_FOR_ANALYSTS.has(r.name));
+/**
+ * The tables a catalog lists, as analysts read them: every table and view of the data (the pipeline's own `_etl_`
+ * ones only when `pipeline_tables` is set; its secrets never), each personal column with the type
+ * and description it has there (a hash is text, whatever the warehouse's type).
+ */
+export function listed(relations: readonly DescribedRelation[], target: CatalogTarget): DescribedRelation[] {
+  const policy = { personalData: target.personalData };
+  const text = target.warehouse === 'duckdb' ? 'VARCHAR' : 'text';
+  return relations
+    .filter((r) => !NEVER_FOR_ANALYSTS.has(r.name) && (target.pipelineTables === true || !isPipelineRelation(r.name)))
+    .map((r) => ({
+      ...r,
+      columns: r.columns.map((c) => {
+        const note = analystNote(policy, r.name, c.name);
+        return {
+          ...c,
+          type: analystType(policy, r.name, c.name, c.type, text),
+          ...(note && c.description !== undefined ? { description: c.description + note } : {}),
+        };
+      }),
+    }));
 }
 
 /** The dbt source's name. */
@@ -29,7 +50,7 @@ export const DBT_SOURCE = 'loyalty';
  * one (dbt's own generic tests: no package needed).
  */
 export function dbtSources(relations: readonly DescribedRelation[], target: CatalogTarget): string {
-  const tables = listed(relations).map((r) => {
+  const tables = listed(relations, target).map((r) => {
     const loaded = r.columns.some((c) => c.name === '_loaded_at');
     const composite = r.key.length > 1;
     return {
@@ -78,7 +99,7 @@ export function dataDictionary(relations: readonly DescribedRelation[], target: 
     `Every table and view analysts read (${target.words}), written by \`loyalty-etl catalog --format markdown\` from the comments the warehouse carries. Personal data (phone, e-mail, names, birthdate): ${target.personalData}.`,
     '',
   ];
-  for (const r of listed(relations)) {
+  for (const r of listed(relations, target)) {
     lines.push(`## \`${r.name}\`${r.kind === 'view' ? ' (view)' : ''}`, '', r.description ?? '', '');
     if (r.key.length > 0) lines.push(`Key: ${r.key.map((k) => `\`${k}\``).join(', ')}`, '');
     lines.push('| column | type | description |', '|---|---|---|');
@@ -90,7 +111,7 @@ export function dataDictionary(relations: readonly DescribedRelation[], target: 
 
 /** The catalog as JSON: the target and every table with its kind, key, description and columns. */
 export function jsonCatalog(relations: readonly DescribedRelation[], target: CatalogTarget): string {
-  const tables = listed(relations).map((r) => ({
+  const tables = listed(relations, target).map((r) => ({
     name: r.name,
     kind: r.kind,
     description: r.description ?? null,

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ExitCode } from './exit-codes.js';
 import { busyTimeoutOf } from '../config/duckdb-files.js';
+import { openWhenFree } from '../load/open-when-free.js';
 import { warehouseOf } from '../load/warehouses.js';
 import { dataDictionary, dbtSources, jsonCatalog, type CatalogTarget } from './catalog-formats.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
@@ -21,7 +22,11 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
   const destination = config.destination;
   const logger = commandLogger();
   const entry = warehouseOf(destination);
-  const warehouse = await entry.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
+  // a catalog only reads: a warehouse that is not there is an error, never a new empty one to describe
+  const warehouse = await openWhenFree(() => entry.open({ create: false }), {
+    timeoutSeconds: busyTimeoutOf(destination),
+    logger,
+  });
   let relations;
   try {
     relations = await warehouse.describeTables();
@@ -32,6 +37,7 @@ export async function catalogCommand(options: CommonOptions & { format?: string;
     warehouse: entry.name,
     ...entry.analystsRead(config.analysts),
     personalData: config.analysts.personalData,
+    pipelineTables: config.analysts.pipelineTables ?? false,
   };
   const text = FORMATS[format as keyof typeof FORMATS](relations, target);
   if (options.output) writeFileSync(options.output, text);

@@ -22,6 +22,8 @@ export const ExitCode = {
   probeDisagrees: 7,
   /** The warehouse was migrated or written by a newer release of loyalty-etl: nothing was done, the warehouse is untouched. */
   newerWarehouse: 8,
+  /** `probe` could not tell whether the config and the service agree on a `jobs.yaml` key: no data where it looked, or its requests ran out. */
+  probeCouldNotTell: 9,
   /** The run was interrupted by SIGINT (Ctrl-C), as a shell reports it: 128 + the signal's number. */
   interrupted: 130,
   /** The run was interrupted by SIGTERM. */

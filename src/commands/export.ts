@@ -6,13 +6,20 @@ import { warehouseOf } from '../load/warehouses.js';
 import type { WarehouseEntry } from '../load/warehouse-entry.js';
 import { exportDirProblem, exportParquet, type ExportSource } from '../load/export/parquet-export.js';
 import { ExportPathError } from '../load/warehouse/warehouse-errors.js';
+import type { AnalystsPolicy } from '../plan/job-plan.js';
+import { PII_SALT_VARIABLE, personalDataKey, type ResolvedConfig } from '../config/load-config.js';
+import { registerSecret } from '../log/redact.js';
 import { commandLogger, resolveJob, type CommonOptions } from './job-session.js';
 import { withJobFlags } from './shared-flags.js';
 
 export interface ExportOptions extends CommonOptions {
   format: string;
   output?: string;
+  /** `keep`, `hash` or `drop`: overrides destination.analysts.personal_data for this export. */
+  personalData?: string;
 }
+
+const POLICIES = ['keep', 'hash', 'drop'] as const;
 
 /**
  * `loyalty-etl export --format parquet --output DIR`: every table of the warehouse as Parquet under DIR, the large
@@ -28,7 +35,13 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
     );
   const problem = exportDirProblem(options.output);
   if (problem) throw new CommandError(`export: --output: ${problem}`, ExitCode.usage);
+  if (options.personalData !== undefined && !(POLICIES as readonly string[]).includes(options.personalData))
+    throw new CommandError(
+      `export: --personal-data must be keep, hash or drop, not ${options.personalData}`,
+      ExitCode.usage,
+    );
   const { config } = resolveJob(options);
+  const policy = exportPolicy(config, options.personalData as AnalystsPolicy['personalData'] | undefined);
   const warehouse = warehouseOf(config.destination);
   // opening a DuckDB path creates a warehouse there: an export of an empty new file would only hide the wrong path
   const missing = warehouse.missingFile();
@@ -41,7 +54,7 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   const wait = { timeoutSeconds: busyTimeoutOf(config.destination), logger };
   let result;
   try {
-    result = await withExportSource(warehouse, wait, (source) => exportParquet(source, options.output!));
+    result = await withExportSource(warehouse, wait, (source) => exportParquet(source, options.output!, policy));
   } catch (error) {
     if (error instanceof ExportPathError) throw new CommandError(`export: --output: ${error.message}`, ExitCode.usage);
     throw error;
@@ -49,12 +62,39 @@ export async function exportCommand(options: ExportOptions): Promise<void> {
   const { manifest, written, skipped, deleted } = result;
   const files = manifest.tables.reduce((n, t) => n + t.files.length, 0);
   logger.info(
-    { output: options.output, tables: manifest.tables.length, files, written, skipped, deleted },
+    {
+      output: options.output,
+      tables: manifest.tables.length,
+      files,
+      written,
+      skipped,
+      deleted,
+      personalData: manifest.personalData,
+    },
     'parquet export written',
   );
+  if (policy.personalData === 'keep')
+    process.stderr.write(
+      `note: the export holds personal data in clear (phone, e-mail, names, birthdate, whole records), as ${options.personalData ? '--personal-data keep' : 'destination.analysts.personal_data: keep'} asks: keep ${options.output} where the warehouse itself may be kept\n`,
+    );
   process.stdout.write(
-    `exported ${manifest.tables.length} tables to ${options.output}: ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
+    `exported ${manifest.tables.length} tables to ${options.output} (personal data: ${manifest.personalData}): ${written} files written, ${skipped} unchanged and skipped, ${deleted} deleted\n`,
   );
+}
+
+/**
+ * What the export writes of personal data: `--personal-data`, else destination.analysts.personal_data (`hash` by
+ * default). Under `hash`, the key of `LOYALTY_PII_SALT` when it is set, else the one the warehouse keeps (read in the
+ * export's snapshot), as every run hashes with.
+ */
+function exportPolicy(config: ResolvedConfig, asked: AnalystsPolicy['personalData'] | undefined): AnalystsPolicy {
+  const personalData = asked ?? config.analysts.personalData;
+  if (personalData !== 'hash') return { personalData };
+  const salt = process.env[PII_SALT_VARIABLE];
+  if (!salt) return { personalData };
+  const key = personalDataKey(salt);
+  registerSecret(key);
+  return { personalData, key };
 }
 
 /** Runs `fn` on the warehouse as an export reads it ({@link WarehouseEntry.openExportSource}). */
@@ -78,6 +118,10 @@ export function registerExport(program: Command): void {
       .command('export')
       .description('write every table as Parquet (large ones partitioned by month) with a manifest; incremental')
       .option('--format <format>', 'parquet', 'parquet')
-      .option('--output <dir>', 'the folder to write into (made if absent)'),
+      .option('--output <dir>', 'the folder to write into (made if absent)')
+      .option(
+        '--personal-data <policy>',
+        'keep (in clear), hash or drop phone, e-mail, names and birthdate (default: destination.analysts.personal_data)',
+      ),
   ).action(exportCommand);
 }

@@ -5,7 +5,7 @@ import type { Destination } from '../load/destination.js';
 import { openDestination } from '../load/warehouses.js';
 import { createLogger, type LogFormat, type Logger } from '../log/logger.js';
 import { currentLogStyle, useLogFormat } from '../log/log-style.js';
-import { registerSecret } from '../log/redact.js';
+import { redact, registerSecret } from '../log/redact.js';
 import { archiveOf } from '../config/duckdb-files.js';
 import { AnswerArchive } from '../source/archive/answer-archive.js';
 import { HttpClient } from '../source/http-client.js';
@@ -92,6 +92,22 @@ export { useLogFormat };
 /** The format the command line chose; a command draws a progress display only where its logs are human lines. */
 export function logFormat(): LogFormat {
   return currentLogStyle().format;
+}
+
+/**
+ * Node's own warnings (a deprecation, too many listeners) as log lines in the chosen format, instead of the plain
+ * text Node writes to stderr, which would break a stream of JSON lines.
+ */
+export function logProcessWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => commandLogger().warn({ err: warning }, `node: ${warning.message}`));
+}
+
+/** An error nothing expected (a bug), with its stack, as a log line in the chosen format. */
+export function logUnexpected(error: Error): void {
+  const logger = commandLogger();
+  if (currentLogStyle().format === 'json') logger.fatal({ err: error }, `unexpected error: ${error.message}`);
+  else process.stderr.write(`${redact(error.stack ?? error.message)}\n`);
 }
 
 /** The logger of a command, on stderr, in the format the command line chose. */

@@ -1,6 +1,7 @@
 import { addDays, type Day } from '../plan/days.js';
 import type { CustomerIdentity } from '../source/loyalty-api.js';
 import { parseSourceTimestamp } from '../transform/timestamps.js';
+import { isMissingText } from '../transform/values.js';
 import type { Finding } from './probe-finding.js';
 
 type Json = Record<string, unknown>;
@@ -202,7 +203,7 @@ export class RecordSample {
         for (const m of members) {
           const v = r[m];
           if (typeof v === 'number' || typeof v === 'boolean') numbers++;
-          else if (typeof v === 'string' && v !== 'NULL' && v !== '') strings++;
+          else if (typeof v === 'string' && !isMissingText(v)) strings++;
         }
       }
     }
@@ -294,6 +295,5 @@ function objects(list: unknown[]): Json[] {
 function text(value: unknown): string | null {
   if (typeof value === 'number') return String(value);
   if (typeof value !== 'string') return null;
-  const t = value.trim();
-  return t === '' || t === 'NULL' ? null : t;
+  return isMissingText(value) ? null : value.trim();
 }

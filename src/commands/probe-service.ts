@@ -9,8 +9,10 @@ import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
 import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
 import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
 import { type ChoiceListForm, readChoiceList, readFieldOptions } from '../transform/choice-lists.js';
+import { isMissingText } from '../transform/values.js';
 import type { Finding } from './probe-finding.js';
 import { RecordSample } from './probe-records.js';
+import { rangeWithAnswers, type ProbeRange } from './probe-range.js';
 
 export type { Finding } from './probe-finding.js';
 
@@ -18,6 +20,8 @@ export type { Finding } from './probe-finding.js';
 export interface ProbeSettings {
   /** The last day it looks at (the last closed day in the source's zone). */
   through: Day;
+  /** The first day it may look back to when the 30 days through `through` hold nothing (`source.history_start`, or an earlier `first_day`). */
+  from: Day;
   timezone: string;
   pageSize: number;
   exportEnd: 'inclusive' | 'exclusive';
@@ -61,14 +65,29 @@ export class ServiceProbe {
   }
 
   async run(): Promise<Finding[]> {
-    const { through } = this.settings;
-    const range = { start: addDays(through, -29), end: through };
+    const { through, from } = this.settings;
+    const count = async (r: ProbeRange) => {
+      const p = await this.page('/business-data/surveys', { ...r, page: this.settings.firstPage, size: 1 });
+      return p.ok ? p.totalCount : null;
+    };
+    const found = await rangeWithAnswers(count, from, through);
+    const { range } = found;
+    this.findings.push({
+      name: 'days looked at',
+      service: found.lastAnswerDay
+        ? `${range.start}..${range.end}: the 30 days through ${through} hold no survey answers; the last day with one is ${found.lastAnswerDay}`
+        : found.anyAnswers
+          ? `${range.start}..${range.end}`
+          : `${range.start}..${range.end}: no survey answers from ${from} through ${through}`,
+      config: null,
+      verdict: found.anyAnswers ? 'seen' : 'unsettled',
+    });
     const first = await this.firstPage(range);
     for (const step of [
       () => this.exportEnd(range, first),
       () => this.pageSize(range, first),
       () => this.errors(range, first),
-      () => this.accounts(first),
+      () => this.accounts(first, range.end),
       () => this.multipleChoice(),
       () => this.perCustomer(first),
     ]) {
@@ -266,8 +285,7 @@ export class ServiceProbe {
   }
 
   /** The accounts export over two weeks a few weeks apart: listing semantics, order stability, fields. */
-  private async accounts(first: 0 | 1): Promise<void> {
-    const { through } = this.settings;
+  private async accounts(first: 0 | 1, through: Day): Promise<void> {
     const size = Math.min(this.settings.pageSize, 200);
     const windows = [
       { start: addDays(through, -29), end: addDays(through, -23) },
@@ -312,7 +330,7 @@ export class ServiceProbe {
       const map = (record as { customFieldMap?: unknown } | null)?.customFieldMap;
       if (!map || typeof map !== 'object') continue;
       for (const [name, value] of Object.entries(map))
-        if (typeof value === 'string' && value.trim() !== '' && value.trim() !== 'NULL')
+        if (typeof value === 'string' && !isMissingText(value))
           this.fieldValues.set(name, (this.fieldValues.get(name) ?? new Set()).add(value));
     }
   }

@@ -10,7 +10,7 @@ export interface ProgressDisplay {
   update(windowsDone: number, records: number): void;
   /** How far a per-customer stream's spans under way have come; `undefined` once none is under way. */
   customers(stream: string, asked: CustomersAsked | undefined): void;
-  /** Draws or logs the last state and lets go of the terminal. */
+  /** Draws or logs the last state and lets go of the terminal; once (a second call does nothing). */
   stop(): void;
 }
 
@@ -152,6 +152,7 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
       cliProgress.Presets.shades_classic,
     );
     bar.start(options.total, done, numbers());
+    let barStopped = false;
     return {
       update(windowsDone, recordsRead) {
         done = windowsDone;
@@ -163,6 +164,8 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
         bar.update(done, numbers());
       },
       stop() {
+        if (barStopped) return;
+        barStopped = true;
         bar.update(done, numbers());
         bar.stop();
       },
@@ -170,6 +173,7 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
   }
   const every = options.logEveryMs ?? 5000;
   let lastLog = startedAt;
+  let stopped = false;
   const log = () => {
     lastLog = now();
     const { rate, etaSeconds } = pace(startedAt, lastLog, startDone, done, options.total);
@@ -196,6 +200,10 @@ export function createProgress(options: ProgressOptions): ProgressDisplay {
       customers.set(stream, asked);
       if (now() - lastLog >= every) log();
     },
-    stop: log,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      log();
+    },
   };
 }

@@ -11,8 +11,10 @@ import type { LoyaltyEvent } from '../webhook/loyalty-event.js';
 import { commandLogger, createArchive, resolveJob, type CommonOptions } from './job-session.js';
 import { describeSession, failIfUnpublished, usingLoadSession } from './load-session.js';
 import { parseRange, withJobFlags, withRangeFlags, type RangeOptions } from './shared-flags.js';
+import { metricsAfter } from '../report/metrics-file.js';
+import { METRICS_FILE_HELP, metricsTarget, type MetricsOptions } from './metrics-flag.js';
 
-export interface ReplayOptions extends CommonOptions, RangeOptions {
+export interface ReplayOptions extends CommonOptions, RangeOptions, MetricsOptions {
   /** Only the windows of the range holding rejected records. */
   rejects?: boolean;
 }
@@ -25,7 +27,8 @@ export interface ReplayOptions extends CommonOptions, RangeOptions {
  * when a window of the range could not be rebuilt from the archive (its answers never committed, or missing).
  */
 export async function replayCommand(options: ReplayOptions): Promise<void> {
-  const { config, plan } = resolveJob(options);
+  const { config, plan, job, jobConfig } = resolveJob(options);
+  const metrics = metricsTarget(options, config, job, jobConfig);
   // the webhook's events belong to no stream of the job: `--stream loyalty_events` replays them alone
   const eventsOnly = options.stream === EVENTS_STREAM;
   const range = parseRange(eventsOnly ? { ...options, stream: undefined } : options, plan.job);
@@ -51,37 +54,49 @@ export async function replayCommand(options: ReplayOptions): Promise<void> {
     );
   const logger = commandLogger();
   const command = `replay --from ${from} --to ${to}${options.stream ? ` --stream ${options.stream}` : ''}${options.rejects ? ' --rejects' : ''}`;
+  const windowsFailed = (failed: ReadonlyArray<{ stream: string }>) => {
+    const counts: Record<string, number> = {};
+    for (const f of failed) counts[f.stream] = (counts[f.stream] ?? 0) + 1;
+    return counts;
+  };
   const session = await usingLoadSession(config, logger, (destination) =>
-    replayArchive({
-      plan,
-      archive,
+    metricsAfter(
+      metrics,
       destination,
       logger,
-      from,
-      to,
-      streams,
-      command,
-      ...(withEvents
-        ? {
-            events: async (runId: string) => {
-              events = await replayEvents(destination, keptEvents(archive, from, to, plan.timezone), {
-                timezone: plan.timezone,
-                runId,
-              });
-              return events.unreadable.map(
-                (u) => `${EVENTS_STREAM} ${u.eventKey} received ${u.receivedAt}: ${u.problem}`,
-              );
-            },
-          }
-        : {}),
-      ...(options.rejects
-        ? {
-            windows: (stream) =>
-              destination.withConnection((conn) => rejectedWindows(conn, plan.name, stream, from, to)),
-            profilesRejected: () => destination.withConnection((conn) => profilesRejected(conn, plan.name)),
-          }
-        : {}),
-    }),
+      (value) => value && { runId: value.runId, windowsFailed: windowsFailed(value.failed) },
+      () =>
+        replayArchive({
+          plan,
+          archive,
+          destination,
+          logger,
+          from,
+          to,
+          streams,
+          command,
+          ...(withEvents
+            ? {
+                events: async (runId: string) => {
+                  events = await replayEvents(destination, keptEvents(archive, from, to, plan.timezone), {
+                    timezone: plan.timezone,
+                    runId,
+                  });
+                  return events.unreadable.map(
+                    (u) => `${EVENTS_STREAM} ${u.eventKey} received ${u.receivedAt}: ${u.problem}`,
+                  );
+                },
+              }
+            : {}),
+          ...(options.rejects
+            ? {
+                windows: (stream) =>
+                  destination.withConnection((conn) => rejectedWindows(conn, plan.name, stream, from, to)),
+                profilesRejected: () => destination.withConnection((conn) => profilesRejected(conn, plan.name)),
+              }
+            : {}),
+        }),
+    ),
   );
   const result = session.value;
   const rows = result.loaded.reduce((n, c) => n + c.loaded, 0);
@@ -138,5 +153,6 @@ export function registerReplay(program: Command): void {
     ),
   )
     .option('--rejects', 'only the windows holding rejected records (after a fix)')
+    .option('--metrics-file <file>', METRICS_FILE_HELP)
     .action(replayCommand);
 }

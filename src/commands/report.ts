@@ -6,6 +6,7 @@ import { CommandError, ExitCode } from './exit-codes.js';
 import { lastClosedDay } from '../plan/days.js';
 import { isLoopback, serveReport } from '../report/serve-report.js';
 import { reportPathProblem, writeReport, type ReportTarget } from '../report/write-report.js';
+import { metricsText } from '../report/metrics-file.js';
 import { commandLogger, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -66,7 +67,8 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
   if (!isLoopback(options.host)) {
     const warning = `--host ${options.host} serves the status page beyond this machine: it has no login, so anyone who reaches the port reads it (put a proxy with authentication in front)`;
     logger.warn({ host: options.host }, warning);
-    process.stderr.write(`warning: ${warning}\n`);
+    // a person at a terminal sees it whatever the log level; off a terminal every stderr line is a log line
+    if (process.stderr.isTTY) process.stderr.write(`warning: ${warning}\n`);
   }
   const server = await serveReport({
     file: target.path,
@@ -76,6 +78,10 @@ export async function reportCommand(options: ReportOptions): Promise<void> {
     logger,
     refresh: async () => void (await write()),
     allowedHosts: options.allowedHost ?? [],
+    metrics: (openMetrics) =>
+      usingDestination(config, (d) =>
+        metricsText(d, { job, jobConfig, timezone: config.source.timezone }, undefined, openMetrics),
+      ),
   });
   logger.info({ url: server.url, file: target.path, everySeconds: every }, 'report served');
   process.stdout.write(`serving ${server.url} (rewritten from the warehouse every ${every} s; Ctrl-C stops)\n`);
@@ -120,7 +126,10 @@ export function registerReport(program: Command): void {
   )
     .option('-o, --output <file>', 'the HTML file to write', 'report.html')
     .option('--until <day>', 'last day of the calendars instead of the last closed day')
-    .option('--serve', 'serve the page and rewrite it every --every seconds, until interrupted')
+    .option(
+      '--serve',
+      "serve the page (and the job's Prometheus metrics at /metrics), rewriting it every --every seconds, until interrupted",
+    )
     .option('--port <n>', 'port to serve on (0 picks a free one)', '8789')
     .option('--host <host>', 'address to serve on', '127.0.0.1')
     .option('--every <s>', 'seconds between rewrites when serving', '60')

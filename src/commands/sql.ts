@@ -20,6 +20,8 @@ export interface SqlOptions {
   csv?: boolean;
   json?: boolean;
   maxRows?: string;
+  /** Read the pipeline's own schema (PostgreSQL) or file (DuckDB), where its `_etl_` tables and clear data are. */
+  pipeline?: boolean;
 }
 
 /**
@@ -73,14 +75,30 @@ export async function sqlCommand(query: string | undefined, options: SqlOptions)
   }
 }
 
-/** The warehouse to read: `--warehouse`, or the jobs file's (for DuckDB, its published copy when there is one). */
+/**
+ * The warehouse to read: `--warehouse`, or the jobs file's where analysts read it (DuckDB: its published copy when
+ * there is one; PostgreSQL: the analysts' schema), or with `--pipeline` the pipeline's own, which says it holds
+ * personal data in clear.
+ */
 async function openReader(options: SqlOptions): Promise<WarehouseReader> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  if (options.warehouse !== undefined) return readOnly(warehouseAt(options.warehouse).openReader({ say }));
+  if (options.warehouse !== undefined) {
+    if (options.pipeline)
+      throw new CommandError(
+        "sql: --pipeline reads the jobs file's warehouse: give --config, not --warehouse",
+        ExitCode.usage,
+      );
+    return readOnly(warehouseAt(options.warehouse).openReader({ say }));
+  }
   const config = loadConfig(options.config ?? 'jobs.yaml');
   for (const secret of config.secrets) registerSecret(secret);
   return readOnly(
-    warehouseOf(config.destination).openReader({ say, publishedCopy: publishPathOf(config.destination) ?? false }),
+    warehouseOf(config.destination).openReader({
+      say,
+      publishedCopy: publishPathOf(config.destination) ?? false,
+      pipeline: options.pipeline === true,
+      ...(config.analysts.schema ? { analystsSchema: config.analysts.schema } : {}),
+    }),
   );
 }
 
@@ -142,5 +160,9 @@ export function registerSql(program: Command): void {
     .option('--csv', 'print CSV')
     .option('--json', 'print a JSON array of objects')
     .option('--max-rows <n>', 'rows a table shows at most (CSV and JSON print every row)', '1000')
+    .option(
+      '--pipeline',
+      "read the pipeline's own tables (_etl_…) and personal data in clear: its PostgreSQL schema, or its DuckDB file (runs wait while the session is open)",
+    )
     .action(sqlCommand);
 }

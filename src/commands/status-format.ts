@@ -9,6 +9,11 @@ export function formatStatus(status: JobStatus): string {
     (section) => section(status),
   );
   const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`, releaseLine(status)];
+  const i = status.integration;
+  if (i)
+    lines.push(
+      `integration: ${JSON.stringify(i.title ?? '(no title)')} (id ${i.integrationId}) on ${i.shopDomain ?? '(no shop domain)'}, created ${i.createdAt ?? '(not sent)'}; last seen by check ${i.lastSeenAt}`,
+    );
   for (const section of sections) if (section.length > 0) lines.push('', ...section);
   return `${lines.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import { readHistoryStatus } from '../state/history-status.js';
 import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
+import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { formatStatus } from './status-format.js';
@@ -30,6 +31,7 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
           unlistedFields: await readUnlistedFields(conn),
+          integration: await readLastIntegration(conn),
         };
         if (!jobConfig.streams.includes('accounts')) return status;
         const customerState = [];

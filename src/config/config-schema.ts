@@ -5,6 +5,7 @@ import {
   PER_CUSTOMER_STREAMS,
   POSTINGS_SELECTIONS,
   STREAM_NAMES,
+  DEFAULT_STOP_AFTER_NO_ANSWER,
   type DestinationSettings,
   type JobSettings,
   type SourceSettings,
@@ -47,6 +48,8 @@ const sourceSchema = z
       })
       .strict()
       .default({ header: 'Authorization', prefix: '', token: '' }),
+    /** The integration token (`LOYALTY_INTEGRATION_TOKEN`): `check` and `probe` say which integration it names. */
+    integration_token: z.string().default(''),
     timezone: ianaZone.default('UTC'),
     /**
      * The first day the service may hold data for: the loyalty program's start. The customer directory is swept
@@ -69,6 +72,11 @@ const sourceSchema = z
     timeout_ms: z.int().min(100).max(600_000).default(30_000),
     backoff_base_ms: z.int().min(1).max(600_000).default(250),
     backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
+    /**
+     * Spans of windows (or counts of windows) in a row that get no answer at all (refused, reset or timed-out
+     * connections, retries spent) after which a run stops asking the source; 0 never stops early.
+     */
+    stop_after_no_answer: z.int().min(0).max(10_000).default(DEFAULT_STOP_AFTER_NO_ANSWER),
   })
   .strict()
   .refine((s) => s.backoff_base_ms <= s.backoff_max_ms, {
@@ -88,6 +96,8 @@ const analystsSchema = z
     personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
     /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
     schema: z.string().min(1).optional(),
+    /** Whether the copy (DuckDB), the analysts' schema (PostgreSQL) and the catalog hold the pipeline's `_etl_` tables too. */
+    pipeline_tables: z.boolean().optional(),
   })
   .strict();
 
@@ -213,6 +223,11 @@ export const configFileSchema = z
   .object({
     source: sourceSchema,
     destination: destinationSchema.default({ type: 'duckdb', path: './warehouse.duckdb', schema: 'main' }),
+    /** Where `run`, `backfill` and `replay` write their Prometheus metrics when they end (`--metrics-file`). */
+    metrics: z
+      .object({ file: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     jobs: z
       .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'job names use letters, digits, _ . -'), jobSchema)
       .refine((j) => Object.keys(j).length > 0, 'at least one job is needed'),

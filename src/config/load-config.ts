@@ -5,7 +5,14 @@ import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import type { AnalystsPolicy, DestinationSettings, JobPlan, JobSettings, SourceSettings } from '../plan/job-plan.js';
+import type {
+  AnalystsPolicy,
+  AnalystsSettings,
+  DestinationSettings,
+  JobPlan,
+  JobSettings,
+  SourceSettings,
+} from '../plan/job-plan.js';
 import { configFileSchema, type ConfigFile } from './config-schema.js';
 
 /** The configuration with defaults filled in, environment overrides applied and secrets collected. */
@@ -24,6 +31,8 @@ export interface ResolvedConfig {
   secrets: string[];
   /** What analysts read of personal data (`destination.analysts`, `LOYALTY_PII_SALT`). */
   analysts: AnalystsPolicy;
+  /** `metrics.file`: where a load writes its Prometheus metrics unless `--metrics-file` says otherwise. */
+  metricsFile?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -50,7 +59,21 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
+    stopAfterNoAnswer: source.stop_after_no_answer,
+    sourceUrl: withoutCredentials(source.base_url),
   };
+}
+
+/** `url` without a user name or password, which must never be printed. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '(the source)';
+  }
 }
 
 /**
@@ -133,6 +156,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     source.base_url = env.LOYALTY_API_URL;
   }
   if (env.LOYALTY_API_TOKEN) source.auth.token = env.LOYALTY_API_TOKEN;
+  if (env.LOYALTY_INTEGRATION_TOKEN) source.integration_token = env.LOYALTY_INTEGRATION_TOKEN;
   if (env.LOYALTY_TIMEZONE) {
     const check = configFileSchema.shape.source.shape.timezone.safeParse(env.LOYALTY_TIMEZONE);
     if (!check.success) throw new ConfigError('LOYALTY_TIMEZONE', '', check.error.issues[0]!.message);
@@ -145,6 +169,7 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   const analysts = analystsPolicyOf(file, destination, env);
   const secrets = [
     source.auth.token,
+    source.integration_token,
     destination.type === 'postgres' ? passwordOf(destination.url) : '',
     env[PII_SALT_VARIABLE] ?? '',
     analysts.key ?? '',
@@ -157,7 +182,13 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
     leaseSeconds: leaseSecondsOf(env.LOYALTY_LEASE_SECONDS),
     secrets,
     analysts,
+    ...(config.metrics?.file ? { metricsFile: config.metrics.file } : {}),
   };
+}
+
+/** The key personal data is hashed with, from the salt: SHA-256 of a fixed line and the salt, as hex. */
+export function personalDataKey(salt: string): string {
+  return createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex');
 }
 
 /** The environment variable the hashes of personal data are salted from. */
@@ -169,7 +200,7 @@ export const PII_SALT_VARIABLE = 'LOYALTY_PII_SALT';
  * (`load/derived/pii-key.ts`).
  */
 function analystsPolicyOf(file: string, destination: DestinationSettings, env: Env): AnalystsPolicy {
-  const settings = destination.analysts ?? { personal_data: 'hash' as const };
+  const settings: AnalystsSettings = destination.analysts ?? { personal_data: 'hash' };
   const schema = destination.type === 'postgres' ? (settings.schema ?? `${destination.schema}_analysts`) : undefined;
   if (settings.schema !== undefined && destination.type !== 'postgres')
     throw new ConfigError(
@@ -180,11 +211,14 @@ function analystsPolicyOf(file: string, destination: DestinationSettings, env: E
   if (schema !== undefined && schema === destination.schema)
     throw new ConfigError(file, 'destination.analysts.schema', `must differ from the warehouse's schema ${schema}`);
   const salt = env[PII_SALT_VARIABLE];
-  if (settings.personal_data !== 'hash' || !salt) return { personalData: settings.personal_data, schema };
+  const pipelineTables = settings.pipeline_tables ?? false;
+  if (settings.personal_data !== 'hash' || !salt)
+    return { personalData: settings.personal_data, schema, pipelineTables };
   return {
     personalData: 'hash',
-    key: createHash('sha256').update(`loyalty-etl personal data\n${salt}`).digest('hex'),
+    key: personalDataKey(salt),
     schema,
+    pipelineTables,
   };
 }
 

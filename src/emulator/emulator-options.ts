@@ -41,6 +41,11 @@ export interface EmulatorOptions {
    * `data[]` element, drawn per answer from the seed on a stream of its own (nothing else changes). Default 0.
    */
   surveyDuplicateRate?: number;
+  /**
+   * The integration's `created`, in the spec's month-name style (`Mon DD, YYYY H:MM:SS AM/PM`), as
+   * `POST /accounts/integrations` serves it. Default `Mar 4, 2021 3:07:12 PM`.
+   */
+  integrationCreated?: string;
   /** Latency, errors, hangs, cut bodies and drift to inject (README "Faults"). Default: none. */
   faults?: FaultOptions;
   /**
@@ -87,6 +92,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
   const surveysPerDay = options.surveysPerDay ?? Math.max(3, Math.round(accounts / 20));
   const surveyDuplicateRate = options.surveyDuplicateRate ?? 0;
   const postingsOrder = options.postingsOrder ?? 'newest-first';
+  const integrationCreated = options.integrationCreated ?? 'Mar 4, 2021 3:07:12 PM';
   check(Number.isSafeInteger(seed) && seed >= 0, 'seed must be a non-negative integer');
   check(
     Number.isInteger(accounts) && accounts >= 1 && accounts <= MAX_ACCOUNTS,
@@ -116,6 +122,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     maxPageSize,
     surveysPerDay,
     surveyDuplicateRate,
+    integrationCreated,
     faults: resolveFaults(options.faults, seed),
     readings: resolveReadings(options.readings),
   };

@@ -65,6 +65,18 @@ export interface ReaderOptions {
    * named, nothing said (`sql --warehouse`).
    */
   publishedCopy?: string | false;
+  /**
+   * Read the pipeline's own tables instead of what analysts read: the DuckDB warehouse file, or the PostgreSQL
+   * warehouse's schema; `say` first hears that they hold personal data in clear.
+   */
+  pipeline?: boolean;
+  /** PostgreSQL: the analysts' schema of views, read unless `pipeline` (absent: the warehouse's own schema). */
+  analystsSchema?: string;
+}
+
+/** What `sql --pipeline` says before it reads the pipeline's own tables (`where`: its file or schema). */
+export function pipelineNote(where: string, held: boolean): string {
+  return `note: reading the pipeline's own ${where}: its tables hold personal data in clear, whatever destination.analysts.personal_data gives analysts${held ? '; while this session is open, runs wait for it' : ''}`;
 }
 
 /** An export source and what closes it. */

@@ -64,12 +64,16 @@ export async function loadClaimedSpan(
   };
   try {
     done(await loadSpan(stream, span, ctx, request.destination, settings, run.log));
+    run.unanswered.answered();
   } catch (caught) {
     // the windows read before the failure were committed: they count as loaded
     if (caught instanceof SpanPartlyLoadedError) done(caught.loaded);
     const [error, failed] = caught instanceof SpanPartlyLoadedError ? [caught.cause, caught.failed] : [caught, span];
     // the run stops: the span's windows are left as they were, for the next run
-    if (!run.stop.absorbs(error)) await recordFailure(run, name, failed, error);
+    if (!run.stop.absorbs(error)) {
+      await recordFailure(run, name, failed, error);
+      run.unanswered.failed(error);
+    }
   } finally {
     asked?.close();
     letGo();

@@ -11,6 +11,7 @@ import type { WindowCounts } from '../state/ledger.js';
 import type { CustomerTally, CustomersAskedListener } from './customer-tally.js';
 import type { RunStop } from './run-stop.js';
 import type { StagingBudget } from './staging-budget.js';
+import type { UnansweredWindows } from './unanswered-windows.js';
 
 /** A window that could not be loaded, and why. */
 export interface WindowFailure {
@@ -24,11 +25,13 @@ export interface JobRunResult {
   /** Windows of the streams asked for that were loaded. */
   loaded: Array<WindowCounts & { stream: StreamName }>;
   /** The customer directory made complete before them: accounts windows loaded, and windows found empty. */
-  directory: { loaded: WindowCounts[]; empty: number };
+  directory: { loaded: WindowCounts[]; empty: number; from?: Day; through?: Day };
   /** Windows of the streams asked for that the source reported empty, recorded done without reading each. */
   empty: Map<StreamName, number>;
   failed: WindowFailure[];
   requests: number;
+  /** Requests tried again (429, 5xx, time-outs, dropped connections). */
+  retries: number;
   /** Members the spec does not list that this run loaded first (`_etl_unlisted_fields`), read when the run ends. */
   newFields: UnlistedField[];
   /** A replay's: the spans read from the archive and loaded again, and the kept webhook events that could not be. */
@@ -88,6 +91,8 @@ export interface JobRunRequest {
    * and have handed on to be asked so far (its lanes summed), then `undefined` once none of its spans is under way.
    */
   onCustomersAsked?: CustomersAskedListener;
+  /** Called once the run's work is over, just before its end is recorded and logged: a progress display's last line goes before the run's. */
+  onWorkDone?: () => void;
   /** Stops the run early (an interruption); the run also stops by itself when the source refuses the credentials. */
   stop?: RunStop;
 }
@@ -109,6 +114,8 @@ export interface RunUnderWay {
   readonly customers: CustomerTally;
   /** The limit on staged rows its spans in flight share, when the warehouse holds them in this process. */
   readonly staging?: StagingBudget;
+  /** The windows in a row the source gave no answer to: enough of them stop the run. */
+  readonly unanswered: UnansweredWindows;
   /** When the run last looked for dead holders of the windows it waits on (ms; see `lanes.ts`). */
   lastReap: number;
 }

@@ -1,6 +1,5 @@
 import { readFieldDefinitions } from '../load/derived/field-definitions.js';
 import type { Destination, SpanLoad } from '../load/destination.js';
-import type { TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
@@ -16,7 +15,7 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { countedCustomers } from './customer-tally.js';
 import { checkNothingUnread, checkRejects } from './span-checks.js';
 import { logLoaded, logNewFields } from './span-log.js';
-import { stageSpan, type StagedSpan } from './stage-span.js';
+import { stageSpan, tablesOf, type StagedSpan } from './stage-span.js';
 import type { SpanShare, StagingBudget } from './staging-budget.js';
 import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
@@ -192,13 +191,6 @@ async function loadOpenedSpan(
     await archived?.close().catch(() => undefined); // its answers stay, unmarked: the span did not commit
     throw error;
   }
-}
-
-/** The stream's tables, without the history of those whose job turned it off (`jobs.<name>.history.<stream>: false`). */
-function tablesOf(stream: StreamDefinition, ctx: StreamContext): TableSpec[] {
-  const history: Partial<Record<string, boolean>> = ctx.jobConfig.history ?? {};
-  if (history[stream.name] !== false) return stream.tables;
-  return stream.tables.map(({ history: _, ...spec }) => spec);
 }
 
 /** What a span's commit records besides its rows. */

@@ -6,7 +6,10 @@ import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
+import { DEFAULT_STOP_AFTER_NO_ANSWER } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
+import { UnansweredWindows } from './unanswered-windows.js';
+import { logDirectory, logRunEnd, logStream } from './run-log.js';
 import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
@@ -17,7 +20,7 @@ import { RunStop } from './run-stop.js';
 import { StagingBudget } from './staging-budget.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
 import { directoryQueue, streamQueue } from './stream-queues.js';
-import { RunInterruptedError } from './pipeline-errors.js';
+import { RunInterruptedError, SourceGoneError } from './pipeline-errors.js';
 
 /**
  * The order of one run, from the job's plan to its last commit:
@@ -46,9 +49,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     empty: new Map(),
     failed: [],
     requests: 0,
+    retries: 0,
     newFields: [],
   };
   const stop = request.stop ?? new RunStop();
+  const retriesBefore = request.api.http.retryCount ?? 0;
   // 1. the start, recorded (with the job's run lock when `exclusive`)
   await destination.ledgerTransaction((conn) =>
     beginRun(conn, destination.capabilities, {
@@ -85,6 +90,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     log,
     customers: new CustomerTally(request.onCustomersAsked),
     staging: destination.stagingBytes === undefined ? undefined : new StagingBudget(destination.stagingBytes),
+    unanswered: new UnansweredWindows(plan.stopAfterNoAnswer ?? DEFAULT_STOP_AFTER_NO_ANSWER, (n, last) =>
+      stop.stop(new SourceGoneError(plan.sourceUrl ?? 'the source', n, last)),
+    ),
     lastReap: 0,
   };
   let unexpected: string | undefined;
@@ -102,13 +110,16 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     // 4. the customer directory: the job's own windows, which do not count towards a backfill's progress
     const directory = await directoryQueue(run);
     if (directory) await runLanes(run, 'accounts', streamDefinition('accounts'), directory, { directory: true });
+    if (result.directory.loaded.length > 0 || result.directory.empty > 0) logDirectory(run);
     // 5. every stream, in order, span by span
     for (const name of STREAM_ORDER) {
       if (stop.reason) break;
       const stream = streamDefinition(name);
       const queue = await streamQueue(run, name, stream);
       if (queue) await runLanes(run, name, stream, queue, { backfillId: backfill?.backfillId });
+      if (queue || result.empty.has(name)) logStream(run, name);
     }
+    if (stop.reason instanceof SourceGoneError) throw stop.reason.settled(result, request.work);
     if (stop.reason) throw stop.reason;
     // 6. the members the spec does not list that this run loaded first
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
@@ -116,6 +127,8 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
+    result.retries = (request.api.http.retryCount ?? 0) - retriesBefore;
+    request.onWorkDone?.();
     lease.stop();
     rateShare?.stop();
     letGoOfApi();
@@ -134,9 +147,11 @@ async function refreshReferenceData(run: RunUnderWay): Promise<void> {
       n.unreadFields > 0
         ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')
         : log.info(n, 'profiles refreshed'),
-    (error) =>
-      run.stop.absorbs(error) ||
-      log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept'),
+    (error) => {
+      if (run.stop.absorbs(error)) return;
+      log.warn({ err: error }, 'profiles could not be refreshed; the previous ones are kept');
+      run.unanswered.failed(error);
+    },
   );
 }
 
@@ -176,12 +191,10 @@ async function recordEnd(
         status,
         error,
         requests: result.requests,
+        retries: result.retries,
         finishedAt: new Date().toISOString(),
       }),
     )
     .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
-  log.info(
-    { windowsLoaded: result.loaded.length, windowsFailed: result.failed.length, requests: result.requests },
-    'run finished',
-  );
+  logRunEnd(log, status, error, result);
 }

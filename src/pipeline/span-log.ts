@@ -17,7 +17,7 @@ export function logLoaded(
     ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through }
     : {};
   for (const c of counts) {
-    logger.info(
+    logger.debug(
       {
         stream: stream.name,
         window: formatWindow(c.window),

@@ -1,4 +1,5 @@
 import type { SpanLoad } from '../load/destination.js';
+import type { TableSpec } from '../load/table-spec.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import { formatWindow, type Window } from '../plan/windows.js';
@@ -7,8 +8,16 @@ import type { StreamContext, StreamDefinition } from '../streams/stream.js';
 import { FIELD_REJECTS } from '../transform/field-problems.js';
 import { fieldReject, normalizeRecords, safeJson, storableMessage } from './record-rows.js';
 import { stagedBytes, type SpanShare } from './staging-budget.js';
+import { UndatedVersions } from './undated-versions.js';
 import { UnlistedTally } from './unlisted-tally.js';
 import { WindowNormalizers } from './window-normalizers.js';
+
+/** The stream's tables, without the history of those whose job turned it off (`jobs.<name>.history.<stream>: false`). */
+export function tablesOf(stream: StreamDefinition, ctx: StreamContext): TableSpec[] {
+  const history: Partial<Record<string, boolean>> = ctx.jobConfig.history ?? {};
+  if (history[stream.name] !== false) return stream.tables;
+  return stream.tables.map(({ history: _, ...spec }) => spec);
+}
 
 /** What a span staged, per window start; `stoppedBy` is what stopped its reading before the end, if anything did. */
 export interface StagedSpan {
@@ -20,6 +29,8 @@ export interface StagedSpan {
   complete: Set<Day>;
   /** The members the spec does not list that the staged rows carry. */
   unlisted: UnlistedTally;
+  /** The records whose history version the source gives no day for. */
+  undated: UndatedVersions;
   stoppedBy?: unknown;
 }
 
@@ -38,6 +49,7 @@ export async function stageSpan(
     firstReject: new Map(),
     complete: new Set(),
     unlisted: new UnlistedTally(stream.tables),
+    undated: new UndatedVersions(tablesOf(stream, ctx), span),
   };
   // a normalizer per window: occurrence numbers count within a window, whatever the span holds
   const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
@@ -70,6 +82,7 @@ export async function stageSpan(
         staged.extracted.delete(batch.windowStart);
         staged.rejected.delete(batch.windowStart);
         staged.unlisted.forget(batch.windowStart);
+        staged.undated.forget(batch.windowStart);
         staged.firstReject.delete(batch.windowStart);
       }
       const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
@@ -103,6 +116,7 @@ export async function stageSpan(
           continue;
         }
         staged.unlisted.add(table, list, batch.windowStart);
+        staged.undated.add(table, list, batch.windowStart);
         await load.append(table, list);
       }
       if (observed.length > 0) {
@@ -121,6 +135,7 @@ export async function stageSpan(
     // as `for await` does when its body ends early: the extractor's own cleanup runs
     if (!done) await pages.return?.(undefined).catch(() => undefined);
   }
+  staged.undated.warn(stream.name, logger);
   return staged;
 }
 

@@ -24,6 +24,8 @@ export async function directoryQueue(run: RunUnderWay): Promise<WindowQueue | un
   const counted = await recordEmptyStretches(run, 'accounts', accounts, all, 'fail');
   if (!counted) return undefined;
   run.result.directory.empty += counted.empty.length;
+  run.result.directory.from = request.plan.historyStart;
+  run.result.directory.through = through;
   run.log.info(
     {
       stream: 'accounts',
@@ -183,8 +185,10 @@ async function recordEmptyStretches(
   })
     .catch((error: unknown) => {
       if (ifCountingFails === 'fail') throw error;
-      if (!run.stop.absorbs(error))
+      if (!run.stop.absorbs(error)) {
         run.log.warn({ stream: name, err: error }, 'could not count the windows never loaded; reading each of them');
+        run.unanswered.failed(error);
+      }
       return undefined;
     })
     .finally(() => {

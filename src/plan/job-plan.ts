@@ -49,10 +49,14 @@ export type MultipleChoice = 'auto' | 'comma' | 'semicolon' | 'pipe' | 'json';
 export const FIRST_NIGHTS = ['all', 'sweep'] as const;
 export type FirstNight = (typeof FIRST_NIGHTS)[number];
 
+/** Spans in a row without an answer after which a run takes the source for gone (`source.stop_after_no_answer`). */
+export const DEFAULT_STOP_AFTER_NO_ANSWER = 3;
+
 /** The `source` block of `jobs.yaml`, with its defaults filled and the environment's overrides applied. */
 export interface SourceSettings {
   base_url: string;
   auth: { header: string; prefix: string; token: string };
+  integration_token: string;
   timezone: string;
   history_start: Day;
   page_size: number;
@@ -65,6 +69,7 @@ export interface SourceSettings {
   timeout_ms: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
+  stop_after_no_answer: number;
 }
 
 /** A DuckDB warehouse file, as the `destination` block of `jobs.yaml` states it. */
@@ -92,12 +97,18 @@ export interface AnalystsPolicy {
   personalData: 'keep' | 'hash' | 'drop';
   key?: string | undefined;
   schema?: string | undefined;
+  /**
+   * Whether what analysts read holds the pipeline's own `_etl_` tables too (`destination.analysts.pipeline_tables`);
+   * by default it holds the data alone, and operators read the bookkeeping with `sql --pipeline`.
+   */
+  pipelineTables?: boolean | undefined;
 }
 
 /** `destination.analysts`: what analysts read of personal data, and (PostgreSQL) where. */
 export interface AnalystsSettings {
   personal_data: 'keep' | 'hash' | 'drop';
   schema?: string | undefined;
+  pipeline_tables?: boolean | undefined;
 }
 
 /** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */
@@ -142,4 +153,11 @@ export interface JobPlan {
   readonly requestsPerSecond: number;
   /** Seconds a run's claims outlive its last lease renewal, should its process die (`LOYALTY_LEASE_SECONDS`). */
   readonly leaseSeconds: number;
+  /**
+   * Spans of windows in a row that got no answer from the source after which the run stops asking it
+   * (`source.stop_after_no_answer`; 0 or absent: never).
+   */
+  readonly stopAfterNoAnswer?: number;
+  /** The source's address without credentials, to name it when it is gone. */
+  readonly sourceUrl?: string;
 }

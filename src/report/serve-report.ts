@@ -20,6 +20,8 @@ export interface ReportServerOptions {
   logger: Logger;
   /** Host names (and addresses) the page may be asked for by, besides those of {@link ownHostNames}. */
   allowedHosts?: readonly string[];
+  /** The job's metrics, read from the warehouse at each request of `/metrics` (none: 404), in OpenMetrics when asked. */
+  metrics?: (openMetrics: boolean) => Promise<{ contentType: string; text: string }>;
 }
 
 /**
@@ -85,7 +87,7 @@ export interface ReportServer {
 }
 
 /**
- * Serves the page at `/` (and `GET /health`), and rewrites it every `everySeconds` seconds. A rewrite that fails
+ * Serves the page at `/` (and `GET /health`, and the job's metrics at `/metrics`), and rewrites it every `everySeconds` seconds. A rewrite that fails
  * (a DuckDB warehouse held by a run at that moment, a database down) is logged and the last page stays served.
  * A request whose `Host` is none of the server's names ({@link ownHostNames}, `allowedHosts`) gets 421, and every
  * answer carries {@link SECURITY_HEADERS}.
@@ -105,6 +107,21 @@ export async function serveReport(options: ReportServerOptions): Promise<ReportS
       send(421, { 'content-type': 'text/plain', connection: 'close' }, 'this server does not serve that host name\n');
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(405, { allow: 'GET, HEAD' });
+    } else if (path === '/metrics' && options.metrics) {
+      // OpenMetrics for a scraper that asks for it (Prometheus does), else Prometheus' text format
+      options.metrics(/application\/openmetrics-text/.test(req.headers.accept ?? '')).then(
+        ({ contentType, text }) =>
+          send(
+            200,
+            { 'content-type': contentType, 'cache-control': 'no-store' },
+            req.method === 'HEAD' ? undefined : text,
+          ),
+        (error: unknown) => {
+          // a DuckDB warehouse a run holds cannot be read now: the scrape fails, and the next one reads it
+          options.logger.warn({ err: error }, 'metrics not read from the warehouse');
+          send(503, { 'content-type': 'text/plain', 'retry-after': '10' }, 'the warehouse cannot be read now\n');
+        },
+      );
     } else if (path === '/health') {
       send(200, { 'content-type': 'text/plain' }, 'ok\n');
     } else if (path === '/' || path === '/index.html') {

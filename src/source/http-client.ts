@@ -92,6 +92,7 @@ export class HttpClient {
   private readonly gate: LimitFunction;
   private readonly sleep: (ms: number) => Promise<void>;
   private requests = 0;
+  private retried = 0;
   /** The source refused the credentials: every later request fails with this, unsent. */
   private refusal: AuthenticationError | undefined;
 
@@ -123,6 +124,11 @@ export class HttpClient {
   /** Requests sent so far, retries included. */
   get requestCount(): number {
     return this.requests;
+  }
+
+  /** Requests tried again so far (each retry once). */
+  get retryCount(): number {
+    return this.retried;
   }
 
   /** GET `path` with `query`; resolves to the parsed JSON body. `label` names the call in errors and logs; `counter.requests` counts attempts. */
@@ -203,6 +209,7 @@ export class HttpClient {
         }
         const wait = this.waitBefore(attempt + 1, error);
         if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
+        this.retried++;
         logger.warn(
           { endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message },
           'retrying source request',

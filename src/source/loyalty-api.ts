@@ -1,3 +1,4 @@
+import { integrationOf, type Integration } from './integration.js';
 import { z } from 'zod';
 import { addDays } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
@@ -8,11 +9,17 @@ import type { HttpClient, RequestCounter, SourceAnswer } from './http-client.js'
  * What the endpoints below read answers through: the live {@link HttpClient}, or the raw archive during a replay
  * (`source/archive/archived-source.ts`), which answers each request with the answer kept for it.
  */
+export type { Integration };
+
 export interface SourceClient {
   get: HttpClient['get'];
   setRequestsPerSecond(perSecond: number): void;
   /** Requests sent so far, retries included. */
   readonly requestCount: number;
+  /** Requests tried again so far (none for a client that never retries). */
+  readonly retryCount?: number;
+  /** POST, for the one read the service answers to a POST (the integration); a client of the archive has none. */
+  post?: HttpClient['post'];
 }
 
 /** The endpoints whose answer observes a customer at the instant it arrived: its state, vouchers and postings. */
@@ -189,6 +196,18 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
     const body = await this.http.get('/accounts/vouchers/get', identity(customer), label, this.counter);
     if (!Array.isArray(body)) throw new FatalSourceError(`${label}: expected a JSON array`, label);
     return body;
+  }
+
+  /**
+   * `POST /accounts/integrations`: the integration `token` names, without its secrets ({@link integrationOf}).
+   * The token travels in the body, never in the URL.
+   */
+  async integration(token: string): Promise<Integration> {
+    if (!this.http.post) throw new FatalSourceError('integration: this client cannot ask the service', 'integration');
+    return integrationOf(
+      await this.http.post('/accounts/integrations', { integrationToken: token }, 'integration', this.counter),
+      'integration',
+    );
   }
 
   /** `GET /accounts/profiles/`: the list of profiles. */

@@ -131,6 +131,8 @@ export async function finishRun(
     status: 'succeeded' | 'failed' | 'interrupted';
     error: string | null;
     requests: number;
+    /** Requests tried again; undefined leaves the column as it is. */
+    retries?: number;
     finishedAt: string;
   },
 ): Promise<void> {
@@ -141,6 +143,7 @@ export async function finishRun(
       status: run.status,
       error: run.error,
       requests: run.requests,
+      ...(run.retries === undefined ? {} : { retries: run.retries }),
       expires_at: null,
     })
     .where('run_id', '=', run.runId)

@@ -1,5 +1,6 @@
 import type { JobSettings } from '../plan/job-plan.js';
 import type { UnlistedField } from './unlisted-fields.js';
+import type { IntegrationRow } from './integrations.js';
 import type { LedgerTables, SqlConnection } from '../load/warehouse/sql-connection.js';
 import { daysBetween, type Day } from '../plan/days.js';
 import type { DirectoryStatus } from './directory.js';
@@ -41,6 +42,8 @@ export interface RunSummary {
   finishedAt: string | null;
   durationSeconds: number | null;
   requests: number | null;
+  /** Requests it tried again (null for runs recorded before they were counted). */
+  retries: number | null;
   windows: number;
   rowsLoaded: number;
   rowsRejected: number;
@@ -92,6 +95,8 @@ export interface JobStatus {
   customerState?: StateCoverage[];
   /** The history tables of the job's streams: versions and the observations they come from. */
   history?: HistoryStatus[];
+  /** The integration `source.integration_token` named when `check` last asked (`_etl_integrations`), never its secrets. */
+  integration?: IntegrationRow | null;
   /** Members the service sends that the spec does not list, the newest first (`_etl_unlisted_fields`). */
   unlistedFields?: UnlistedField[];
 }
@@ -188,8 +193,13 @@ async function readStreams(
   });
 }
 
-/** The job's last `limit` runs, newest first, with what each loaded. */
-async function readRuns(conn: SqlConnection, job: string, limit: number): Promise<JobStatus['runs']> {
+/** The job's last `limit` runs (or the run `runId` alone), newest first, with what each loaded. */
+export async function readRuns(
+  conn: SqlConnection,
+  job: string,
+  limit: number,
+  runId?: string,
+): Promise<JobStatus['runs']> {
   const runs = await conn.all<{
     run_id: string;
     command: string;
@@ -201,18 +211,19 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
     finished_at: string | null;
     secs: number | string | null;
     requests: number | string | null;
+    retries: number | string | null;
     windows: number | string;
     rows: number | string;
     rejected: number | string;
     error: string | null;
   }>(
     `SELECT r.run_id, r.command, r.status, r.host, r.pid, r.backfill_id, CAST(r.started_at AS VARCHAR) AS started_at, CAST(r.finished_at AS VARCHAR) AS finished_at,
-            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.error,
+            EXTRACT(EPOCH FROM (r.finished_at - r.started_at)) AS secs, r.requests, r.retries, r.error,
             (SELECT COUNT(*) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS windows,
             (SELECT COALESCE(SUM(rows_loaded), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rows,
             (SELECT COALESCE(SUM(rows_rejected), 0) FROM ${q(conn)}._etl_windows w WHERE w.run_id = r.run_id AND w.status = 'done') AS rejected
-       FROM ${q(conn)}._etl_runs r WHERE r.job = $1 ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
-    [job],
+       FROM ${q(conn)}._etl_runs r WHERE r.job = $1${runId === undefined ? '' : ' AND r.run_id = $2'} ORDER BY r.started_at DESC LIMIT ${Math.trunc(limit)}`,
+    runId === undefined ? [job] : [job, runId],
   );
   return runs.map((r) => ({
     runId: r.run_id,
@@ -225,6 +236,7 @@ async function readRuns(conn: SqlConnection, job: string, limit: number): Promis
     finishedAt: r.finished_at,
     durationSeconds: r.secs === null ? null : Math.round(Number(r.secs) * 10) / 10,
     requests: r.requests === null ? null : Number(r.requests),
+    retries: r.retries === null ? null : Number(r.retries),
     windows: Number(r.windows),
     rowsLoaded: Number(r.rows),
     rowsRejected: Number(r.rejected),

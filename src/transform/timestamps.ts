@@ -7,6 +7,10 @@ import { AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS } from './zone-abbreviation
 // `2024-03-01 10:15:00`, `2024-03-01T10:15:00.000+0000`, `2024-03-01 10:15:00 UTC`, `... +02:00`, `...Z`
 const SHAPE =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+:-]*)?$/;
+/** The spec's month-name style (an integration's `created`): `Mar 4, 2021 3:07:12 PM`, a zone label may follow. */
+const MONTH_NAME =
+  /^([A-Za-z]{3})\s+(\d{1,2}),\s*(\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp])\.?[Mm]\.?(?:\s+(\S+))?$/;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** A bare `YYYY-MM-DD` where a timestamp is expected: the day's start, midnight in the source's zone. */
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** `UTC+2`, `GMT-05:30`, `UTC+0200`: an offset written after UTC or GMT. */
@@ -24,10 +28,12 @@ const ZONE_LABELS: Record<string, string> = { Z: 'UTC', UTC: 'UTC', GMT: 'UTC', 
  * @example
  * parseSourceTimestamp('2024-03-01 12:15:00', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
  * parseSourceTimestamp('2024-03-01T10:15:00.000+0000', 'Europe/Athens') // '2024-03-01T10:15:00.000Z'
+ * parseSourceTimestamp('Mar 4, 2021 3:07:12 PM', 'UTC') // '2021-03-04T15:07:12.000Z' (the month-name style)
  */
 export function parseSourceTimestamp(text: string, zone: string, field = ''): string {
   const trimmed = text.trim();
-  const m = SHAPE.exec(BARE_DATE.test(trimmed) ? `${trimmed} 00:00:00` : trimmed);
+  const numeric = MONTH_NAME.test(trimmed) ? fromMonthName(trimmed, text, field) : trimmed;
+  const m = SHAPE.exec(BARE_DATE.test(numeric) ? `${numeric} 00:00:00` : numeric);
   if (!m) throw new RecordError(field, `not a timestamp: ${JSON.stringify(text.slice(0, 60))}`);
   const [, y, mo, d, h, mi, s, frac, label] = m;
   const dtZone = label ? zoneOfLabel(label, field) : zone;
@@ -51,6 +57,20 @@ export function parseSourceTimestamp(text: string, zone: string, field = ''): st
   if (iso.length !== 24 || iso.startsWith('0000'))
     throw new RecordError(field, `out of range (years 0001 to 9999 in UTC): ${JSON.stringify(text)}`);
   return iso;
+}
+
+/**
+ * `Mar 4, 2021 3:07:12 PM` as `2021-03-04 15:07:12`, its zone label kept: 12 AM is midnight and 12 PM noon, and an
+ * hour outside 1–12 or an unknown month is no time of the style.
+ */
+function fromMonthName(trimmed: string, text: string, field: string): string {
+  const [, mon, d, y, h, mi, s, half, label] = MONTH_NAME.exec(trimmed)!;
+  const month = MONTHS.indexOf(mon!.toLowerCase()) + 1;
+  const hour12 = Number(h);
+  if (month === 0 || hour12 < 1 || hour12 > 12) throw notReal(text, field);
+  const hour = (hour12 % 12) + (half!.toLowerCase() === 'p' ? 12 : 0);
+  const two = (n: number | string) => String(n).padStart(2, '0');
+  return `${y}-${two(month)}-${two(d!)} ${two(hour)}:${mi}:${s ?? '00'}${label ? ` ${label}` : ''}`;
 }
 
 function notReal(text: string, field: string): RecordError {

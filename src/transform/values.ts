@@ -1,7 +1,18 @@
 import { RecordError } from './record-error.js';
 
 /**
- * The source writes a missing value as JSON null, the text `NULL` or an empty string; all three are SQL NULL.
+ * Whether a text the source sent means a missing value: empty, or the word `NULL` in any case, with any spaces around
+ * either. The spec writes "possibly null or the text NULL"; a service that spells it `null` or ` Null ` means the same,
+ * and no value of any field the spec lists is that word.
+ */
+export function isMissingText(text: string): boolean {
+  const t = text.trim();
+  return t === '' || (t.length === 4 && t.toUpperCase() === 'NULL');
+}
+
+/**
+ * The source writes a missing value as JSON null, the text `NULL` (any case, any spaces around: {@link isMissingText})
+ * or an empty string; all are SQL NULL.
  * Numbers are accepted where text is expected (the spec shows a phone as a number) and kept as their text.
  */
 export function cleanText(value: unknown, field = ''): string | null {
@@ -9,8 +20,7 @@ export function cleanText(value: unknown, field = ''): string | null {
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value !== 'string') throw new RecordError(field, `expected text, got ${describe(value)}`);
-  const t = value.trim();
-  if (t === '' || t === 'NULL') return null;
+  if (isMissingText(value)) return null;
   return value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
 }
 
@@ -61,7 +71,7 @@ export function cleanDecimal(value: unknown, field = ''): string | null {
   if (typeof value === 'number') n = value;
   else if (typeof value === 'string') {
     const t = value.trim();
-    if (t === '' || t === 'NULL') return null;
+    if (isMissingText(t)) return null;
     if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t))
       throw new RecordError(field, `not a number: ${JSON.stringify(t.slice(0, 40))}`);
     n = Number(t);
@@ -75,8 +85,8 @@ export function cleanDecimal(value: unknown, field = ''): string | null {
 /** A whole number for an INTEGER column. */
 export function cleanInteger(value: unknown, field = ''): number | null {
   if (value === null || value === undefined) return null;
-  const n = typeof value === 'string' ? (value.trim() === '' || value.trim() === 'NULL' ? NaN : Number(value)) : value;
-  if (typeof value === 'string' && (value.trim() === '' || value.trim() === 'NULL')) return null;
+  if (typeof value === 'string' && isMissingText(value)) return null;
+  const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || Math.abs(n) > 2_147_483_647) {
     throw new RecordError(field, `expected a whole number, got ${JSON.stringify(value)?.slice(0, 40)}`);
   }
@@ -91,8 +101,8 @@ export function cleanBoolean(value: unknown, field = ''): 'true' | 'false' | nul
   if (value === null || value === undefined) return null;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'string') {
+    if (isMissingText(value)) return null;
     const t = value.trim().toLowerCase();
-    if (t === '' || t === 'null') return null;
     if (t === 'true' || t === 'false') return t;
     if (t === '1' || t === '0') return t === '1' ? 'true' : 'false';
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../../src/commands/run-summary.js';
+import { runJson, summarizeRun } from '../../src/commands/run-summary.js';
 import type { JobRunResult } from '../../src/pipeline/job-run-request.js';
 import type { StreamName } from '../../src/plan/job-plan.js';
 
@@ -30,6 +30,7 @@ describe('the summary a run prints', () => {
     empty: new Map(),
     failed: [],
     requests: 1611,
+    retries: 0,
     newFields: [],
   };
 
@@ -46,5 +47,47 @@ describe('the summary a run prints', () => {
     expect(summarizeRun(result, 41.2).split('\n').at(-1)).toBe('1,611 source requests in 41 s, run r-1');
     expect(summarizeRun(result, 109).split('\n').at(-1)).toBe('1,611 source requests in 1 min 49 s, run r-1');
     expect(summarizeRun(result).split('\n').at(-1)).toBe('1,611 source requests, run r-1');
+  });
+});
+
+describe('the summary of a run that failed or stopped early', () => {
+  const failed: JobRunResult = {
+    runId: 'r-2',
+    loaded: loaded('accounts', 2, 40, 40),
+    directory: { loaded: loaded('accounts', 1, 12, 12), empty: 9132, from: '2000-01-01', through: '2024-04-30' },
+    empty: new Map(),
+    failed: [
+      { stream: 'vouchers', window: { start: '2026-11-01', end: '2026-11-01' }, error: 'HTTP 500' },
+      { stream: 'vouchers', window: { start: '2026-11-02', end: '2026-11-02' }, error: 'HTTP 500' },
+    ],
+    requests: 90,
+    retries: 7,
+    newFields: [],
+  };
+
+  it('names each stream’s failures and what it did not attempt, and says the directory’s sweep in words', () => {
+    const lines = summarizeRun(failed, 3, new Map([['surveys', 5]])).split('\n');
+    expect(lines[0]).toBe(
+      "customer directory, swept once so that every customer is known from 2000-01-01 (source.history_start) through 2024-04-30: 1 accounts window read (12 account versions); 9,132 windows held no account by the source's own count, so they were recorded done without reading them",
+    );
+    expect(lines).toContain(
+      'vouchers: 0 windows read, 0 customer voucher lists read, 0 vouchers loaded, 0 rejected; 2 windows FAILED (first: 2026-11-01: HTTP 500)',
+    );
+    expect(lines).toContain(
+      'surveys: 0 windows read, 0 survey responses read, 0 loaded, 0 rejected; 5 windows not attempted, left for the next run',
+    );
+    expect(lines.at(-1)).toBe('90 source requests (7 retries) in 3.0 s, run r-2');
+  });
+
+  it('is one JSON object with --json', () => {
+    const json = JSON.parse(runJson(failed, 3)) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      runId: 'r-2',
+      requests: 90,
+      retries: 7,
+      streams: { vouchers: { failed: 2 }, accounts: { windows: 2, loaded: 40 } },
+      directory: { windowsRead: 1, windowsEmpty: 9132 },
+    });
+    expect(json.failed).toHaveLength(2);
   });
 });

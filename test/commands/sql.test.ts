@@ -8,6 +8,7 @@ import type { WarehouseReader } from '../../src/load/warehouse/warehouse-reader.
 import { runCli, writeJobsFile } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { keepAnalystsSchema } from '../helpers/analyst-reader.js';
 
 /** A jobs file for `config`; the source is never reached by `sql` or `publish`. */
 function jobsFor(config: DestinationSettings): string {
@@ -48,6 +49,7 @@ describe.each(testDestinations)('loyalty-etl sql on $name', (target) => {
   async function warehouse() {
     const { config } = await target.fresh();
     await seed(config);
+    await keepAnalystsSchema(config);
     const file = jobsFor(config);
     if (target.name === 'duckdb') expect((await runCli(['publish', '--config', file])).code).toBe(0);
     return { config, file };
@@ -168,6 +170,44 @@ describe.each(testDestinations)('loyalty-etl sql on $name', (target) => {
     expect(printed).not.toContain('1\n(1 row)'); // nothing after .quit
     expect(await customerCount(config)).toBe(3);
   });
+
+  it("--pipeline reads the pipeline's own tables and says they hold personal data in clear; never with --warehouse", async () => {
+    const { config, file } = await warehouse();
+    const result = await runCli([
+      'sql',
+      '--config',
+      file,
+      '--pipeline',
+      '--csv',
+      'SELECT COUNT(*) AS n FROM _etl_migrations',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(Number(result.stdout.split('\n')[1])).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^note: reading the pipeline's own ${target.name === 'duckdb' ? 'file' : `schema ${config.schema}`}.*: its tables hold personal data in clear`,
+        'm',
+      ),
+    );
+    const both = await runCli(['sql', '--warehouse', 'x.duckdb', '--pipeline', 'SELECT 1']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^loyalty-etl: sql: --pipeline reads the jobs file's warehouse/);
+  });
+
+  if (target.name === 'postgres')
+    it("opens the analysts' schema, not the pipeline's; before a run has made it, says so (exit 2)", async () => {
+      const { config } = await target.fresh();
+      await seed(config);
+      const file = jobsFor(config);
+      const before = await runCli(['sql', '--config', file, '--csv', 'SELECT COUNT(*) AS n FROM accounts']);
+      expect(before.code).toBe(2);
+      expect(before.stderr.trim().split('\n').at(-1)).toMatch(
+        /^loyalty-etl: sql: the analysts' schema \S+_analysts does not exist yet/,
+      );
+      await keepAnalystsSchema(config);
+      const where = await runCli(['sql', '--config', file, '--csv', 'SELECT current_schema() AS s']);
+      expect(where.stdout).toBe(`s\n${config.type === 'postgres' ? config.schema : ''}_analysts\n`);
+    });
 
   if (target.name === 'duckdb') {
     it('without a published copy reads the warehouse file itself, read-only, and says so', async () => {

@@ -260,14 +260,14 @@ describe('destination.analysts', () => {
     expect(parseConfig(minimal, 'jobs.yaml', { LOYALTY_PII_SALT: 'salt' }).analysts.key).not.toBe(a.analysts.key);
     expect(a.secrets).toEqual(expect.arrayContaining(['pepper', a.analysts.key]));
     const dropped = parseConfig(withAnalysts('  type: duckdb\n  analysts:\n    personal_data: drop'), 'jobs.yaml', {});
-    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined });
+    expect(dropped.analysts).toEqual({ personalData: 'drop', schema: undefined, pipelineTables: false });
   });
 
   it('without a salt under hash, the config holds no key: the warehouse keeps one of its own', () => {
     const plain = parseConfig(minimal, 'jobs.yaml', {});
-    expect(plain.analysts).toEqual({ personalData: 'hash', schema: undefined });
+    expect(plain.analysts).toEqual({ personalData: 'hash', schema: undefined, pipelineTables: false });
     const postgres = parseConfig(withAnalysts('  type: postgres\n  url: postgres://etl@db/wh'), 'jobs.yaml', {});
-    expect(postgres.analysts).toEqual({ personalData: 'hash', schema: 'public_analysts' });
+    expect(postgres.analysts).toEqual({ personalData: 'hash', schema: 'public_analysts', pipelineTables: false });
   });
 
   it('refuses an unknown policy, a schema for DuckDB, and the warehouse schema itself', () => {

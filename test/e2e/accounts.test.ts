@@ -198,17 +198,10 @@ describe.each(testDestinations)('bad input and crashes into $name', (target) => 
       destination: config,
       pageSize: 5,
     });
-    const victim = startCli([
-      'backfill',
-      '--config',
-      file,
-      '--from',
-      '2024-02-01',
-      '--to',
-      '2024-02-14',
-      '--concurrency',
-      '3',
-    ]);
+    const victim = startCli(
+      ['backfill', '--config', file, '--from', '2024-02-01', '--to', '2024-02-14', '--concurrency', '3'],
+      { LOYALTY_LOG_LEVEL: 'debug' },
+    );
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
         if ((victim.output().match(/"window loaded"/g) ?? []).length >= 3) {

@@ -126,7 +126,9 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
       const rejected = await withWarehouse(rebuilt, (conn) =>
         conn.all<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT stream, window_start FROM _etl_rejects) r`),
       );
-      const fix = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', END, '--rejects']);
+      const fix = await runCli(['replay', '--config', rebuiltFile, '--from', START, '--to', END, '--rejects'], {
+        LOYALTY_LOG_LEVEL: 'debug',
+      });
       expect(fix.code, fix.stdout + fix.stderr).toBe(0);
       const replayed = [...fix.stderr.matchAll(/"msg":"window loaded"/g)].length;
       expect(replayed).toBeGreaterThanOrEqual(Number(rejected[0]!.n));
@@ -171,7 +173,9 @@ describe.each(testDestinations)('raw archive and replay on $name', (target) => {
         () => tripwire.arm({ path: '/accounts', nth: 20, when: 'held' }),
         (victim: ReturnType<typeof startCli>) => untilSeen(victim, () => windowsLoaded(victim) >= 3),
       ]) {
-        const victim = startCli(['backfill', '--config', file, '--from', START, '--to', END]);
+        const victim = startCli(['backfill', '--config', file, '--from', START, '--to', END], {
+          LOYALTY_LOG_LEVEL: 'debug',
+        });
         const killed = await Promise.race([
           aim(victim).then(() => victim.child.kill('SIGKILL')),
           victim.done.then(() => false),

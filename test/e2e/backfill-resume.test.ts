@@ -39,7 +39,7 @@ describe.each(CASES)('a daily backfill killed halfway into $destination.name, th
     const args = ['backfill', '--config', file, '--from', FROM, '--to', to, '--concurrency', '4'];
 
     log.clear();
-    await killAfter(startCli(args), /"window loaded"/, Math.floor(windows / 2));
+    await killAfter(startCli(args, { LOYALTY_LOG_LEVEL: 'debug' }), /"window loaded"/, Math.floor(windows / 2));
     const firstPass = log.perWindow('/business-data/accounts');
     const done = await withWarehouse(config, async (conn) => {
       const rows = await conn.all<{ w: string; backfill_id: string }>(

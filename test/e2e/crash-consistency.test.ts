@@ -107,7 +107,8 @@ describe.each(testDestinations)('crash consistency on $name', (target) => {
     mustKill = true,
   ): Promise<boolean> {
     const { config, args } = await backfillJob();
-    const victim = startCli(args);
+    // each window's `window loaded` line (at debug) is what the aims count
+    const victim = startCli(args, { LOYALTY_LOG_LEVEL: 'debug' });
     const killed = await Promise.race([
       aim(victim, config).then(() => victim.child.kill('SIGKILL')),
       victim.done.then(() => false),

@@ -82,13 +82,19 @@ describe('environment mistakes: one line and the documented exit code', () => {
     expect(existsSync(warehouse)).toBe(false);
   });
 
-  it('check, status and verify never create a warehouse: a missing DuckDB file is named, and nothing is made', async () => {
+  it('check, status, verify and catalog never create a warehouse: a missing DuckDB file is named, and nothing is made', async () => {
     const emulator = await startEmulator({ accounts: 5, endDate: '2024-01-31', port: 0 });
     try {
       const file = emulatorJobs({ url: emulator.url, timezone: 'Europe/Athens', firstDay: '2024-01-01' });
       const dir = join(testTempDir('typo-'), 'no', 'such');
       const warehouse = join(dir, 'w.duckdb');
-      for (const args of [['status'], ['verify', '--from', '2024-01-01', '--to', '2024-01-02'], ['check']]) {
+      const commands = [
+        ['status'],
+        ['verify', '--from', '2024-01-01', '--to', '2024-01-02'],
+        ['check'],
+        ['catalog', '--format', 'json'],
+      ];
+      for (const args of commands) {
         const result = await runCli([...args, '--config', file], { LOYALTY_WAREHOUSE: warehouse });
         const missing = new RegExp(
           `^loyalty-etl: warehouse ${warehouse.replaceAll('/', '\\/')} does not exist; run \`loyalty-etl run\` to create it`,
@@ -103,13 +109,17 @@ describe('environment mistakes: one line and the documented exit code', () => {
     }
   });
 
-  it('a PostgreSQL database without the pipeline tables is not set up by status: 2', async () => {
+  it('a PostgreSQL database without the pipeline tables is not set up by status or catalog: 2', async () => {
     const { warehouse } = await postgresTestDestination.empty();
-    expectOneLine(
-      await runCli(['status', '--config', jobs()], { LOYALTY_WAREHOUSE: warehouse }),
-      2,
-      /^loyalty-etl: warehouse postgres .* holds no loyalty-etl tables; run `loyalty-etl run` to create them/,
-    );
+    for (const args of [['status'], ['catalog', '--format', 'dbt']]) {
+      const result = await runCli([...args, '--config', jobs()], { LOYALTY_WAREHOUSE: warehouse });
+      expectOneLine(
+        result,
+        2,
+        /^loyalty-etl: warehouse postgres .* holds no loyalty-etl tables; run `loyalty-etl run` to create them/,
+      );
+      expect(result.stdout).toBe('');
+    }
   });
 
   it('a directory that cannot be made: 2 at once', async () => {

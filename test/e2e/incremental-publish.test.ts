@@ -205,8 +205,8 @@ describe('the analysts’ copy of a DuckDB warehouse, published incrementally', 
 
     // the same count: one row gone, another twice
     await byHand([
-      `DELETE FROM _etl_account_windows WHERE rowid = (SELECT MAX(rowid) FROM _etl_account_windows)`,
-      `INSERT INTO _etl_account_windows SELECT * FROM _etl_account_windows WHERE rowid = (SELECT MIN(rowid) FROM _etl_account_windows)`,
+      `DELETE FROM account_custom_fields WHERE rowid = (SELECT MAX(rowid) FROM account_custom_fields)`,
+      `INSERT INTO account_custom_fields SELECT * FROM account_custom_fields WHERE rowid = (SELECT MIN(rowid) FROM account_custom_fields)`,
     ]);
     log = await publishing(['publish', '--config', jobs(['accounts'])]);
     expect(Number(log.published!.tablesWritten)).toBe(1);
@@ -258,7 +258,8 @@ describe('the analysts’ copy of a DuckDB warehouse, published incrementally', 
     });
     await publishing(['publish', '--config', keep], {});
     log = await publishing(['run', '--config', jobs(['accounts', 'loyalty_postings']), '--until', '2024-04-11']);
-    expect(String(log.whole?.why)).toMatch(/does not say what it was written from/);
+    // (a copy under keep is the warehouse's file less the pipeline's tables, whose blocks it may keep free)
+    expect(String(log.whole?.why)).toMatch(/does not say what it was written from|more free space than data/);
     await expectEqualToFullRewrite('after a copy that keeps personal data');
 
     // the copy never held the clear phone numbers of the warehouse

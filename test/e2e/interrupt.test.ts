@@ -42,7 +42,7 @@ describe.each(testDestinations)('a run interrupted by a signal, on $name', (targ
       streams: STREAMS,
       pageSize: 10,
     });
-    const cli = startCli(['run', '--config', file, '--until', END]);
+    const cli = startCli(['run', '--config', file, '--until', END], { LOYALTY_LOG_LEVEL: 'debug' });
     await waitFor(cli.output, /"window loaded"/, 3);
     return { config, file, cli };
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -15,6 +16,10 @@ const TZ = 'Europe/Athens';
 /** Three months of program: the first run loads April and May, the second adds June. */
 const PROGRAM = { start: '2024-04-01', end: '2024-06-20' };
 const FIRST_UNTIL = '2024-05-31';
+/** An export in clear, asked for explicitly: the files equal the warehouse's rows. */
+const CLEAR = ['--personal-data', 'keep'];
+const SALT = 'test salt'; // vitest.config.ts
+const PERSONAL = ['phone', 'email', 'first_name', 'last_name', 'birthdate'];
 
 /** Every exported table read back from its Parquet files, one canonical text per row (multiset, sorted). */
 async function readBack(dir: string, manifest: ExportManifest): Promise<Map<string, string[]>> {
@@ -111,10 +116,12 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     expect(first.code, first.stderr.slice(-800)).toBe(0);
 
     const dir = join(testTempDir('export-'), 'lake');
-    const exported = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    const exported = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir, ...CLEAR]);
     expect(exported.code, exported.stderr.slice(-800)).toBe(0);
     const manifest = manifestOf(dir);
     expect(manifest.warehouse).toBe(target.name);
+    expect(manifest.personalData).toBe('keep');
+    expect(exported.stderr).toMatch(/^note: the export holds personal data in clear .*--personal-data keep/m);
     const files = manifest.tables.flatMap((t) => t.files);
     expect(exportLine(exported.stdout)).toEqual({ written: files.length, skipped: 0 });
     // the data tables, their histories and the pipeline's own tables are all there
@@ -150,7 +157,7 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
 
     // nothing changed: nothing rewritten
     const mtimes = new Map(files.map((f) => [f.path, statSync(join(dir, f.path)).mtimeMs]));
-    const again = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    const again = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir, ...CLEAR]);
     expect(again.code, again.stderr.slice(-800)).toBe(0);
     expect(exportLine(again.stdout)).toEqual({ written: 0, skipped: files.length });
     for (const f of files) expect(statSync(join(dir, f.path)).mtimeMs, f.path).toBe(mtimes.get(f.path));
@@ -158,7 +165,7 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     // a run that adds June: June's partitions are new, April's postings untouched
     const second = await runCli(['run', '--config', file, '--until', PROGRAM.end]);
     expect(second.code, second.stderr.slice(-800)).toBe(0);
-    const third = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    const third = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir, ...CLEAR]);
     expect(third.code, third.stderr.slice(-800)).toBe(0);
     const after = manifestOf(dir);
     const { written, skipped } = exportLine(third.stdout);
@@ -188,10 +195,131 @@ describe.each(testDestinations)('export --format parquet, on $name', (target) =>
     const elsewhere = testTempDir('export-elsewhere-');
     rmSync(join(dir, '_etl_runs'), { recursive: true });
     symlinkSync(elsewhere, join(dir, '_etl_runs'));
-    const linked = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    const linked = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir, ...CLEAR]);
     expect(linked.code, linked.stderr).toBe(2);
     expect(linked.stderr.trim().split('\n')).toHaveLength(1);
     expect(readdirSync(elsewhere)).toEqual([]);
+  }, 300_000);
+
+  it('writes personal data as destination.analysts.personal_data says (hash by default); in clear only when asked, and says so', async () => {
+    const { config } = await target.fresh();
+    const file = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: PROGRAM.start,
+      destination: config,
+      streams: ['accounts', 'surveys'],
+      pageSize: 500,
+    });
+    const run = await runCli(['run', '--config', file, '--until', '2024-04-20']);
+    expect(run.code, run.stderr.slice(-800)).toBe(0);
+    const clear = await withWarehouse(config, (conn) =>
+      conn.all<Record<string, string | null>>(
+        `SELECT customer_id, phone, email, first_name, last_name, CAST(birthdate AS VARCHAR) AS birthdate FROM accounts ORDER BY customer_id`,
+      ),
+    );
+    const secrets = new Set(clear.flatMap((r) => PERSONAL.map((c) => r[c]).filter((v): v is string => v !== null)));
+    expect(secrets.size).toBeGreaterThan(20);
+    const dir = join(testTempDir('export-policy-'), 'lake');
+
+    // the default: hashed, as analysts read it; the manifest says so, and birthdate is text (a hash is no date)
+    const hashed = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir]);
+    expect(hashed.code, hashed.stderr.slice(-800)).toBe(0);
+    expect(hashed.stderr).not.toMatch(/in clear/);
+    expect(hashed.stdout).toMatch(/\(personal data: hash\)/);
+    let manifest = manifestOf(dir);
+    expect(manifest.personalData).toBe('hash');
+    expect(manifest.tables.map((t) => t.name)).not.toContain('_etl_analysts');
+    const accounts = manifest.tables.find((t) => t.name === 'accounts')!;
+    expect(accounts.columns.find((c) => c.name === 'birthdate')!.type).toBe('VARCHAR');
+    let lake = await readBack(dir, manifest);
+    const key = createHash('sha256').update(`loyalty-etl personal data\n${SALT}`).digest('hex');
+    const hashOf = (v: string) => createHash('sha256').update(`${key}:${v}`).digest('hex');
+    const names = accounts.columns.map((c) => c.name);
+    const rows = lake.get('accounts')!.map((r) => JSON.parse(r) as Array<string | null>);
+    const byId = new Map(rows.map((r) => [r[names.indexOf('customer_id')], r]));
+    for (const truth of clear)
+      for (const c of PERSONAL)
+        expect(byId.get(truth.customer_id)![names.indexOf(c)], `${truth.customer_id}.${c}`).toBe(
+          truth[c] === null ? null : hashOf(truth[c]!),
+        );
+    // no clear value in any file of any table, the pipeline's own included
+    const leaks = [...lake].flatMap(([table, texts]) =>
+      texts
+        .filter((t) => (JSON.parse(t) as unknown[]).some((v) => typeof v === 'string' && secrets.has(v)))
+        .map(() => table),
+    );
+    expect([...new Set(leaks)]).toEqual([]);
+
+    // drop: another policy writes every file again, the personal columns NULL with their types
+    const dropped = await runCli([
+      'export',
+      '--config',
+      file,
+      '--format',
+      'parquet',
+      '--output',
+      dir,
+      '--personal-data',
+      'drop',
+    ]);
+    expect(dropped.code, dropped.stderr.slice(-800)).toBe(0);
+    manifest = manifestOf(dir);
+    expect(exportLine(dropped.stdout)).toEqual({ written: manifest.tables.flatMap((t) => t.files).length, skipped: 0 });
+    expect(manifest.personalData).toBe('drop');
+    expect(manifest.tables.find((t) => t.name === 'accounts')!.columns.find((c) => c.name === 'birthdate')!.type).toBe(
+      'DATE',
+    );
+    lake = await readBack(dir, manifest);
+    for (const r of lake.get('accounts')!.map((t) => JSON.parse(t) as unknown[]))
+      for (const c of PERSONAL) expect(r[names.indexOf(c)], c).toBeNull();
+
+    // in clear only when asked, and said on stderr and in the manifest
+    const kept = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir, ...CLEAR]);
+    expect(kept.code, kept.stderr.slice(-800)).toBe(0);
+    expect(kept.stderr).toMatch(/^note: the export holds personal data in clear/m);
+    expect(manifestOf(dir).personalData).toBe('keep');
+
+    // without LOYALTY_PII_SALT: the key the warehouse keeps, the one its runs hashed with
+    const unsalted = await runCli(['export', '--config', file, '--format', 'parquet', '--output', dir], {
+      LOYALTY_PII_SALT: '',
+    });
+    expect(unsalted.code, unsalted.stderr).toBe(0);
+    lake = await readBack(dir, manifestOf(dir));
+    const again = lake.get('accounts')!.map((r) => JSON.parse(r) as Array<string | null>);
+    const phone = names.indexOf('phone');
+    expect(new Set(again.map((r) => r[phone]))).toEqual(new Set(rows.map((r) => r[phone])));
+
+    // a warehouse that never hashed (keep) and no salt: nothing gives the key, one line, exit 2
+    const { config: plain } = await target.fresh();
+    const keepFile = emulatorJobs({
+      url: emulator.url,
+      timezone: TZ,
+      firstDay: PROGRAM.start,
+      destination: { ...plain, analysts: { personal_data: 'keep' } } as DestinationSettings,
+      streams: ['accounts'],
+    });
+    expect((await runCli(['run', '--config', keepFile, '--until', '2024-04-03'], { LOYALTY_PII_SALT: '' })).code).toBe(
+      0,
+    );
+    const keyless = await runCli(
+      [
+        'export',
+        '--config',
+        keepFile,
+        '--format',
+        'parquet',
+        '--output',
+        join(dir, '..', 'other'),
+        '--personal-data',
+        'hash',
+      ],
+      { LOYALTY_PII_SALT: '' },
+    );
+    expect(keyless.code, keyless.stderr).toBe(2);
+    expect(keyless.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^loyalty-etl: personal data is to be hashed, but the warehouse keeps no key yet/),
+    ]);
   }, 300_000);
 
   it('refuses a bad flag or an output that is a file or a link, with exit 2 and one line', async () => {

@@ -6,6 +6,7 @@ import { openDestination } from '../../src/load/warehouses.js';
 import { PostgresReader } from '../../src/load/postgres/postgres-reader.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { postgresTestDestination, testDestinations } from '../helpers/destinations.js';
+import { keepAnalystsSchema } from '../helpers/analyst-reader.js';
 import { testTempDir } from '../helpers/temp-dir.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
 import { useEmulator } from '../helpers/suite-emulator.js';
@@ -137,6 +138,7 @@ describe.each(testDestinations)('setup mistakes and queries that look like flags
     const { config } = await target.fresh();
     const file = emulatorJobs({ url: 'http://127.0.0.1:9', timezone: TZ, firstDay: '2024-03-02', destination: config });
     await (await openDestination(config)).close(); // the warehouse's tables, empty
+    await keepAnalystsSchema(config); // and (PostgreSQL) the analysts' views of them, as a run makes
     const result = await runCli([
       'sql',
       '--config',

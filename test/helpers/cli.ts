@@ -130,7 +130,8 @@ export function emulatorJobs(options: {
     ...options.sourceKeys,
   };
   const analysts = d?.analysts
-    ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}`
+    ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}` +
+      (d.analysts.pipeline_tables === undefined ? '' : `    pipeline_tables: ${d.analysts.pipeline_tables}\n`)
     : '';
   const archive =
     d?.archive === false

@@ -100,6 +100,7 @@ describe('renderReportPage', () => {
             finishedAt: '2024-05-03 02:01:00+00',
             durationSeconds: 60,
             requests: 4,
+            retries: 0,
             windows: 1,
             rowsLoaded: 9,
             rowsRejected: 1,

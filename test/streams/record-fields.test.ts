@@ -49,6 +49,31 @@ describe('an account with a field the pipeline cannot read', () => {
     ]);
   });
 
+  it('loads every spelling of the text NULL (any case, spaces around) as NULL, with no field reject', () => {
+    const spelled = {
+      birthdate: 'null',
+      profileSet: ' Null ',
+      memberSince: 'nULL',
+      city: '  NULL',
+      phone: 'null\t',
+      customFieldMap: { loyaltyTier: 'Null', hobby: 'Nullarbor' },
+    };
+    const { rows, rejects } = normalize((r) => normalizeAccount(r, TZ), [{ ...account, ...spelled }]);
+    expect(rejects).toEqual([]);
+    expect(rows._etl_field_rejects ?? []).toEqual([]);
+    expect(rows.accounts![0]).toMatchObject({
+      birthdate: null,
+      profile_set_at: null,
+      member_since: null,
+      city: null,
+      phone: null,
+    });
+    expect(JSON.parse(rows.accounts![0]!._custom_fields as string)).toMatchObject({
+      loyaltyTier: null,
+      hobby: 'Nullarbor',
+    });
+  });
+
   it('keeps the good custom fields of a customFieldMap with one bad member, that one NULL under its name', () => {
     const raw = JSON.parse(
       JSON.stringify({ ...account, customFieldMap: undefined }).replace(

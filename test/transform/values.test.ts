@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanDecimal, cleanText } from '../../src/transform/values.js';
+import { cleanBoolean, cleanDecimal, cleanInteger, cleanText, isMissingText } from '../../src/transform/values.js';
 import { RecordError } from '../../src/transform/record-error.js';
 
 describe('cleanText', () => {
@@ -29,5 +29,24 @@ describe('cleanDecimal', () => {
     expect(() => cleanDecimal(1e15)).toThrowError(RecordError);
     expect(() => cleanDecimal('12abc')).toThrowError(RecordError);
     expect(() => cleanDecimal(Number.NaN)).toThrowError(RecordError);
+  });
+});
+
+describe('a missing value, however the service spells the text NULL', () => {
+  const spellings = ['NULL', 'null', 'Null', 'nUlL', ' NULL', 'NULL ', '\tnull\n', '  ', ''];
+
+  it('is a missing value in every spelling of NULL, in any case and with spaces around', () => {
+    for (const s of spellings) expect(isMissingText(s), JSON.stringify(s)).toBe(true);
+    for (const s of ['NULLS', 'nil', 'N/A', 'NUL L', '0', 'Nulla']) expect(isMissingText(s), s).toBe(false);
+  });
+
+  it('is NULL as text, decimal, whole number and Boolean', () => {
+    for (const s of spellings) {
+      expect(cleanText(s), JSON.stringify(s)).toBeNull();
+      expect(cleanDecimal(s), JSON.stringify(s)).toBeNull();
+      expect(cleanInteger(s), JSON.stringify(s)).toBeNull();
+      expect(cleanBoolean(s), JSON.stringify(s)).toBeNull();
+    }
+    expect(cleanText('Nulla')).toBe('Nulla');
   });
 });

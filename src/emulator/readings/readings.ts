@@ -50,6 +50,11 @@ export interface EmulatorReadings {
    * (`'labels'`).
    */
   choiceLists?: 'comma' | 'semicolon' | 'pipe' | 'json' | 'labels';
+  /**
+   * How a missing text is spelled where the emulator writes the text `NULL`: `'NULL'` (default) or `'varied'`
+   * (`null`, ` Null `, `NULL` and a tab, `nULL`: other cases, spaces around), as a service may spell "the text NULL".
+   */
+  missingText?: 'NULL' | 'varied';
 }
 
 /** {@link EmulatorReadings} with every default filled in. */
@@ -69,6 +74,7 @@ export const DEFAULT_READINGS: ResolvedReadings = Object.freeze({
   listingOrder: 'stable',
   fieldNames: 'tables',
   choiceLists: 'comma',
+  missingText: 'NULL',
 });
 
 const CHOICES: { [K in keyof ResolvedReadings]: readonly ResolvedReadings[K][] | 'cap' } = {
@@ -84,6 +90,7 @@ const CHOICES: { [K in keyof ResolvedReadings]: readonly ResolvedReadings[K][] |
   listingOrder: ['stable', 'unstable'],
   fieldNames: ['tables', 'sample'],
   choiceLists: ['comma', 'semicolon', 'pipe', 'json', 'labels'],
+  missingText: ['NULL', 'varied'],
 };
 
 /** The names of every reading, in documentation order. */

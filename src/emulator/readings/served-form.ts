@@ -27,7 +27,8 @@ export class ServedForm {
       readings.fieldNames === 'sample' ||
       readings.zoneLabels !== 'utc' ||
       readings.scalars === 'strings' ||
-      readings.choiceLists !== 'comma';
+      readings.choiceLists !== 'comma' ||
+      readings.missingText !== 'NULL';
   }
 
   /**
@@ -43,7 +44,7 @@ export class ServedForm {
       customerSince: this.labels.relabel(out.customerSince),
       memberSince: this.labels.relabel(out.memberSince),
     };
-    return this.scalars(this.sampleNames(out));
+    return this.scalars(this.sampleNames(this.respelled(out, String(record.customerId))));
   }
 
   /** A `data[]` element of the surveys export: each answer's `date`, name and members. */
@@ -54,7 +55,7 @@ export class ServedForm {
         ...this.withUnlisted(answer, 'surveyAnswer', `${String(answer.customerId)} ${String(answer.date)}`),
         date: this.labels.relabel(answer.date),
       };
-      return this.scalars(this.sampleNames(out));
+      return this.scalars(this.sampleNames(this.respelled(out, `${String(answer.customerId)} ${String(answer.date)}`)));
     });
     return { ...element, answers };
   }
@@ -95,6 +96,20 @@ export class ServedForm {
     return this.readings.scalars === 'strings' ? stringScalars(body) : body;
   }
 
+  /** Under `missingText: 'varied'`, each text `NULL` of the record (custom fields too) in another spelling. */
+  private respelled(record: Json, identity: string): Json {
+    if (this.readings.missingText === 'NULL') return record;
+    const out = memberMap();
+    for (const [name, value] of Object.entries(record))
+      out[name] =
+        value === 'NULL'
+          ? spelledNull(`${identity} ${name}`)
+          : value !== null && typeof value === 'object' && !Array.isArray(value)
+            ? this.respelled(value as Json, `${identity} ${name}`)
+            : value;
+    return out;
+  }
+
   private withUnlisted(record: Json, type: UnlistedRecordType, identity: string): Json {
     return this.readings.unlistedFields ? { ...record, ...unlistedMembers(type, identity) } : record;
   }
@@ -122,6 +137,16 @@ export class ServedForm {
   private scalars(record: Json): Json {
     return this.readings.scalars === 'strings' ? (stringScalars(record) as Json) : record;
   }
+}
+
+/** The other spellings of the text NULL a service may send: other cases, spaces around. */
+const NULL_SPELLINGS = ['null', ' Null ', 'NULL\t', 'nULL', '  null'] as const;
+
+/** One of {@link NULL_SPELLINGS}, the same for the same member of the same record. */
+function spelledNull(where: string): string {
+  let h = 0;
+  for (let i = 0; i < where.length; i++) h = (h * 31 + where.charCodeAt(i)) >>> 0;
+  return NULL_SPELLINGS[h % NULL_SPELLINGS.length]!;
 }
 
 /** Every number and boolean inside `value` as a JSON string (`12.5` → `"12.5"`, `true` → `"true"`). */

@@ -454,6 +454,10 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     ['status', 'running, succeeded, failed, interrupted or abandoned.'],
     ['error', 'Why it failed.'],
     ['requests', 'Requests it made.'],
+    [
+      'retries',
+      'Requests it tried again (429, 5xx, time-outs, dropped connections); NULL for runs recorded before it was kept.',
+    ],
     ['host', 'Host it ran on.'],
     ['pid', 'Its process id.'],
     ['expires_at', 'When its lease ends unless renewed.'],
@@ -638,11 +642,15 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
     '_etl_analysts',
     ['analysts_schema'],
     'pipeline',
-    'PostgreSQL: what analysts read of personal data, and the schema of views they are granted. Never shown to analysts.',
+    "PostgreSQL: what analysts read of personal data, the schema of views they are granted, and whether it shows the pipeline's own tables. Never shown to analysts.",
     [
       ['analysts_schema', 'The schema of views for analysts (destination.analysts.schema).'],
       ['personal_data', 'keep, hash or drop (destination.analysts.personal_data).'],
       ['key', 'Under hash: SHA-256 of the salt (LOYALTY_PII_SALT) the views hash personal data with.'],
+      [
+        'pipeline_tables',
+        "Whether the analysts' schema holds views of the pipeline's _etl_ tables too (destination.analysts.pipeline_tables).",
+      ],
     ],
   ),
   table('_etl_migrations', ['version'], 'pipeline', 'DDL files of sql/ applied to this warehouse.', [
@@ -719,6 +727,20 @@ export const WAREHOUSE_TABLES: readonly TableDoc[] = [
       ['last_seen_run', 'The last run that loaded it.'],
       ['last_seen_at', 'When it was last loaded (UTC).'],
       ['records', 'How many records carried it, over every load.'],
+    ],
+  ),
+  table(
+    '_etl_integrations',
+    ['integration_id'],
+    'pipeline',
+    'The integrations the integration token named when check asked the service: which one the credentials are. Never its secrets.',
+    [
+      ['integration_id', "The integration's id in the service."],
+      ['title', 'Its title.'],
+      ['shop_domain', 'The shop domain it serves.'],
+      ['client_title', 'The title of its online API client.'],
+      ['created_at', "When it was created (UTC), read from the service's month-name timestamp."],
+      ['last_seen_at', 'When check last saw the token name it (UTC).'],
     ],
   ),
   table(

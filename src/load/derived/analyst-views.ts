@@ -1,6 +1,6 @@
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
-import { analystValue, isWithheld } from './personal-data.js';
+import { analystNote, analystValue, isPipelineRelation } from './personal-data.js';
 import { replaceView, standingViews, type ViewStamp } from './replace-view.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { describeRelations } from '../catalog/table-comments.js';
@@ -33,19 +33,24 @@ export async function recordAnalystsPolicy(
   if (!policy.schema || !(await hasPolicyTable(conn, schema))) return;
   await conn.transaction(async () => {
     await holdAnalystsLock(conn, schema);
-    const [held] = await conn.all<{ analysts_schema: string; personal_data: string; key: string | null }>(
-      `SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`,
-    );
+    const [held] = await conn.all<{
+      analysts_schema: string;
+      personal_data: string;
+      key: string | null;
+      pipeline_tables: boolean;
+    }>(`SELECT analysts_schema, personal_data, key, pipeline_tables FROM ${qualified(schema, POLICY_TABLE)}`);
+    const pipelineTables = policy.pipelineTables ?? false;
     if (
       !held ||
       held.analysts_schema !== policy.schema ||
       held.personal_data !== policy.personalData ||
-      held.key !== (policy.key ?? null)
+      held.key !== (policy.key ?? null) ||
+      held.pipeline_tables !== pipelineTables
     ) {
       await conn.run(`DELETE FROM ${qualified(schema, POLICY_TABLE)}`);
       await conn.run(
-        `INSERT INTO ${qualified(schema, POLICY_TABLE)} (analysts_schema, personal_data, key, updated_at) VALUES ($1, $2, $3, CAST($4 AS TIMESTAMPTZ))`,
-        [policy.schema, policy.personalData, policy.key ?? null, stamp.now],
+        `INSERT INTO ${qualified(schema, POLICY_TABLE)} (analysts_schema, personal_data, key, pipeline_tables, updated_at) VALUES ($1, $2, $3, $4, CAST($5 AS TIMESTAMPTZ))`,
+        [policy.schema, policy.personalData, policy.key ?? null, pipelineTables, stamp.now],
       );
     }
     await refreshAnalystViews(conn, dialect, schema, stamp);
@@ -70,14 +75,18 @@ export async function refreshAnalystViews(
     analysts_schema: string;
     personal_data: AnalystsPolicy['personalData'];
     key: string | null;
-  }>(`SELECT analysts_schema, personal_data, key FROM ${qualified(schema, POLICY_TABLE)}`);
+    pipeline_tables: boolean;
+  }>(`SELECT analysts_schema, personal_data, key, pipeline_tables FROM ${qualified(schema, POLICY_TABLE)}`);
   if (!policyRow) return;
   const target = policyRow.analysts_schema;
-  const policy: AnalystsPolicy = { personalData: policyRow.personal_data };
+  const policy: AnalystsPolicy = { personalData: policyRow.personal_data, pipelineTables: policyRow.pipeline_tables };
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target)}`);
   const standing = await standingViews(conn, schema, target);
   for (const relation of await describeRelations(conn, dialect, schema)) {
-    if (NEVER_FOR_ANALYSTS.has(relation.name)) continue;
+    if (!isShownToAnalysts(policy, relation.name)) {
+      if (standing.has(relation.name)) await dropAnalystView(conn, schema, target, relation.name);
+      continue;
+    }
     const key = `(SELECT k."key" FROM ${qualified(schema, POLICY_TABLE)} k)`;
     const select = relation.columns.map(
       (c) =>
@@ -85,10 +94,6 @@ export async function refreshAnalystViews(
     );
     const definition = `SELECT ${select.join(', ')} FROM ${qualified(schema, relation.name)} s`;
     if (!(await replaceView(conn, schema, relation.name, definition, stamp, target, standing))) continue;
-    const note = (column: string) =>
-      isWithheld(policy, relation.name, column)
-        ? ` Here: ${analystValue(dialect, policy, relation.name, column, 'v', 'k').startsWith('CASE') ? 'NULL' : 'SHA-256 of the salted value (64 hex digits)'}, by destination.analysts.personal_data.`
-        : '';
     if (relation.description)
       await conn.run(
         `COMMENT ON VIEW ${qualified(target, relation.name)} IS ${dialect.commentLiteral(relation.description)}`,
@@ -96,9 +101,21 @@ export async function refreshAnalystViews(
     for (const c of relation.columns)
       if (c.description)
         await conn.run(
-          `COMMENT ON COLUMN ${qualified(target, relation.name)}.${quoteIdent(c.name)} IS ${dialect.commentLiteral(c.description + note(c.name))}`,
+          `COMMENT ON COLUMN ${qualified(target, relation.name)}.${quoteIdent(c.name)} IS ${dialect.commentLiteral(c.description + analystNote(policy, relation.name, c.name))}`,
         );
   }
+}
+
+/** Whether analysts get a view of `relation`: the pipeline's secrets never; the pipeline's own when the policy says so. */
+function isShownToAnalysts(policy: AnalystsPolicy, relation: string): boolean {
+  if (NEVER_FOR_ANALYSTS.has(relation)) return false;
+  return policy.pipelineTables === true || !isPipelineRelation(relation);
+}
+
+/** Drops the analysts' view of a relation they are no longer shown, and its record. */
+async function dropAnalystView(conn: SqlConnection, schema: string, target: string, name: string): Promise<void> {
+  await conn.run(`DROP VIEW IF EXISTS ${qualified(target, name)}`);
+  await conn.run(`DELETE FROM ${qualified(schema, '_etl_views')} WHERE view_name = $1`, [`${target}.${name}`]);
 }
 
 async function hasPolicyTable(conn: SqlConnection, schema: string): Promise<boolean> {

@@ -2,6 +2,14 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { PERSONAL_COLUMNS, PERSONAL_PAYLOADS } from '../catalog/warehouse-catalog.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
+/** The prefix of the pipeline's own tables and views: its bookkeeping, not data analysts read. */
+export const PIPELINE_PREFIX = '_etl_';
+
+/** Whether `relation` is one of the pipeline's own tables or views (`_etl_…`). */
+export function isPipelineRelation(relation: string): boolean {
+  return relation.startsWith(PIPELINE_PREFIX);
+}
+
 /** Whether analysts read `column` of `table` other than as it is under `policy`. */
 export function isWithheld(policy: AnalystsPolicy, table: string, column: string): boolean {
   return policy.personalData !== 'keep' && (PERSONAL_COLUMNS.has(column) || isPayload(table, column));
@@ -34,4 +42,30 @@ export function analystValue(
   // NULL of the column's own type: the column keeps its type
   if (policy.personalData === 'drop' || isPayload(table, column)) return `CASE WHEN FALSE THEN ${value} END`;
   return dialect.sha256(`${key} || ':' || CAST(${value} AS ${dialect.typeName('text')})`);
+}
+
+/**
+ * What a column's description says of it where analysts read it under `policy`: nothing for a column they read as
+ * loaded; else whether it holds a hash (text, whatever the column's type in the warehouse) or NULL.
+ */
+export function analystNote(policy: AnalystsPolicy, table: string, column: string): string {
+  if (!isWithheld(policy, table, column)) return '';
+  if (policy.personalData === 'drop' || isPayload(table, column))
+    return ' Here: NULL, by destination.analysts.personal_data.';
+  return ' Here: SHA-256 of the salted value as text (64 hex digits), by destination.analysts.personal_data.';
+}
+
+/**
+ * The type analysts read a column of `type` (the warehouse's name for it) as under `policy`: a hashed column is
+ * text (`textType`) whatever it is in the warehouse (a birthdate's hash is no DATE); any other keeps its type.
+ */
+export function analystType(
+  policy: AnalystsPolicy,
+  table: string,
+  column: string,
+  type: string,
+  textType: string,
+): string {
+  if (!isWithheld(policy, table, column) || policy.personalData !== 'hash' || isPayload(table, column)) return type;
+  return /^(VARCHAR|TEXT|JSON|JSONB|CHARACTER VARYING)$/i.test(type) ? type : textType;
 }

@@ -5,7 +5,9 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { AnalystCopyRewrite } from '../destination.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
-import { analystValue, isWithheld } from '../derived/personal-data.js';
+import { analystNote, analystValue, isWithheld } from '../derived/personal-data.js';
+import { describeWithheldViewColumns, rebindHashedViews } from './copy-descriptions.js';
+import { dropFromCopy, leftOutOfCopy, scopedShape, type CopiedRelation } from './copy-scope.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 import {
   fingerprint,
@@ -57,14 +59,16 @@ export async function rewriteForAnalysts(
   await rename(file, raw);
   try {
     const started = performance.now();
-    const { shape, prints, keyCheck } = await withScratch(spill, async (conn) => {
+    const { shape, prints, keyCheck, leftOut } = await withScratch(spill, async (conn) => {
       await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
-      const shape = await readShape(conn, 'src', policy);
+      // the pipeline's own tables stay out of the analysts' way unless they are asked for
+      const leftOut = await leftOutOfCopy(conn, 'src', policy.pipelineTables === true);
+      const shape = scopedShape(await readShape(conn, 'src', policy), leftOut);
       const prints = new Map<string, TablePrint>();
       for (const [key, table] of shape.tables) prints.set(key, await fingerprint(conn, 'src', table));
       const keyCheck = await keyCheckOf(conn, policy);
       await conn.run('DETACH src');
-      return { shape, prints, keyCheck };
+      return { shape, prints, keyCheck, leftOut };
     });
     const fingerprintSeconds = (performance.now() - started) / 1000;
     const ledger: LedgerRow[] = [];
@@ -89,7 +93,7 @@ export async function rewriteForAnalysts(
       await rm(file, { force: true });
       await rm(`${file}.wal`, { force: true });
     }
-    await wholeRewrite(raw, file, spill, policy, shape, ledger);
+    await wholeRewrite(raw, file, spill, policy, shape, ledger, leftOut);
     return {
       how: 'whole',
       why,
@@ -124,6 +128,7 @@ async function wholeRewrite(
   policy: AnalystsPolicy,
   shape: SourceShape,
   ledger: readonly LedgerRow[],
+  leftOut: readonly CopiedRelation[],
 ): Promise<void> {
   await withScratch(spill, async (conn) => {
     await conn.run(`ATTACH ${quoteLiteral(raw)} AS src (READ_ONLY)`);
@@ -133,6 +138,7 @@ async function wholeRewrite(
       for (const schema of new Set([...shape.tables.values()].map((t) => t.schema)))
         await conn.run(`DROP TABLE IF EXISTS dst.${qualified(schema, table)}`);
     await conn.run('BEGIN');
+    await dropFromCopy(conn, 'dst', leftOut);
     for (const table of shape.tables.values()) {
       const target = `dst.${qualified(table.schema, table.table)}`;
       for (const c of table.columns) {
@@ -141,9 +147,16 @@ async function wholeRewrite(
         if (!c.nullable) await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} DROP NOT NULL`);
         if (policy.personalData === 'hash' && c.type !== 'VARCHAR' && c.type !== 'JSON')
           await conn.run(`ALTER TABLE ${target} ALTER ${quoteIdent(c.name)} SET DATA TYPE VARCHAR`);
+        // its description says what the copy holds: a hash is text, whatever the warehouse's type
+        if (c.comment !== null)
+          await conn.run(
+            `COMMENT ON COLUMN ${target}.${quoteIdent(c.name)} IS ${duckdbDialect.commentLiteral(c.comment + analystNote(policy, table.table, c.name))}`,
+          );
       }
       await insertAnalystRows(conn, policy, table);
     }
+    await rebindHashedViews(conn, 'dst', policy);
+    await describeWithheldViewColumns(conn, 'dst', policy);
     // a warehouse's own table of the ledger's name (none is made) is not carried into the copy in its place
     await finishCopy(conn, ledger);
   });

@@ -6,14 +6,17 @@ import { analystValue, isWithheld } from '../derived/personal-data.js';
 import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
 import { duckdbDialect } from '../warehouse/warehouse-dialect.js';
 
-/** The table of an analysts' copy that says what each of its tables was written from (schema `main` of the copy). */
+/** The table of an analysts' copy that says what each of its tables was written from, in a schema of its own. */
 export const LEDGER_TABLE = '_etl_published_tables';
+
+/** The copy's schema of the pipeline's own: out of the way of the data analysts read in the warehouse's schema. */
+export const LEDGER_SCHEMA = '_etl';
 
 /**
  * How the copy is written: raised whenever what a table's rows become in the copy changes in a way the rest of a
  * table's definition does not show, so a copy written before is written whole once.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** A fixed text, hashed under the policy as a personal value would be, that tells a later publish which key was used. */
 const KEY_CHECK_TEXT = 'loyalty-etl: the key this copy was hashed with';
@@ -174,7 +177,7 @@ export async function readShape(conn: DuckDBConnection, db: string, policy: Anal
 
 /** Whether `schema`.`table` is the copy's ledger. */
 export function isLedger(schema: string, table: string): boolean {
-  return schema === 'main' && table === LEDGER_TABLE;
+  return schema === LEDGER_SCHEMA && table === LEDGER_TABLE;
 }
 
 /**
@@ -231,7 +234,7 @@ export async function readLedger(conn: DuckDBConnection, db: string): Promise<Le
     await conn.runAndReadAll(
       `SELECT schema_name, table_name, whole_table, window_start, CAST(row_count AS VARCHAR) AS row_count, content_hash,
               definition_hash, personal_data, key_check, catalog_hash
-         FROM ${quoteIdent(db)}.${qualified('main', LEDGER_TABLE)}`,
+         FROM ${quoteIdent(db)}.${qualified(LEDGER_SCHEMA, LEDGER_TABLE)}`,
     )
   ).getRowObjectsJson() as Array<Record<string, string | boolean | null>>;
   return rows.map((r) => ({
@@ -249,8 +252,9 @@ export async function readLedger(conn: DuckDBConnection, db: string): Promise<Le
 
 /** Writes the ledger of the attached copy `db` anew (inside the caller's transaction). */
 export async function writeLedger(conn: DuckDBConnection, db: string, rows: readonly LedgerRow[]): Promise<void> {
-  const target = `${quoteIdent(db)}.${qualified('main', LEDGER_TABLE)}`;
+  const target = `${quoteIdent(db)}.${qualified(LEDGER_SCHEMA, LEDGER_TABLE)}`;
   const comment = duckdbDialect.commentLiteral;
+  await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db)}.${quoteIdent(LEDGER_SCHEMA)}`);
   await conn.run(`DROP TABLE IF EXISTS ${target}`);
   await conn.run(
     `CREATE TABLE ${target} (schema_name VARCHAR NOT NULL, table_name VARCHAR NOT NULL, whole_table BOOLEAN NOT NULL,

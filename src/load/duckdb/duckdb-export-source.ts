@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { quoteLiteral } from '../warehouse/identifiers.js';
 import type { ExportSource } from '../export/parquet-export.js';
 import { refuseNewerWarehouse } from '../warehouse/migrate.js';
@@ -61,7 +61,10 @@ export async function openDuckDbExportSource(path: string, schema: string): Prom
       }
       return [...tables].map(([name, columns]) => ({ name, columns }));
     },
-    snapshot: (fn) => inTransaction(conn, () => fn({ run: async (sql) => void (await conn.run(sql)), all })),
+    snapshot: (fn) =>
+      inTransaction(conn, () =>
+        fn({ run: async (sql, params) => void (await conn.run(sql, params as DuckDBValue[] | undefined)), all }),
+      ),
     close() {
       conn.closeSync();
       instance.closeSync();

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { DuckdbSettings } from '../../plan/job-plan.js';
 import { openWhenFree } from '../open-when-free.js';
 import { readyDestination } from '../ready-destination.js';
-import type { ReaderOptions, WarehouseEntry } from '../warehouse-entry.js';
+import { pipelineNote, type ReaderOptions, type WarehouseEntry } from '../warehouse-entry.js';
 import { DuckDbDestination } from './duckdb-destination.js';
 import { openDuckDbExportSource } from './duckdb-export-source.js';
 import { DuckDbReader } from './duckdb-reader.js';
@@ -41,8 +41,18 @@ export function duckDbWarehouse(settings: DuckdbSettings): WarehouseEntry {
   };
 }
 
-/** The published copy when there is one; else, after saying so, the warehouse file itself, read-only. */
-async function openReader(settings: DuckdbSettings, { say, publishedCopy }: ReaderOptions): Promise<DuckDbReader> {
+/**
+ * The published copy when there is one; else, after saying so, the warehouse file itself, read-only (and that file,
+ * said first, for the pipeline's own tables).
+ */
+async function openReader(
+  settings: DuckdbSettings,
+  { say, publishedCopy, pipeline }: ReaderOptions,
+): Promise<DuckDbReader> {
+  if (pipeline) {
+    say(pipelineNote(`file ${settings.path}`, true));
+    return DuckDbReader.open(settings.path, settings.schema);
+  }
   if (publishedCopy === undefined) return DuckDbReader.open(settings.path, settings.schema);
   if (publishedCopy !== false && existsSync(publishedCopy)) return DuckDbReader.open(publishedCopy, settings.schema);
   say(

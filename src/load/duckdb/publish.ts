@@ -5,6 +5,7 @@ import { withDuckDb } from './duckdb-connection.js';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import type { PublishedCopy } from '../destination.js';
 import { rewriteForAnalysts } from './analyst-copy.js';
+import { leavePipelineTablesOut } from './copy-scope.js';
 import { replaceFile, replaceWorkDirOf } from '../export/replace-file.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { PublishError } from '../warehouse/warehouse-errors.js';
@@ -62,6 +63,8 @@ export async function publishWarehouse(
         // what analysts may read of personal data (destination.analysts.personal_data)
         // started from the copy readers have now, which is replaced only once this one is written
         rewrite = await rewriteForAnalysts(temporary, analysts, path);
+        // a copy of the warehouse as it stands (keep) holds the pipeline's own tables, unless they are asked for
+        if (rewrite === undefined) await leavePipelineTablesOut(temporary, analysts.pipelineTables === true);
         await proveReadable(temporary);
       },
     });

@@ -11,6 +11,8 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { AnalystsPolicy } from '../../plan/job-plan.js';
+import { exportSelectList, exportedColumns, holdKey, keyCheckOf } from './export-policy.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { ExportPathError } from '../warehouse/warehouse-errors.js';
@@ -61,6 +63,10 @@ export interface ExportManifest {
   warehouse: 'duckdb' | 'postgres';
   schema: string;
   exportedAt: string;
+  /** What the files hold of personal data: `keep` (in clear), `hash` or `drop` (destination.analysts.personal_data). */
+  personalData: AnalystsPolicy['personalData'];
+  /** Under `hash`: a fixed text hashed under the key, so a later export with another salt writes every file again. */
+  keyCheck: string | null;
   tables: ExportedTable[];
 }
 
@@ -98,15 +104,22 @@ export function exportDirProblem(dir: string): string | undefined {
  * unpartitioned table) whose row count and fingerprint match the previous manifest, with its file still there, is
  * not written again; a partition that no longer has rows is deleted. Every file goes to a temporary name in its
  * own folder and is renamed over the old one, so a reader sees the old file or the new one, never half of one.
- * The warehouse is only read, in one transaction: the export is one consistent moment.
+ * The warehouse is only read, in one transaction: the export is one consistent moment. Phone, e-mail, names,
+ * birthdate and whole records are written as `policy` says (`destination.analysts.personal_data`): hashed, NULL, or
+ * in clear under `keep`; the table holding the hashing key is never written.
  */
-export async function exportParquet(source: ExportSource, dir: string): Promise<ExportResult> {
+export async function exportParquet(
+  source: ExportSource,
+  dir: string,
+  policy: AnalystsPolicy = { personalData: 'keep' },
+): Promise<ExportResult> {
   const root = resolve(dir);
   const problem = exportDirProblem(root);
   if (problem) throw new ExportPathError(problem);
   mkdirSync(root, { recursive: true });
   const previous = readPreviousManifest(root);
   const tables = (await source.tables()).filter((t) => !NEVER_FOR_ANALYSTS.has(t.name));
+  let keyCheck: string | null = null;
   for (const t of tables)
     if (!/^[A-Za-z0-9_]+$/.test(t.name))
       throw new ExportPathError(`table ${JSON.stringify(t.name)}: its name cannot be a folder name of the export`);
@@ -123,18 +136,23 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
   const exported: ExportedTable[] = [];
   try {
     await source.snapshot(async (conn) => {
+      keyCheck = keyCheckOf(await holdKey(conn, source.name, source.schema, policy));
+      // files written under another policy or key hold other values for the same rows: every one is written again
+      const samePolicy = previous?.personalData === policy.personalData && (previous.keyCheck ?? null) === keyCheck;
       for (const table of tables) {
-        const columns = table.columns.map((c) => ({
+        const stored = table.columns.map((c) => ({
           name: c.name,
           type: source.name === 'postgres' ? duckdbTypeOf(c.type) : c.type,
         }));
+        const columns = exportedColumns(policy, table.name, stored);
         const partitionedBy = table.name.startsWith('_etl_')
           ? null
-          : (PARTITION_COLUMNS.find((p) => columns.some((c) => c.name === p && PARTITION_TYPES.has(c.type))) ?? null);
-        const byDay = columns.find((c) => c.name === partitionedBy)?.type === 'DATE';
-        const hasLoadedAt = columns.some((c) => c.name === '_loaded_at');
+          : (PARTITION_COLUMNS.find((p) => stored.some((c) => c.name === p && PARTITION_TYPES.has(c.type))) ?? null);
+        const byDay = stored.find((c) => c.name === partitionedBy)?.type === 'DATE';
+        const hasLoadedAt = stored.some((c) => c.name === '_loaded_at');
         const before = previous?.tables.find((t) => t.name === table.name);
-        const sameColumns = before !== undefined && JSON.stringify(before.columns) === JSON.stringify(columns);
+        const sameColumns =
+          samePolicy && before !== undefined && JSON.stringify(before.columns) === JSON.stringify(columns);
         const parts = await partitionStats(
           conn,
           source.name,
@@ -169,7 +187,7 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
             continue;
           }
           const where = partitionedBy ? monthFilter(partitionedBy, byDay, part.month) : 'TRUE';
-          const select = `SELECT * FROM ${qualified(source.schema, table.name)} WHERE ${where}`;
+          const select = `SELECT ${exportSelectList(source.name, policy, table.name, columns)} FROM ${qualified(source.schema, table.name)} t WHERE ${where}`;
           const temporary = `${target}.${process.pid}.tmp`;
           // what an export killed while writing here left behind
           for (const name of readdirSync(dirname(target)))
@@ -206,6 +224,8 @@ export async function exportParquet(source: ExportSource, dir: string): Promise<
     warehouse: source.name,
     schema: source.schema,
     exportedAt: new Date().toISOString(),
+    personalData: policy.personalData,
+    keyCheck,
     tables: exported,
   };
   const manifestPath = safeTarget(root, 'manifest.json');

@@ -3,7 +3,9 @@ import type { Destination } from '../destination.js';
 import { postgresExportSource } from './postgres-export-source.js';
 import { openWhenFree } from '../open-when-free.js';
 import { readyDestination } from '../ready-destination.js';
-import type { WarehouseEntry } from '../warehouse-entry.js';
+import { pipelineNote, type WarehouseEntry } from '../warehouse-entry.js';
+import { quoteLiteral } from '../warehouse/identifiers.js';
+import { QueryError } from '../warehouse/warehouse-errors.js';
 import { DEFAULT_LOCK_TIMEOUT_S, PostgresDestination } from './postgres-destination.js';
 import { PostgresReader } from './postgres-reader.js';
 import { excessPowers, readRolePowers, type RolePowers } from './role-powers.js';
@@ -24,8 +26,16 @@ export function postgresWarehouse(settings: PostgresSettings): WarehouseEntry {
     missingFile: () => undefined,
     open,
     openWhenFree: (wait) => openWhenFree(() => open(), wait),
-    async openReader({ say }) {
-      const reader = await PostgresReader.open(settings.url, settings.schema);
+    async openReader({ say, pipeline, analystsSchema }) {
+      if (pipeline) say(pipelineNote(`schema ${settings.schema}`, false));
+      const schema = !pipeline && analystsSchema !== undefined ? analystsSchema : settings.schema;
+      const reader = await PostgresReader.open(settings.url, schema);
+      if (schema === analystsSchema && !(await hasSchema(reader, schema))) {
+        await reader.close();
+        throw new QueryError(
+          `the analysts' schema ${schema} does not exist yet (a run or backfill makes it); --pipeline reads the pipeline's own`,
+        );
+      }
       for (const power of reader.excessPowers)
         say(
           `warning: ${power}; statements are read-only transactions, but functions can reach past them: analysts need a read-only role (docs/operations.md, "Roles")`,
@@ -39,6 +49,13 @@ export function postgresWarehouse(settings: PostgresSettings): WarehouseEntry {
     checks: async (destination) => roleWarnings(await rolePowersOf(destination)),
     analystsRead: (policy) => ({ schema: policy.schema!, words: `the PostgreSQL schema \`${policy.schema!}\`` }),
   };
+}
+
+/** Whether the database has the schema `name`. */
+async function hasSchema(reader: PostgresReader, name: string): Promise<boolean> {
+  const found = await reader.execute(`SELECT 1 FROM pg_namespace WHERE nspname = ${quoteLiteral(name)}`);
+  for await (const rows of found.rows ?? []) if (rows.length > 0) return true;
+  return false;
 }
 
 function rolePowersOf(destination: Destination): Promise<RolePowers> {

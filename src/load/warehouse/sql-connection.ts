@@ -11,10 +11,19 @@ export interface LedgerTables {
     status: string;
     error: string | null;
     requests: number | null;
+    retries: number | null;
     host: string | null;
     pid: number | null;
     expires_at: string | null;
     backfill_id: string | null;
+  };
+  _etl_integrations: {
+    integration_id: number;
+    title: string | null;
+    shop_domain: string | null;
+    client_title: string | null;
+    created_at: string | null;
+    last_seen_at: string;
   };
   _etl_windows: {
     job: string;

@@ -90,3 +90,12 @@ export class WarehouseBusyError extends KindedError {
     super(message);
   }
 }
+
+/**
+ * Personal data is to be hashed where nothing gives the key: the warehouse keeps none yet (no run has hashed) and
+ * `LOYALTY_PII_SALT` is not set. A matter of configuration: set the salt, or choose another policy.
+ */
+export class PiiKeyMissingError extends KindedError {
+  override readonly name = 'PiiKeyMissingError';
+  readonly kind = 'config';
+}

@@ -23,7 +23,7 @@ export function setupRoutes({ readings, data }: Pick<RouteContext, 'readings' | 
         const token =
           typeof body === 'object' && body !== null ? (body as Record<string, unknown>).integrationToken : undefined;
         if (typeof token !== 'string' || token === '') throw SourceError.atLeastOneRequired('integrationToken');
-        return json(200, integrationFor(token));
+        return json(200, integrationFor(token, data.options.integrationCreated));
       },
     },
     { method: 'GET', path: /^\/accounts\/profiles\/?$/, handle: () => json(200, readings.form.other(PROFILES)) },
