@@ -14,6 +14,7 @@ import { SMOKE } from './support/bench-mode.js';
 import type { BenchSection, SectionResult } from './support/bench-section.js';
 import { formatTable } from './support/report-table.js';
 import { endToEnd } from './sections/end-to-end.js';
+import { hangFault } from './sections/hang-fault.js';
 import { memory } from './sections/memory.js';
 import { nightlyCost } from './sections/nightly-cost.js';
 import { pageThroughput } from './sections/page-throughput.js';
@@ -21,7 +22,16 @@ import { publish } from './sections/publish.js';
 import { sharedRateLimit } from './sections/shared-rate-limit.js';
 import { spanCost } from './sections/span-cost.js';
 
-const SECTIONS: BenchSection[] = [endToEnd, memory, nightlyCost, pageThroughput, publish, sharedRateLimit, spanCost];
+const SECTIONS: BenchSection[] = [
+  endToEnd,
+  hangFault,
+  memory,
+  nightlyCost,
+  pageThroughput,
+  publish,
+  sharedRateLimit,
+  spanCost,
+];
 
 const asked = process.argv.slice(2).filter((arg) => arg !== '--smoke');
 const unknown = asked.filter((name) => !SECTIONS.some((s) => s.name === name));

@@ -17,6 +17,10 @@ export interface BenchJob {
   postingsSpanDays: number;
   /** `source.history_start`, where the customer directory starts; the config's default when omitted. */
   historyStart?: string;
+  /** `source.timeout_ms`; 120000 when omitted. */
+  timeoutMs?: number;
+  /** `source.retries`; 2 when omitted. */
+  retries?: number;
 }
 
 /** `jobs.yaml` text of a {@link BenchJob} loading into `destination`; the job is named `bench`. */
@@ -31,8 +35,8 @@ export function benchJobsYaml(job: BenchJob, destination: DestinationSettings): 
   page_size: ${job.pageSize}
   concurrency: ${job.concurrency}
   requests_per_second: ${job.requestsPerSecond}
-  retries: 2
-  timeout_ms: 120000${job.historyStart ? `\n  history_start: ${job.historyStart}` : ''}
+  retries: ${job.retries ?? 2}
+  timeout_ms: ${job.timeoutMs ?? 120_000}${job.historyStart ? `\n  history_start: ${job.historyStart}` : ''}
 destination:
 ${target}
 jobs:

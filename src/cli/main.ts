@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { redact } from '../log/redact.js';
 import { RELEASE } from '../load/warehouse/package-root.js';
+import { warehouseFaultOf } from '../load/warehouse/warehouse-fault.js';
 import { registerBackfill } from '../commands/backfill.js';
 import { registerCheck } from '../commands/check.js';
 import { registerDemo } from '../commands/demo.js';
@@ -116,6 +117,9 @@ function classify(error: unknown): [number, string] {
   if (listen) return [ExitCode.usage, listen];
   if (error instanceof KindedError)
     return [EXIT_CODE_OF_KIND[error.kind], error.kind === 'source' ? `source: ${error.message}` : error.message];
+  // a damaged block or a full disk, met by a read or a write anywhere, said as what it is
+  const fault = warehouseFaultOf(error);
+  if (fault) return [EXIT_CODE_OF_KIND[fault.kind], fault.message];
   return [ExitCode.internal, error instanceof Error ? error.message : String(error)];
 }
 

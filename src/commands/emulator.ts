@@ -10,6 +10,7 @@ import {
   startEmulator,
 } from '../emulator/index.js';
 import { redactHookUrl } from '../webhook/hook-path.js';
+import { redactUrl } from '../log/redact.js';
 import { Option, type Command } from 'commander';
 
 /** Fault flags of `loyalty-etl emulator`, as commander hands them over (text). */
@@ -40,6 +41,8 @@ export interface EmulatorCommandOptions extends FaultFlags {
   authHeader?: string;
   badRate?: string;
   contactlessRate?: string;
+  /** The first day of a season of setup changes (`--setup-season`). */
+  setupSeason?: string;
   postingsOrder?: string;
   /** Loyalty webhook subscriber URLs (`--webhook`, repeatable). */
   webhook?: string[];
@@ -52,7 +55,13 @@ export async function emulatorCommand(options: EmulatorCommandOptions): Promise<
   const opts = emulatorOptions(options);
   for (const url of options.webhook ?? []) {
     if (!/^https?:\/\/[^/]/.test(url))
-      throw new CommandError(`--webhook: ${url} is not an http(s) URL`, ExitCode.usage);
+      throw new CommandError(`--webhook: ${redactUrl(url)} is not an http(s) URL`, ExitCode.usage);
+    // fetch refuses such a URL, and the subscriber list is printed and served: the credential has no place here
+    if (/^https?:\/\/[^/]*@/.test(url))
+      throw new CommandError(
+        '--webhook: a subscriber URL must not hold a user or password (user:password@); the receiver takes its secret in the path or a header',
+        ExitCode.usage,
+      );
   }
   const emulator = await startEmulator({
     ...opts,
@@ -90,6 +99,7 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
   for (const [flag, value] of [
     ['--start', options.start],
     ['--end', options.end],
+    ['--setup-season', options.setupSeason],
   ] as const) {
     if (value !== undefined && !isoDay.safeParse(value).success)
       throw new CommandError(`${flag}: ${value} is not a day YYYY-MM-DD`, ExitCode.usage);
@@ -118,6 +128,7 @@ export function emulatorOptions(options: Omit<EmulatorCommandOptions, 'port' | '
     auth: options.authHeader && token ? { header: options.authHeader, value: token } : undefined,
     badRecordRate: badRate,
     contactlessRate,
+    ...(options.setupSeason ? { setupSeason: options.setupSeason } : {}),
     postingsOrder: options.postingsOrder as EmulatorOptions['postingsOrder'],
     faults: faultOptions(options, seed),
     readings: readingOptions(options.reading ?? []),
@@ -237,6 +248,7 @@ export function registerEmulator(program: Command): void {
     .option('--auth-header <name>', 'require this header to carry LOYALTY_API_TOKEN')
     .option('--bad-rate <share>', 'share of malformed records in the exports', '0')
     .option('--contactless-rate <share>', 'share of customers with neither phone nor e-mail', '0')
+    .option('--setup-season <day>', 'from this day the business changes its custom fields and survey questions')
     .addOption(
       new Option('--postings-order <order>', 'order of postings listings').choices(['newest-first', 'oldest-first']),
     )

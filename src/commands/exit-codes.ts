@@ -28,6 +28,8 @@ export const ExitCode = {
   interrupted: 130,
   /** The run was interrupted by SIGTERM. */
   terminated: 143,
+  /** The warehouse is damaged (a block fails its checksum): it cannot be read, and running again fails the same way. */
+  damaged: 10,
   /** Anything unexpected: a bug. */
   internal: 70,
 } as const;
@@ -45,6 +47,9 @@ export const EXIT_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   'newer-warehouse': ExitCode.newerWarehouse,
   // SIGINT's; a SIGTERM's code is read from the error (commands/interruption.ts)
   interrupted: ExitCode.interrupted,
+  // the windows committed stay; the next run, once there is room, takes the others
+  'disk-full': ExitCode.windowsFailed,
+  damaged: ExitCode.damaged,
 };
 
 /** An error that ends the command with a given exit code and one clear line. */

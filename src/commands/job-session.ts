@@ -43,6 +43,7 @@ export function createApi(config: ResolvedConfig, logger: Logger): LoyaltyApi<Ht
       ? { header: source.auth.header, value: `${source.auth.prefix}${source.auth.token}` }
       : undefined,
     timeoutMs: source.timeout_ms,
+    maxResponseBytes: source.max_response_bytes,
     retries: source.retries,
     requestsPerSecond: source.requests_per_second,
     concurrency: source.concurrency,

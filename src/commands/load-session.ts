@@ -6,6 +6,9 @@ import type { Destination, PublishedCopy } from '../load/destination.js';
 import { warehouseOf } from '../load/warehouses.js';
 import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
+import { resolve } from 'node:path';
+import { DiskFullError, diskFullOf } from '../load/warehouse/disk-full.js';
+import { damageOf } from '../load/warehouse/warehouse-damage.js';
 import { EventSpool } from '../webhook/event-spool.js';
 import { ingestSpooledEvents, type SpoolIngest } from '../webhook/spool-ingest.js';
 
@@ -111,13 +114,35 @@ export async function publishForReaders(
     );
     return { copy };
   } catch (error) {
-    const message = redact((error as Error).message);
+    // a damaged warehouse cannot be copied: that is the warehouse's failure, not the publish's
+    if (damageOf(error) !== undefined) throw error;
+    // the warehouse's own disk, full when it checkpoints: no failed publish, the warehouse itself cannot write
+    const full = diskFullOf(error);
+    if (full?.path !== undefined && isWarehouseFile(full.path, config))
+      throw new DiskFullError(
+        {
+          ...full,
+          message: `the disk is full: ${full.where}: the warehouse could not write its checkpoint (the windows loaded are committed in its write-ahead log) and the copy for analysts was not published. Free space there, then \`loyalty-etl publish\` or the next run publishes it`,
+        },
+        { cause: error },
+      );
+    const message = redact(
+      full ? `could not publish ${target}: the disk is full: ${full.where}` : (error as Error).message,
+    );
     logger.error(
       { err: error, path: target },
       'could not publish the copy of the warehouse for analysts; they keep the previous one',
     );
     return { error: message };
   }
+}
+
+/** Whether `path` is the DuckDB warehouse file of `config` or its write-ahead log. */
+function isWarehouseFile(path: string, config: ResolvedConfig): boolean {
+  const { destination } = config;
+  if (destination.type !== 'duckdb') return false;
+  const warehouse = resolve(destination.path);
+  return resolve(path) === warehouse || resolve(path) === `${warehouse}.wal`;
 }
 
 /** Lines for stdout about the events ingested and the copy published, if any (each ends with a newline). */

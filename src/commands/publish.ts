@@ -5,6 +5,7 @@ import { commandLogger, resolveJob, type CommonOptions } from './job-session.js'
 import { analystsKeyOf, describeSession, failIfUnpublished, publishForReaders } from './load-session.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
+import { interruptedExitCode } from './interruption.js';
 
 /**
  * `loyalty-etl publish`: publishes the read-only copy of a DuckDB warehouse for analysts now, as every run and
@@ -25,13 +26,26 @@ export async function publishCommand(options: CommonOptions): Promise<void> {
       ExitCode.usage,
     );
   const logger = commandLogger();
-  const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
+  const stopOnSignal = (signal: NodeJS.Signals) => {
+    // the copy is written beside the published one and renamed over it at its end: cut short, readers keep theirs,
+    // and the next publish removes what this one left
+    process.stderr.write(
+      `loyalty-etl: interrupted by ${signal}: the copy was not published; readers keep the previous one\n`,
+    );
+    process.exit(interruptedExitCode(signal));
+  };
+  process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   let published;
   try {
-    const settled = { ...config, analysts: await analystsKeyOf(opened, config, logger) };
-    published = await publishForReaders(opened, settled, logger);
+    const opened = await warehouse.openWhenFree({ timeoutSeconds: busyTimeoutOf(destination), logger });
+    try {
+      const settled = { ...config, analysts: await analystsKeyOf(opened, config, logger) };
+      published = await publishForReaders(opened, settled, logger);
+    } finally {
+      await opened.close();
+    }
   } finally {
-    await opened.close();
+    process.off('SIGINT', stopOnSignal).off('SIGTERM', stopOnSignal);
   }
   process.stdout.write(describeSession({ published }));
   failIfUnpublished(published);

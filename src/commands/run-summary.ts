@@ -1,7 +1,9 @@
+import { damagedLine, damageOf } from '../load/warehouse/warehouse-damage.js';
 import { CommandError, ExitCode } from './exit-codes.js';
 import type { JobRunResult } from '../pipeline/job-run-request.js';
 import { failuresByStream } from '../pipeline/run-log.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
+import { byUrgency, schemaChangeLine, type SchemaChangeRow } from '../state/schema-changes.js';
 import type { StreamName } from '../plan/job-plan.js';
 import { formatWindow } from '../plan/windows.js';
 import { formatDuration } from '../report/format.js';
@@ -36,6 +38,7 @@ export function summarizeRun(
   if (directory) lines.unshift(directory);
   if (lines.length === 0) lines.push('nothing to load: every window is up to date');
   for (const f of result.newFields) lines.push(newFieldLine(f));
+  lines.push(...schemaChangeLines(result.schemaChanges ?? []));
   const retried = result.retries > 0 ? ` (${plural(result.retries, 'retry', 'retries')})` : '';
   lines.push(
     `${count(result.requests)} source requests${retried}${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}, run ${result.runId}`,
@@ -59,6 +62,15 @@ export function runJson(
     streams: Object.fromEntries(tallyRun(result, notAttempted)),
     failed: result.failed.map((f) => ({ stream: f.stream, window: formatWindow(f.window), error: f.error })),
     newFields: result.newFields.map((f) => ({ record: f.record_type, field: f.field_path, table: f.table_name })),
+    schemaChanges: (result.schemaChanges ?? []).map((c) => ({
+      object: c.object_name,
+      column: c.column_name,
+      change: c.change,
+      from: c.from_type,
+      to: c.to_type,
+      values: c.value_count,
+      reason: c.reason,
+    })),
   })}\n`;
 }
 
@@ -131,15 +143,36 @@ export function newFieldLine(f: UnlistedField): string {
   return `new field ${f.field_path} on ${f.record_type} first seen ${f.first_seen_at} (run ${f.first_seen_run}): ${plural(f.records, 'record')}, kept in ${f.table_name}._unlisted`;
 }
 
+/** Changes shown one by one in a run's summary; the rest are counted. */
+const CHANGES_SHOWN = 10;
+
+/** What the run changed of the tables and views analysts read: a line saying so, then the changes themselves. */
+export function schemaChangeLines(changes: readonly SchemaChangeRow[]): string[] {
+  if (changes.length === 0) return [];
+  const shown = [...changes].sort(byUrgency).slice(0, CHANGES_SHOWN);
+  const more = changes.length - shown.length;
+  return [
+    `schema of what analysts read: ${plural(changes.length, 'change')} (see _etl_schema_changes)`,
+    ...shown.map((c) => `  ${schemaChangeLine(c)}`),
+    ...(more > 0 ? [`  and ${count(more)} more`] : []),
+  ];
+}
+
 /** Throws the command's one-line failure when any window failed. */
 export function failOnFailedWindows(result: JobRunResult): void {
   const first = result.failed[0];
   if (!first) return;
+  const damaged = result.failed.find((f) => damageOf({ message: f.error }) !== undefined);
+  if (damaged)
+    throw new CommandError(
+      `${damagedLine(damageOf({ message: damaged.error })!)}; ${result.failed.length} window(s) failed, first: ${damaged.stream} ${formatWindow(damaged.window)}`,
+      ExitCode.damaged,
+    );
   const byStream = Object.entries(failuresByStream(result))
     .map(([stream, n]) => `${stream} ${count(n)}`)
     .join(', ');
   throw new CommandError(
-    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error} (failed by stream: ${byStream})`,
+    `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}${first.repeated ? '; it failed with the same error in the run before: not transient, running again will not mend it' : ''} (failed by stream: ${byStream})`,
     ExitCode.windowsFailed,
   );
 }

@@ -88,6 +88,8 @@ async function openReader(options: SqlOptions): Promise<WarehouseReader> {
         "sql: --pipeline reads the jobs file's warehouse: give --config, not --warehouse",
         ExitCode.usage,
       );
+    // a PostgreSQL URL's password is kept out of every line, as the jobs file's is
+    registerSecret(urlPassword(options.warehouse));
     return readOnly(warehouseAt(options.warehouse).openReader({ say }));
   }
   const config = loadConfig(options.config ?? 'jobs.yaml');
@@ -165,4 +167,14 @@ export function registerSql(program: Command): void {
       "read the pipeline's own tables (_etl_…) and personal data in clear: its PostgreSQL schema, or its DuckDB file (runs wait while the session is open)",
     )
     .action(sqlCommand);
+}
+
+/** The password of a PostgreSQL URL, in its user part or its `password` parameter, or "" when it has none. */
+function urlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return decodeURIComponent(parsed.password) || (parsed.searchParams.get('password') ?? '');
+  } catch {
+    return '';
+  }
 }

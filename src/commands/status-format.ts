@@ -5,9 +5,17 @@ import { table } from './table.js';
 
 /** The human form of `status`: a header, then each section that has something to say, a blank line between. */
 export function formatStatus(status: JobStatus): string {
-  const sections = [streams, directory, customerState, history, unlistedFields, lockAndEvents, backfills, runs].map(
-    (section) => section(status),
-  );
+  const sections = [
+    streams,
+    directory,
+    customerState,
+    history,
+    unlistedFields,
+    schemaChanges,
+    lockAndEvents,
+    backfills,
+    runs,
+  ].map((section) => section(status));
   const lines = [`job ${status.job} (last closed day ${status.lastClosedDay})`, releaseLine(status)];
   const i = status.integration;
   if (i)
@@ -108,6 +116,26 @@ function unlistedFields(status: JobStatus): string[] {
         f.first_seen_at.slice(0, 19),
         f.last_seen_at.slice(0, 19),
         f.records,
+      ]),
+    ),
+  ];
+}
+
+function schemaChanges(status: JobStatus): string[] {
+  const { changes, total } = status.schemaChanges ?? { changes: [], total: 0 };
+  if (total === 0) return [];
+  return [
+    `schema changes of what analysts read: ${total}${total > changes.length ? `, the last ${changes.length}` : ''} (_etl_schema_changes; docs/warehouse.md)`,
+    table(
+      ['when', 'run', 'where', 'change', 'from → to', 'values', 'why'],
+      changes.map((c) => [
+        c.changed_at.slice(0, 19),
+        c.run_id,
+        c.column_name === null ? c.object_name : `${c.object_name}.${c.column_name}`,
+        c.change,
+        c.from_type || c.to_type ? `${c.from_type ?? '—'} → ${c.to_type ?? '—'}` : '',
+        c.value_count ?? '',
+        c.reason,
       ]),
     ),
   ];

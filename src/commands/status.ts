@@ -8,10 +8,12 @@ import { stateCoverage } from '../state/state-coverage.js';
 import { readHistoryStatus } from '../state/history-status.js';
 import { streamDefinition } from '../streams/registry.js';
 import { readJobStatus, type JobStatus } from '../state/status-report.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
+import { readEveryTable } from '../load/warehouse/warehouse-damage.js';
 import { formatStatus } from './status-format.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -20,6 +22,9 @@ export interface StatusOptions extends CommonOptions {
   json?: boolean;
 }
 
+/** The changes of what analysts read that `status` lists, the newest first. */
+const SCHEMA_CHANGES_SHOWN = 15;
+
 /** `loyalty-etl status`: per stream the watermark, lag, windows and rejects; the run lock, backfills, the last runs. */
 export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
@@ -27,10 +32,13 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
     config,
     (destination) =>
       destination.withConnection(async (conn): Promise<JobStatus> => {
+        // a DuckDB file is read whole (a damaged block is found only when read): a status is never green over it
+        if (destination.name === 'duckdb') await readEveryTable(conn, 'duckdb', destination.schema);
         const status = {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
           unlistedFields: await readUnlistedFields(conn),
+          schemaChanges: await readSchemaChanges(conn, { limit: SCHEMA_CHANGES_SHOWN }),
           integration: await readLastIntegration(conn),
         };
         if (!jobConfig.streams.includes('accounts')) return status;

@@ -11,6 +11,7 @@ import {
   type SourceSettings,
 } from '../plan/job-plan.js';
 import { DUCKDB_SIZE } from '../plan/duckdb-size.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../source/bounded-body.js';
 
 /** Calendar day written as `YYYY-MM-DD`. */
 export const isoDay = z
@@ -70,6 +71,12 @@ const sourceSchema = z
     requests_per_second: z.number().positive().max(10_000).default(20),
     retries: z.int().min(0).max(20).default(5),
     timeout_ms: z.int().min(100).max(600_000).default(30_000),
+    /** The largest answer read (bytes of its body): one runaway answer fails its window instead of the memory. */
+    max_response_bytes: z
+      .int()
+      .min(1024)
+      .max(1024 ** 3)
+      .default(DEFAULT_MAX_RESPONSE_BYTES),
     backoff_base_ms: z.int().min(1).max(600_000).default(250),
     backoff_max_ms: z.int().min(1).max(600_000).default(30_000),
     /**
@@ -96,6 +103,8 @@ const analystsSchema = z
     personal_data: z.enum(['keep', 'hash', 'drop']).default('hash'),
     /** PostgreSQL: the schema of views for analysts (default: the warehouse's schema + `_analysts`). */
     schema: z.string().min(1).optional(),
+    /** What a commit does when values no longer fit a published column's type (docs/warehouse.md, "The schema contract"). */
+    schema_contract: z.enum(['evolve', 'discard_value', 'freeze']).optional(),
     /** Whether the copy (DuckDB), the analysts' schema (PostgreSQL) and the catalog hold the pipeline's `_etl_` tables too. */
     pipeline_tables: z.boolean().optional(),
   })

@@ -59,6 +59,7 @@ export function resolveJobPlan(config: ResolvedConfig, name: string): JobPlan {
     sourceConcurrency: source.concurrency,
     requestsPerSecond: source.requests_per_second,
     leaseSeconds: config.leaseSeconds,
+    schemaContract: config.destination.analysts?.schema_contract ?? 'evolve',
     stopAfterNoAnswer: source.stop_after_no_answer,
     sourceUrl: withoutCredentials(source.base_url),
   };
@@ -105,10 +106,23 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
     const { line } = lineCounter.linePos(first.pos[0]);
     throw new ConfigError(file, `line ${line}`, `is not valid YAML: ${first.message.split('\n')[0]}`);
   }
-  const raw = substituteEnv(doc.toJS() ?? {}, file, [], env);
+  const raw = substituteEnv(documentValue(doc, file) ?? {}, file, [], env);
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) throw toConfigError(file, parsed.error);
   return applyOverrides(parsed.data, file, env);
+}
+
+/**
+ * The document's value. Aliases expand as they are read, so a few lines of nested aliases can stand for billions of
+ * nodes: the `yaml` library stops past a hundred expansions (`maxAliasCount`), and that is a mistake in the file.
+ */
+function documentValue(doc: ReturnType<typeof parseDocument>, file: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    throw new ConfigError(file, '', `is not valid YAML: ${error.message}`);
+  }
 }
 
 function toConfigError(file: string, error: z.ZodError): ConfigError {
@@ -166,6 +180,17 @@ function applyOverrides(config: ConfigFile, file: string, env: Env): ResolvedCon
   // the stages read the wait from the settings; the environment's, when given, is the one that counts
   if (env.LOYALTY_BUSY_TIMEOUT_S) destination = { ...destination, busy_timeout_s: busyTimeoutOf(destination, env) };
   source.base_url = source.base_url.replace(/\/+$/, '');
+  refuseUserinfo(
+    source.base_url,
+    env.LOYALTY_API_URL ? 'LOYALTY_API_URL' : file,
+    env.LOYALTY_API_URL ? '' : 'source.base_url',
+  );
+  refuseBadHeaderValue(source.auth.prefix, file, 'source.auth.prefix');
+  refuseBadHeaderValue(
+    source.auth.token,
+    env.LOYALTY_API_TOKEN ? 'LOYALTY_API_TOKEN' : file,
+    env.LOYALTY_API_TOKEN ? '' : 'source.auth.token',
+  );
   const analysts = analystsPolicyOf(file, destination, env);
   const secrets = [
     source.auth.token,
@@ -241,9 +266,43 @@ function warehouseFromEnv(value: string, current: DestinationSettings): Destinat
   };
 }
 
+/**
+ * The service's URL may not carry a user or password: every request, log line, error and archived answer names the
+ * URL, and the credential has its own place (`source.auth`), which is kept out of them all. The value is not quoted.
+ */
+function refuseUserinfo(url: string, file: string, key: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return; // the schema already refused it
+  }
+  if (parsed.username === '' && parsed.password === '') return;
+  throw new ConfigError(
+    file,
+    key,
+    'must not hold a user or password (user:password@): put the credential in source.auth and LOYALTY_API_TOKEN',
+  );
+}
+
+/** Characters an HTTP header value may hold (RFC 9110: visible characters, space and tab; no CR, LF or NUL). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** A header value with a line break or another control character would be refused by every request: say so once. */
+function refuseBadHeaderValue(value: string, file: string, key: string): void {
+  if (HEADER_VALUE.test(value)) return;
+  throw new ConfigError(
+    file,
+    key,
+    'holds a line break or another control character, which no HTTP header may carry (a copied token with its newline?)',
+  );
+}
+
+/** The password of a PostgreSQL URL, in its user part or its `password` parameter (libpq reads either). */
 function passwordOf(url: string): string {
   try {
-    return decodeURIComponent(new URL(url).password);
+    const parsed = new URL(url);
+    return decodeURIComponent(parsed.password) || (parsed.searchParams.get('password') ?? '');
   } catch {
     return '';
   }

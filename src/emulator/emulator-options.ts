@@ -42,6 +42,12 @@ export interface EmulatorOptions {
    */
   surveyDuplicateRate?: number;
   /**
+   * The first day (`YYYY-MM-DD`) of a season in which the business changes its setup every few days: a custom field
+   * added, removed, renamed, and its values retyped; a survey question added, its answers retyped, another dropped
+   * (`model/setup-season.ts`). Default: none, the setup never changes.
+   */
+  setupSeason?: string;
+  /**
    * The integration's `created`, in the spec's month-name style (`Mon DD, YYYY H:MM:SS AM/PM`), as
    * `POST /accounts/integrations` serves it. Default `Mar 4, 2021 3:07:12 PM`.
    */
@@ -56,7 +62,11 @@ export interface EmulatorOptions {
 }
 
 /** {@link EmulatorOptions} with every default filled in. */
-export interface ResolvedEmulatorOptions extends Required<Omit<EmulatorOptions, 'auth' | 'faults' | 'readings'>> {
+export interface ResolvedEmulatorOptions extends Required<
+  Omit<EmulatorOptions, 'auth' | 'faults' | 'readings' | 'setupSeason'>
+> {
+  /** The first day of the season of setup changes, or null: none. */
+  setupSeason: string | null;
   /** The required auth header, or null when the emulator accepts every caller. */
   auth: { header: string; value: string } | null;
   /** The faults injected from the start (none unless asked for). */
@@ -108,6 +118,9 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     'postingsOrder must be newest-first or oldest-first',
   );
   if (options.auth) check(options.auth.header.length > 0, 'auth.header must not be empty');
+  const setupSeason = options.setupSeason ?? null;
+  if (setupSeason !== null)
+    check(parseDay(setupSeason) !== null, `setupSeason must be a date YYYY-MM-DD, got "${setupSeason}"`);
   return {
     seed,
     accounts,
@@ -122,6 +135,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}, now: Date 
     maxPageSize,
     surveysPerDay,
     surveyDuplicateRate,
+    setupSeason,
     integrationCreated,
     faults: resolveFaults(options.faults, seed),
     readings: resolveReadings(options.readings),

@@ -1,4 +1,4 @@
-import type { AnalystsPolicy } from '../plan/job-plan.js';
+import type { AnalystsPolicy, SchemaContract } from '../plan/job-plan.js';
 import type { Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from './warehouse/sql-connection.js';
@@ -26,6 +26,8 @@ export interface SpanLoadRequest {
   runId: string;
   windows: Window[];
   tables: TableSpec[];
+  /** What the commit does when values no longer fit a published column's type; absent: `evolve`. */
+  schemaContract?: SchemaContract | undefined;
 }
 
 /** What a span's merge put in the warehouse, per window start. */

@@ -4,7 +4,7 @@ import { redact } from '../log/redact.js';
 import { formatWindow, type Window } from '../plan/windows.js';
 import { recordWindowFailed, type WindowCounts } from '../state/ledger.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
-import type { RunUnderWay } from './job-run-request.js';
+import type { RunUnderWay, WindowFailure } from './job-run-request.js';
 import { loadSpan, type SpanSettings } from './load-span.js';
 import { ClaimLostError } from '../state/state-errors.js';
 import { SpanPartlyLoadedError } from './pipeline-errors.js';
@@ -60,6 +60,7 @@ export async function loadClaimedSpan(
     runThrough: target.through,
     customersAsked: asked?.report,
     archive: request.archive,
+    schemaContract: plan.schemaContract,
     staging: run.staging,
   };
   try {
@@ -88,13 +89,23 @@ async function recordFailure(run: RunUnderWay, name: StreamName, windows: Window
     'window failed',
   );
   for (const window of windows) {
-    run.result.failed.push({ stream: name, window, error: message });
+    const failure: WindowFailure = { stream: name, window, error: message };
+    run.result.failed.push(failure);
     // a window taken over by another worker is that worker's to record
     if (error instanceof ClaimLostError) continue;
     await run.request.destination
-      .withConnection((conn) =>
-        recordWindowFailed(conn, run.job, name, window, run.runId, new Date().toISOString(), message),
-      )
+      .withConnection(async (conn) => {
+        const { repeated } = await recordWindowFailed(
+          conn,
+          run.job,
+          name,
+          window,
+          run.runId,
+          new Date().toISOString(),
+          message,
+        );
+        if (repeated) failure.repeated = true;
+      })
       .catch((e: unknown) => {
         // The window stays claimed by this live run, so its queue would wait for it for ever: the run stops
         // instead (its claims fall free when it is recorded as ended, or when its lease runs out).

@@ -1,4 +1,5 @@
 import type { Destination } from '../load/destination.js';
+import type { SchemaChangeRow } from '../state/schema-changes.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
@@ -18,6 +19,8 @@ export interface WindowFailure {
   stream: StreamName;
   window: Window;
   error: string;
+  /** The window's last failure, in an earlier run, was this same error: it is not passing by itself. */
+  repeated?: boolean;
 }
 
 export interface JobRunResult {
@@ -34,6 +37,8 @@ export interface JobRunResult {
   retries: number;
   /** Members the spec does not list that this run loaded first (`_etl_unlisted_fields`), read when the run ends. */
   newFields: UnlistedField[];
+  /** The changes of what analysts read the run made (`_etl_schema_changes`). */
+  schemaChanges?: SchemaChangeRow[];
   /** A replay's: the spans read from the archive and loaded again, and the kept webhook events that could not be. */
   replayed?: { spans: number; eventsFailed: string[] };
 }

@@ -2,6 +2,7 @@ import { readFieldDefinitions } from '../load/derived/field-definitions.js';
 import type { Destination, SpanLoad } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
+import type { SchemaContract } from '../plan/job-plan.js';
 import { formatWindow, type Window } from '../plan/windows.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
@@ -23,6 +24,8 @@ import { SpanPartlyLoadedError } from './pipeline-errors.js';
 export interface SpanSettings {
   job: string;
   runId: string;
+  /** `destination.analysts.schema_contract`, for the commit's derived views. */
+  schemaContract?: SchemaContract | undefined;
   firstDay: Day;
   /** A window fails when more than this share of its records is rejected (and at least `MIN_REJECTS_TO_FAIL`). */
   rejectThreshold: number;
@@ -133,6 +136,7 @@ async function loadOpenedSpan(
     runId: settings.runId,
     windows: span,
     tables: tablesOf(stream, ctx),
+    schemaContract: settings.schemaContract,
   });
   const events = selection?.events ? { through: selection.events.through, timezone: ctx.timezone } : undefined;
   const ledger: SpanLedger = {

@@ -1,5 +1,6 @@
 import type { Destination } from '../load/destination.js';
 import type { Day } from '../plan/days.js';
+import type { SchemaContract } from '../plan/job-plan.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
@@ -19,6 +20,7 @@ export async function refreshProfiles(
   runId: string,
   day: Day,
   archive?: AnswerArchive,
+  schemaContract?: SchemaContract,
 ): Promise<{ profiles: number; fields: number; unreadFields: number }> {
   const windows = [{ start: day, end: day }];
   const archived = archive?.openSpan({ job, stream: 'profiles', runId, windows, pageSize: 0 });
@@ -28,7 +30,14 @@ export async function refreshProfiles(
     await archived?.close();
     throw error;
   });
-  const load = await destination.openSpan({ job, stream: 'profiles', runId, windows, tables: PROFILE_TABLES });
+  const load = await destination.openSpan({
+    job,
+    stream: 'profiles',
+    runId,
+    windows,
+    tables: PROFILE_TABLES,
+    schemaContract,
+  });
   try {
     let seq = 0;
     for (const table of PROFILE_TABLES)

@@ -44,7 +44,15 @@ async function replayProfiles(run: RunUnderWay, replay: ArchiveReplay): Promise<
     const span = await readSpan(file.file);
     if (!span?.committed) continue;
     const api = new LoyaltyApi(new ArchivedSource(span), conventionsOf(plan));
-    await refreshProfiles(api, destination, plan.name, run.runId, span.header.windows[0]!.start);
+    await refreshProfiles(
+      api,
+      destination,
+      plan.name,
+      run.runId,
+      span.header.windows[0]!.start,
+      undefined,
+      plan.schemaContract,
+    );
     return;
   }
   run.log.warn(
@@ -104,6 +112,7 @@ async function replayStream(name: StreamName, run: RunUnderWay, replay: ArchiveR
       runId,
       firstDay: plan.job.first_day,
       rejectThreshold: plan.job.reject_threshold,
+      schemaContract: plan.schemaContract,
     };
     result.replayed!.spans++;
     try {

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { redact } from '../log/redact.js';
 import { formatWindow } from '../plan/windows.js';
 import { beginRun, finishRun } from '../state/runs.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { DEFAULT_STOP_AFTER_NO_ANSWER } from '../plan/job-plan.js';
 import { STREAM_ORDER, streamDefinition } from '../streams/registry.js';
@@ -14,6 +15,7 @@ import { CustomerTally } from './customer-tally.js';
 import type { JobRunRequest, JobRunResult, RunUnderWay } from './job-run-request.js';
 import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
+import { recordWhileReconnecting } from './record-while-reconnecting.js';
 import { refreshProfiles } from './refresh-profiles.js';
 import { replaySpans } from './replay-spans.js';
 import { RunStop } from './run-stop.js';
@@ -51,6 +53,7 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     requests: 0,
     retries: 0,
     newFields: [],
+    schemaChanges: [],
   };
   const stop = request.stop ?? new RunStop();
   const retriesBefore = request.api.http.retryCount ?? 0;
@@ -121,8 +124,9 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
     }
     if (stop.reason instanceof SourceGoneError) throw stop.reason.settled(result, request.work);
     if (stop.reason) throw stop.reason;
-    // 6. the members the spec does not list that this run loaded first
+    // 6. the members the spec does not list that this run loaded first, and what it changed of what analysts read
     result.newFields = await destination.withConnection((conn) => readUnlistedFields(conn, runId));
+    result.schemaChanges = (await destination.withConnection((conn) => readSchemaChanges(conn, { runId }))).changes;
   } catch (error) {
     unexpected = redact(error instanceof Error ? error.message : String(error));
     throw error;
@@ -142,7 +146,15 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
 async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   const { request, log } = run;
   const today = new Date().toISOString().slice(0, 10);
-  await refreshProfiles(request.api, request.destination, run.job, run.runId, today, request.archive).then(
+  await refreshProfiles(
+    request.api,
+    request.destination,
+    run.job,
+    run.runId,
+    today,
+    request.archive,
+    request.plan.schemaContract,
+  ).then(
     (n) =>
       n.unreadFields > 0
         ? log.warn(n, 'profiles refreshed; fields that could not be read are NULL, see _etl_field_rejects')
@@ -184,8 +196,8 @@ async function recordEnd(
 ): Promise<void> {
   const error = unexpected ?? (result.replayed ? replayFailure(result) : runFailure(result));
   const status = stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded';
-  await destination
-    .ledgerTransaction((conn) =>
+  await recordWhileReconnecting(() =>
+    destination.ledgerTransaction((conn) =>
       finishRun(conn, {
         runId: result.runId,
         status,
@@ -194,7 +206,7 @@ async function recordEnd(
         retries: result.retries,
         finishedAt: new Date().toISOString(),
       }),
-    )
-    .catch((e) => log.error({ err: e }, 'could not record the end of the run'));
+    ),
+  ).catch((e) => log.error({ err: e }, 'could not record the end of the run'));
   logRunEnd(log, status, error, result);
 }

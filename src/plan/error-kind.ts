@@ -9,9 +9,19 @@
  * - `busy`: the warehouse or the job is held by another process or session.
  * - `newer-warehouse`: a newer release of loyalty-etl migrated or wrote the warehouse.
  * - `interrupted`: a signal stopped the run.
+ * - `disk-full`: a write found its disk full.
+ * - `damaged`: a read found the warehouse damaged (not transient).
  */
 export type ErrorKind =
-  'config' | 'unsafe-target' | 'unreachable' | 'source' | 'busy' | 'newer-warehouse' | 'interrupted';
+  | 'config'
+  | 'unsafe-target'
+  | 'unreachable'
+  | 'source'
+  | 'busy'
+  | 'newer-warehouse'
+  | 'interrupted'
+  | 'disk-full'
+  | 'damaged';
 
 /**
  * An error that says what kind of failure it is. An error without a kind that reaches the command line is

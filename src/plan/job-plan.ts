@@ -67,6 +67,8 @@ export interface SourceSettings {
   requests_per_second: number;
   retries: number;
   timeout_ms: number;
+  /** The largest answer read, in bytes of its body. */
+  max_response_bytes: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
   stop_after_no_answer: number;
@@ -108,8 +110,17 @@ export interface AnalystsPolicy {
 export interface AnalystsSettings {
   personal_data: 'keep' | 'hash' | 'drop';
   schema?: string | undefined;
+  schema_contract?: SchemaContract | undefined;
   pipeline_tables?: boolean | undefined;
 }
+
+/**
+ * `destination.analysts.schema_contract`, modelled on dlt's contract modes for a column's data type: what a commit
+ * does when values no longer fit the type a published column has. A published column never loses its name or type
+ * under any of them; `evolve` adds a column of the new type beside it, `discard_value` leaves those values NULL
+ * (counted), `freeze` fails the commit. Every change is recorded in `_etl_schema_changes`.
+ */
+export type SchemaContract = 'evolve' | 'discard_value' | 'freeze';
 
 /** `destination.archive`: `false` keeps no raw archive; otherwise where, how long and how much (docs/archive.md). */
 export type ArchiveSettings =
@@ -153,6 +164,8 @@ export interface JobPlan {
   readonly requestsPerSecond: number;
   /** Seconds a run's claims outlive its last lease renewal, should its process die (`LOYALTY_LEASE_SECONDS`). */
   readonly leaseSeconds: number;
+  /** `destination.analysts.schema_contract`; absent: `evolve`. */
+  readonly schemaContract?: SchemaContract;
   /**
    * Spans of windows in a row that got no answer from the source after which the run stops asking it
    * (`source.stop_after_no_answer`; 0 or absent: never).

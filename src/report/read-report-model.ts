@@ -3,6 +3,7 @@ import { qualified } from '../load/warehouse/identifiers.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import type { Day } from '../plan/days.js';
 import { readJobStatus } from '../state/status-report.js';
+import { readSchemaChanges } from '../state/schema-changes.js';
 import { readUnlistedFields } from '../state/unlisted-fields.js';
 import type { RejectDay, RejectReason, ReportModel, ReportWindow, TableSize, WindowStatus } from './report-model.js';
 import { calendarStart, countGaps, windowGrid } from './window-grid.js';
@@ -60,6 +61,7 @@ export async function readReportModel(conn: SqlConnection, request: ReportReques
     rejectThreshold: jobConfig.reject_threshold,
     rejectDays: await readRejectDays(conn, job),
     unlistedFields: await readUnlistedFields(conn),
+    schemaChanges: await readSchemaChanges(conn, { limit: 50 }),
     rejectReasons: await readRejectReasons(conn, job, request.reasonLimit ?? 10),
     tables: await readTableSizes(conn, request.schema),
   };

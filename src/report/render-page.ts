@@ -11,6 +11,7 @@ import {
   renderStreamCards,
   renderTableSizes,
   renderUnlistedFields,
+  renderSchemaChanges,
   renderWebhookEvents,
 } from './render-summary.js';
 import { encodeWindowData } from './window-data.js';
@@ -70,6 +71,8 @@ ${renderRejects(model, options.rejectPayloads === true)}
 ${renderBackfills(model)}
 <h2>Fields the spec does not list</h2>
 ${renderUnlistedFields(model)}
+<h2>Schema changes of what analysts read</h2>
+${renderSchemaChanges(model)}
 <h2>Tables</h2>
 ${renderTableSizes(model)}
 </main>

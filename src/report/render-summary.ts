@@ -105,3 +105,16 @@ export function renderTableSizes(model: ReportModel): SafeHtml {
 ${model.tables.map((t) => html`<tr><td>${t.table}</td><td class="num">${formatCount(t.rows)}</td><td><div class="bar"><span class="n" style="left:0;width:${((100 * t.rows) / most).toFixed(1)}%"></span></div></td></tr>`)}
 </tbody></table>`;
 }
+
+/** The last changes of the tables and views analysts read: where, what, from which type to which, and why. */
+export function renderSchemaChanges(model: ReportModel): SafeHtml {
+  const { changes, total } = model.schemaChanges ?? { changes: [], total: 0 };
+  if (total === 0) return html`<p class="meta">none: no view or column analysts read has changed</p>`;
+  return html`<p class="meta">${formatCount(total)} in _etl_schema_changes${total > changes.length ? `, the last ${changes.length} here` : ''}</p>
+<table class="schema-changes"><thead><tr><th>when</th><th>where</th><th>change</th><th>from → to</th><th class="num">values</th><th>why</th></tr></thead><tbody>
+${changes.map(
+  (c) =>
+    html`<tr><td>${formatInstant(c.changed_at)}</td><td>${c.column_name === null ? c.object_name : `${c.object_name}.${c.column_name}`}</td><td>${c.change}</td><td>${c.from_type || c.to_type ? `${c.from_type ?? '—'} → ${c.to_type ?? '—'}` : ''}</td><td class="num">${c.value_count === null ? '' : formatCount(c.value_count)}</td><td>${c.reason}</td></tr>`,
+)}
+</tbody></table>`;
+}

@@ -13,6 +13,7 @@ import {
 import { describeStated, isBusinessCode, statedError } from './error-body.js';
 import { RateLimiter } from './rate-limiter.js';
 import { withDeparture } from './request-departure.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedText, ResponseTooLargeError } from './bounded-body.js';
 
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
 export interface RequestCounter {
@@ -50,6 +51,8 @@ export interface HttpClientOptions {
   backoffBaseMs?: number;
   /** Largest backoff ceiling. Default 30000. */
   backoffMaxMs?: number;
+  /** The largest answer read, in bytes of its body: a larger one fails its request, unretried. Default 16 MiB. */
+  maxResponseBytes?: number;
   /** How the client waits between attempts (tests replace it to see the waits). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -280,9 +283,11 @@ export class HttpClient {
       response = await withDeparture(init.method, url, start.sent, () =>
         fetch(url, { ...init, headers, redirect: 'manual', signal: timeout.signal }),
       );
-      text = await response.text();
+      text = await readBoundedText(response, this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     } catch (error) {
       if (cancel?.aborted) throw new CancelledRequestError(`${label}: called off while in flight`, label);
+      // the same page would be as large again: not worth another attempt
+      if (error instanceof ResponseTooLargeError) throw new FatalSourceError(`${label}: ${error.message}`, label);
       throw new RetriableSourceError(`${label}: ${describeFailure(error, this.options.timeoutMs)}`, label);
     } finally {
       clearTimeout(timer);

@@ -73,8 +73,14 @@ export async function recordWindowFailed(
   runId: string,
   finishedAt: string,
   error: string,
-): Promise<void> {
+): Promise<{ repeated: boolean }> {
   await ensureWindowRows(conn, job, stream, [window], runId);
+  // the same error as the window's last failure (a window fails once a run): whatever it is, it did not pass by itself
+  const [before] = await conn.all<{ error: string | null }>(
+    `SELECT error FROM ${conn.schemaSql}._etl_windows WHERE job = $1 AND stream = $2 AND window_start = CAST($3 AS DATE)`,
+    [job, stream, window.start],
+  );
+  const repeated = before?.error === error;
   await conn.run(
     `UPDATE ${conn.schemaSql}._etl_windows
         SET run_id = CASE WHEN status = 'done' THEN run_id ELSE $1 END,
@@ -83,6 +89,7 @@ export async function recordWindowFailed(
       WHERE job = $4 AND stream = $5 AND window_start = CAST($6 AS DATE) AND (claimed_by IS NULL OR claimed_by = $1)`,
     [runId, error, finishedAt, job, stream, window.start],
   );
+  return { repeated };
 }
 
 /**

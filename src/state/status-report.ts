@@ -1,4 +1,5 @@
 import type { JobSettings } from '../plan/job-plan.js';
+import type { SchemaChangeRow } from './schema-changes.js';
 import type { UnlistedField } from './unlisted-fields.js';
 import type { IntegrationRow } from './integrations.js';
 import type { LedgerTables, SqlConnection } from '../load/warehouse/sql-connection.js';
@@ -99,6 +100,8 @@ export interface JobStatus {
   integration?: IntegrationRow | null;
   /** Members the service sends that the spec does not list, the newest first (`_etl_unlisted_fields`). */
   unlistedFields?: UnlistedField[];
+  /** The last changes of what analysts read, the newest first, and how many there are (`_etl_schema_changes`). */
+  schemaChanges?: { changes: SchemaChangeRow[]; total: number };
 }
 
 /** The loyalty webhook events stored, and those a job's postings have not asked about yet. */

@@ -14,7 +14,7 @@ export interface CustomerFanOut<A extends CustomerAnswer> {
   stream: StreamName;
   /** Asks the service about one customer; a customer it cannot be asked about comes back `rejected`. */
   ask(customer: SelectedCustomer): Promise<A>;
-  /** Takes one customer's answer, in the order of the selection, and yields the batches it fills. */
+  /** Takes one customer's answer, as answers come (not in the selection's order), and yields the batches it fills. */
   take(answer: A): Iterable<ExtractedBatch>;
   /** Yields what is left once every customer has answered. */
   rest(): Iterable<ExtractedBatch>;
@@ -24,8 +24,8 @@ export interface CustomerFanOut<A extends CustomerAnswer> {
 
 /**
  * The fan-out of every per-customer stream (postings, loyalty status, vouchers): asks each customer the pipeline
- * selected for the span, `source.concurrency` at a time, and hands the answers to the stream in the order of the
- * selection, to be turned into batches. A customer the service cannot be asked about is logged here (the stream
+ * selected for the span, `source.concurrency` at a time, and hands each answer to the stream as it comes, to be
+ * turned into batches: a customer that keeps its lane waiting holds up that lane alone. A customer the service cannot be asked about is logged here (the stream
  * stages its reject); once every customer is asked, one line says how many, with the span's requests.
  */
 export async function* askEachCustomer<A extends CustomerAnswer>(
@@ -35,7 +35,12 @@ export async function* askEachCustomer<A extends CustomerAnswer>(
 ): AsyncGenerator<ExtractedBatch> {
   const { stream } = fanOut;
   if (!ctx.customers) throw new Error(`${stream}: no customers were selected for the span`);
-  const answers = pMapIterable(ctx.customers, (customer) => fanOut.ask(customer), { concurrency: ctx.concurrency });
+  // Answers are taken as they come: in the selection's order, one customer whose request hangs until its time-out
+  // would hold back every answer after it, and those held answers would stop the other lanes from asking on.
+  const answers = pMapIterable(ctx.customers, (customer) => fanOut.ask(customer), {
+    concurrency: ctx.concurrency,
+    preserveOrder: false,
+  });
   let asked = 0;
   let rejected = 0;
   for await (const answer of answers) {

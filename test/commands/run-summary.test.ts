@@ -48,6 +48,42 @@ describe('the summary a run prints', () => {
     expect(summarizeRun(result, 109).split('\n').at(-1)).toBe('1,611 source requests in 1 min 49 s, run r-1');
     expect(summarizeRun(result).split('\n').at(-1)).toBe('1,611 source requests, run r-1');
   });
+
+  it('says what the run changed of what analysts read, the changes to react to first, and counts the rest', () => {
+    const added = (i: number) => ({
+      changed_at: '2026-11-29 03:00:00+00',
+      run_id: 'r-1',
+      object_name: 'accounts',
+      column_name: `cf_f${i}`,
+      change: 'column_added',
+      from_type: null,
+      to_type: 'text',
+      source_key: `f${i}`,
+      reason: `a new key "f${i}" of the source`,
+      value_count: null,
+    });
+    const drift = {
+      ...added(0),
+      object_name: 'accounts_typed',
+      column_name: 'cf_visits_number',
+      change: 'values_no_longer_fit',
+      from_type: 'double',
+      source_key: 'visits',
+      reason: 'its values now read as text: 12 are NULL here',
+      value_count: 12,
+    };
+    const lines = summarizeRun({
+      ...result,
+      schemaChanges: [...Array.from({ length: 11 }, (_, i) => added(i)), drift],
+    }).split('\n');
+    const at = lines.indexOf('schema of what analysts read: 12 changes (see _etl_schema_changes)');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(
+      '  accounts_typed.cf_visits_number: values no longer fit (double → text): its values now read as text: 12 are NULL here',
+    );
+    expect(lines[at + 11]).toBe('  and 2 more');
+    expect(summarizeRun(result)).not.toContain('schema of what analysts read');
+  });
 });
 
 describe('the summary of a run that failed or stopped early', () => {

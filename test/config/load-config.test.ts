@@ -214,6 +214,48 @@ describe('jobs.yaml', () => {
     expect(errorOf(() => parseConfig(zero, 'my.yaml', {})).message).toMatch(/^my\.yaml: source\.backoff_base_ms: /);
   });
 
+  it('names the file of a YAML alias bomb instead of expanding it', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(
+        `${name}: &${name} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`,
+      );
+    }
+    const bomb = `${minimal}${levels.join('\n')}\n`;
+    expect(errorOf(() => parseConfig(bomb, 'jobs.yaml', {})).message).toMatch(
+      /^jobs\.yaml: is not valid YAML: .*alias/i,
+    );
+  });
+
+  it('refuses a token or prefix with a line break, naming where it came from and never quoting it', () => {
+    const withToken = minimal.replace('8787', '8787\n  auth:\n    token: "tok-secret-1\\r\\n"');
+    const fromFile = errorOf(() => parseConfig(withToken, 'jobs.yaml', {}));
+    expect(fromFile.message).toMatch(/^jobs\.yaml: source\.auth\.token: holds a line break/);
+    const fromEnv = errorOf(() => parseConfig(minimal, 'jobs.yaml', { LOYALTY_API_TOKEN: 'tok-secret-2\n' }));
+    expect(fromEnv.message).toMatch(/^LOYALTY_API_TOKEN: holds a line break/);
+    for (const error of [fromFile, fromEnv]) expect(error.message).not.toMatch(/tok-secret/);
+  });
+
+  it('refuses a user or password in the service URL, without quoting it', () => {
+    const inFile = minimal.replace('http://127.0.0.1', 'https://etl:url-secret-9@127.0.0.1');
+    const fromFile = errorOf(() => parseConfig(inFile, 'jobs.yaml', {}));
+    expect(fromFile.message).toMatch(/^jobs\.yaml: source\.base_url: must not hold a user or password/);
+    const fromEnv = errorOf(() =>
+      parseConfig(minimal, 'jobs.yaml', { LOYALTY_API_URL: 'https://etl:url-secret-9@example.test/api' }),
+    );
+    expect(fromEnv.message).toMatch(/^LOYALTY_API_URL: must not hold a user or password/);
+    for (const error of [fromFile, fromEnv]) expect(error.message).not.toContain('url-secret-9');
+  });
+
+  it("keeps a PostgreSQL password given as the URL's password parameter secret too", () => {
+    const config = parseConfig(minimal, 'jobs.yaml', {
+      LOYALTY_WAREHOUSE: 'postgres://etl@db:5432/wh?password=param-secret-7',
+    });
+    expect(config.secrets).toContain('param-secret-7');
+  });
+
   it('substitutes ${VAR} and fails clearly on a missing one', () => {
     const text = minimal.replace('http://127.0.0.1:8787', '${API}');
     expect(parseConfig(text, 'j.yaml', { API: 'http://example.test' }).source.base_url).toBe('http://example.test');

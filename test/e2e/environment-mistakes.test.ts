@@ -72,6 +72,12 @@ describe('environment mistakes: one line and the documented exit code', () => {
     );
   });
 
+  it('a webhook subscriber URL holding a user and password: 2, the password never shown', async () => {
+    const result = await runCli(['emulator', '--port', '0', '--webhook', 'http://etl:hook-s3cret@127.0.0.1:1/hooks/x']);
+    expectOneLine(result, 2, /^loyalty-etl: --webhook: a subscriber URL must not hold a user or password/);
+    expect(result.stderr).not.toContain('hook-s3cret');
+  });
+
   it('an unknown LOYALTY_LOG_LEVEL: 2, before anything is done', async () => {
     const warehouse = join(testTempDir('log-level-'), 'w.duckdb');
     expectOneLine(

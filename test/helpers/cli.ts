@@ -131,6 +131,7 @@ export function emulatorJobs(options: {
   };
   const analysts = d?.analysts
     ? `  analysts:\n    personal_data: ${d.analysts.personal_data}\n${d.analysts.schema ? `    schema: ${d.analysts.schema}\n` : ''}` +
+      (d.analysts.schema_contract ? `    schema_contract: ${d.analysts.schema_contract}\n` : '') +
       (d.analysts.pipeline_tables === undefined ? '' : `    pipeline_tables: ${d.analysts.pipeline_tables}\n`)
     : '';
   const archive =

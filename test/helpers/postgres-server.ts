@@ -18,6 +18,12 @@ export interface PostgresServer {
   url: string;
   /** CPU seconds (user + system) the server and its finished backends have spent so far, from `/proc`. */
   cpuSeconds(): number;
+  /**
+   * Stops the server and starts it again on the same port: `fast` as an administrator would (every session told
+   * "terminating connection due to administrator command"), `immediate` as a crash would (sessions cut, recovery
+   * on start). `downMs` keeps it stopped that long in between.
+   */
+  restart(mode: 'fast' | 'immediate', downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +84,11 @@ export async function startThrowawayServer(): Promise<PostgresServer> {
           const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
           const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
           return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks) / 100, 0);
+        },
+        async restart(mode, downMs = 0) {
+          await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
+          if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+          await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', 'start', '-o', options]);
         },
         async stop() {
           await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);

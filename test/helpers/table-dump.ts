@@ -1,6 +1,9 @@
 import type { SqlConnection } from '../../src/load/warehouse/sql-connection.js';
 
-/** Tables of the run's own bookkeeping: who ran when, not what the source said. */
+/**
+ * Tables of the run's own bookkeeping: who ran when, not what the source said. `_etl_schema_changes` says when each
+ * load changed what analysts read: loads that group the same windows otherwise record other changes.
+ */
 const BOOKKEEPING = new Set([
   '_etl_runs',
   '_etl_locks',
@@ -10,6 +13,7 @@ const BOOKKEEPING = new Set([
   '_etl_rate_shares',
   '_etl_migrations',
   '_etl_event_bookmarks',
+  '_etl_schema_changes',
   '_etl_releases',
   '_etl_pii_key',
 ]);

@@ -1,3 +1,4 @@
+import { SchemaChangeLog } from '../../src/load/derived/schema-contract.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_TYPES, fitsType } from '../../src/load/derived/answer-types.js';
 import type { Destination } from '../../src/load/destination.js';
@@ -125,10 +126,18 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
         await conn.run('DELETE FROM _etl_type_rules');
         const stamp = { runId: 'recount', now: new Date().toISOString() };
         const columns = surveyResponsesTable.columns.map((c) => c.name);
-        await refreshSurveyCatalog(conn, dialect, config.schema!, { name: 'survey_responses', columns }, stamp);
+        const changes = await SchemaChangeLog.begin(conn, config.schema!, 'evolve');
+        await refreshSurveyCatalog(
+          conn,
+          dialect,
+          config.schema!,
+          { name: 'survey_responses', columns },
+          stamp,
+          changes,
+        );
         // accounts_typed is made by the first commit of accounts
         if ((await conn.all(`SELECT 1 FROM _etl_views WHERE view_name = 'accounts_typed'`)).length > 0)
-          await refreshTypedFields(conn, dialect, config.schema!, undefined, stamp);
+          await refreshTypedFields(conn, dialect, config.schema!, undefined, stamp, changes);
       });
       expect(await kept(conn)).toEqual(evidence);
       expect(await decided(conn)).toEqual(before);
@@ -201,7 +210,13 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
       const [nps] = await conn.all<{ answer_type: string; answers: unknown }>(
         `SELECT answer_type, answers FROM survey_question_columns WHERE question_code = 'nps'`,
       );
-      expect([nps!.answer_type, Number(nps!.answers)]).toEqual(['text', 10]);
+      // the published column keeps its type: the words are NULL there, and have a text column of their own
+      expect([nps!.answer_type, Number(nps!.answers)]).toEqual(['integer', 10]);
+      const said = await conn.all<{ column_name: string; change: string }>(
+        `SELECT column_name, change FROM _etl_schema_changes WHERE source_key = 'nps' AND change <> 'column_added' ORDER BY 1, 2`,
+      );
+      expect(said.map((c) => `${c.column_name} ${c.change}`)).toContain('q_nps values_no_longer_fit');
+      expect(said.map((c) => `${c.column_name} ${c.change}`)).toContain('q_nps_text type_column_added');
     });
 
     // day 2 again, empty: its answers leave the evidence; day 3 again with numbers
@@ -241,7 +256,8 @@ describe.each(testDestinations)('type evidence kept by each commit on $name', (t
     await expectExact();
     await destination.withConnection(async (conn) => {
       const typed = await conn.all<{ source_key: string }>(`SELECT source_key FROM _etl_typed_columns`);
-      expect(typed.map((t) => t.source_key).sort()).toEqual(['member', 'visited']);
+      // score's values are words now, but its typed column stays: they are NULL there
+      expect(typed.map((t) => t.source_key).sort()).toEqual(['member', 'score', 'visited']);
     });
 
     // day 1 again with other values: C0 and C1 keep their day-3 versions, the others of day 1 change

@@ -188,6 +188,32 @@ describe('HttpClient against the emulator', () => {
     expect(() => client({ auth: { header: 'X-Api-Key', value: 'line\nbreak-secret' } })).not.toThrow(/break-secret/);
   });
 
+  it('stops reading an answer past source.max_response_bytes and fails it unretried, whether its length is declared or not', async () => {
+    const megabyte = `[${'1,'.repeat(512 * 1024 - 1)}1]`;
+    middleware = async () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      // an answer without end: only a reader that stops at the cap ever returns
+      body: (async function* () {
+        yield '{"data":[';
+        for (;;) yield `${megabyte},`;
+      })(),
+    });
+    const { http } = client({ maxResponseBytes: 2 * 1024 * 1024, timeoutMs: 60_000 });
+    const endless = await http.get(PATH, QUERY, 'accounts page 1').catch((e: unknown) => e);
+    expect(endless).toBeInstanceOf(FatalSourceError);
+    expect((endless as Error).message).toMatch(
+      /^accounts page 1: the answer is larger than 2097152 bytes \(source\.max_response_bytes\)/,
+    );
+    expect(emulator.stats.requests(PATH)).toBe(1);
+
+    middleware = async () => answer(200, `{"data":[${megabyte},${megabyte}]}`);
+    const { http: declared } = client({ maxResponseBytes: 1024 * 1024 });
+    const large = await declared.get(PATH, QUERY, 'accounts page 1').catch((e: unknown) => e);
+    expect(large).toBeInstanceOf(FatalSourceError);
+    expect(emulator.stats.requests(PATH)).toBe(1);
+  });
+
   it('retries a connection that cannot be made, then gives up', async () => {
     const gone = await startEmulator(DATASET);
     const url = gone.url;

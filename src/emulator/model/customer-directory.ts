@@ -1,3 +1,4 @@
+import type { SetupSeason } from './setup-season.js';
 import { CUSTOM_FIELD_POOL, type CustomFieldDefinition, customFieldValue } from './custom-field-pool.js';
 import { formatDay, parseDay } from './calendar.js';
 import type { ChangeSchedule, CustomerTimeline } from './customer-timeline.js';
@@ -59,11 +60,13 @@ export class CustomerDirectory {
    * @param dstInstants historical offset-change instants of the zone; some customers' `customerSince`
    *   is put right around one of them
    * @param contactlessRate share of customers with neither phone nor e-mail
+   * @param season the setup changes the business makes, if any
    */
   constructor(
     readonly timeline: CustomerTimeline,
     private readonly dstInstants: readonly number[],
     private readonly contactlessRate = 0,
+    private readonly season: SetupSeason | null = null,
   ) {
     this.phoneOffset = ((timeline.seed % PHONE_SPACE) * 104_729 + 12_345) % PHONE_SPACE;
     this.stepInverse = modularInverse(BigInt(PHONE_STEP), BigInt(PHONE_SPACE));
@@ -166,6 +169,7 @@ export class CustomerDirectory {
       if (v === 0 || random.chance(0.5)) city = random.chance(0.1) ? null : random.pick(CITIES);
       if (v === 0 || random.chance(0.3)) language = random.chance(0.1) ? null : random.pick(LANGUAGES);
       fields = nextCustomFields(fields, v === 0, random);
+      if (this.season) fields = this.season.fieldsOn(schedule.days[v]!, fields, random);
     }
     return {
       index: i,

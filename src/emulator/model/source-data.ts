@@ -1,11 +1,12 @@
 import type { ResolvedEmulatorOptions } from '../emulator-options.js';
 import { AccountExport } from './account-export.js';
-import { Calendar } from './calendar.js';
+import { Calendar, parseDay } from './calendar.js';
 import { ChangeLog } from './change-log.js';
 import { CustomerDirectory } from './customer-directory.js';
 import { CustomerTimeline } from './customer-timeline.js';
 import { LocalDays } from './local-days.js';
 import { PostingLedger } from './posting-ledger.js';
+import { SetupSeason } from './setup-season.js';
 import { SurveyExport } from './survey-export.js';
 import { ZoneClock } from './zone-clock.js';
 
@@ -31,10 +32,14 @@ export class SourceData {
     this.timeline = new CustomerTimeline(options.seed, options.accounts, this.calendar);
     this.changes = new ChangeLog(this.timeline);
     const firstYear = Number(options.startDate.slice(0, 4));
+    const season = options.setupSeason
+      ? new SetupSeason(parseDay(options.setupSeason)! - parseDay(options.startDate)!)
+      : null;
     this.directory = new CustomerDirectory(
       this.timeline,
       clock.transitions(firstYear - DST_YEARS_BACK, firstYear - 1),
       options.contactlessRate,
+      season,
     );
     this.accounts = new AccountExport(this.changes, this.directory, options.badRecordRate);
     this.surveys = new SurveyExport(
@@ -42,6 +47,7 @@ export class SourceData {
       options.surveysPerDay,
       options.badRecordRate,
       options.surveyDuplicateRate,
+      season,
     );
     this.postings = new PostingLedger(this.directory, this.calendar.dayStart(this.calendar.dayCount), this.days);
   }

@@ -1,5 +1,5 @@
 /** How answers to a question look. */
-export type AnswerKind = 'rating' | 'nps' | 'yes-no' | 'text';
+export type AnswerKind = 'rating' | 'nps' | 'yes-no' | 'text' | 'day' | 'day-in-words';
 
 /** One question of a survey. */
 export interface SurveyQuestion {
@@ -80,6 +80,9 @@ const TEXT_ANSWERS = [
   'NULLable? no, just a comment',
 ];
 
+/** How people answer a question about a day when the form lets them type anything. */
+const DAYS_IN_WORDS = ['last week', 'a while ago', 'yesterday', 'not sure', 'in spring'];
+
 /** An answer of the given kind, chosen by `r` (uniform in [0, 1)). */
 export function answerOf(kind: AnswerKind, r: number): string {
   switch (kind) {
@@ -91,5 +94,9 @@ export function answerOf(kind: AnswerKind, r: number): string {
       return r < 0.7 ? 'yes' : 'no';
     case 'text':
       return TEXT_ANSWERS[Math.floor(r * TEXT_ANSWERS.length)]!;
+    case 'day':
+      return `2024-0${1 + Math.floor(r * 9)}-${String(1 + Math.floor((r * 2800) % 28)).padStart(2, '0')}`;
+    case 'day-in-words':
+      return DAYS_IN_WORDS[Math.floor(r * DAYS_IN_WORDS.length)]!;
   }
 }

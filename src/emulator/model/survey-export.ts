@@ -12,6 +12,7 @@ import { LOYALTY_TIERS } from './loyalty-tiers.js';
 import { BRANDS, OPERATORS, STAFF } from './name-pools.js';
 import { type Random, Stream, randomFor } from './random.js';
 import { canonicalText, renderText, renderTimestamp } from './rendering.js';
+import type { SetupSeason } from './setup-season.js';
 import { SURVEYS, answerOf, dataObject, questionMap } from './survey-catalog.js';
 import { isoUtc } from './zone-clock.js';
 
@@ -97,6 +98,8 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     badRecordRate: number,
     /** Share of answer records served twice, the copy right after the record (`surveyDuplicateRate`). */
     private readonly duplicateRate = 0,
+    /** The setup changes the business makes, if any: which surveys it runs on a day. */
+    private readonly season: SetupSeason | null = null,
   ) {
     const { seed, calendar } = directory.timeline;
     const days = calendar.dayCount;
@@ -168,7 +171,7 @@ export class SurveyExport implements WindowedExport<TruthSurveyResponse> {
     const look = randomFor(seed, Stream.surveyElement, index, 1);
     // a stream of its own: the rate changes which answers repeat, and nothing of the answers themselves
     const twice = randomFor(seed, Stream.surveyDuplicates, index);
-    const survey = random.pick(SURVEYS);
+    const survey = random.pick(this.season ? this.season.surveysOn(day) : SURVEYS);
     const questions = questionMap(survey);
     const daySeconds = calendar.daySeconds(day);
     const slotStart = calendar.dayStart(day) + Math.floor((slot * daySeconds) / total) * 1000;

@@ -59,7 +59,14 @@ export const SURVEY_TABLES: readonly TableDoc[] = [
       ['responses', 'Rows of survey_responses for it.'],
       ['first_answer_at', 'Its first answer (UTC).'],
       ['last_answer_at', 'Its last answer (UTC).'],
-      ['view_name', 'The view holding its responses with a typed column per question.'],
+      [
+        'view_name',
+        'The view holding the responses of this version of the survey (this question set) with a typed column per question.',
+      ],
+      [
+        'stable_view',
+        "The view to read: the survey's responses across every version of its question set (versions share their first question), a typed column per question any version asked; its name never changes.",
+      ],
     ],
   ),
   table(

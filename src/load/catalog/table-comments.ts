@@ -158,5 +158,47 @@ async function runTimeDescriptions(
         `Answer to ${JSON.stringify(q.question_text ?? '')} (code ${JSON.stringify(q.question_code)}), as ${q.answer_type}${q.answer_type === 'text' ? '' : '; NULL where the answer is none (text in survey_answers, counted in survey_question_columns)'}.`,
       );
   }
+  // the stable survey views and the columns added for a new type of answers (016_schema_changes.sql)
+  if (has('_etl_schema_changes') && has('surveys') && has('survey_questions')) {
+    const stable = await conn.all<{ stable_view: string; label: string | null; versions: number | bigint }>(
+      `SELECT stable_view, MIN(label) AS label, COUNT(*) AS versions FROM ${qualified(schema, 'surveys')} WHERE stable_view IS NOT NULL GROUP BY stable_view`,
+    );
+    for (const s of stable) {
+      tables.set(
+        s.stable_view,
+        `Responses to the survey ${JSON.stringify(s.label ?? '')} across every version of its question set (${Number(s.versions)} so far; survey_id tells them apart): the columns of survey_responses and one typed column per question any version asked, NULL where a version did not ask it. The view to read: its name and columns never change.`,
+      );
+      borrows.set(s.stable_view, 'survey_responses');
+    }
+    const views = new Set(stable.map((s) => s.stable_view));
+    const texts = new Map(
+      (
+        await conn.all<{ question_code: string; question_text: string | null; stable_view: string }>(
+          `SELECT q.question_code, MAX(q.question_text) AS question_text, s.stable_view
+             FROM ${qualified(schema, 'survey_questions')} q JOIN ${qualified(schema, 'surveys')} s ON s.survey_id = q.survey_id
+            GROUP BY s.stable_view, q.question_code`,
+        )
+      ).map((q) => [`${q.stable_view}\u0000${q.question_code}`, q.question_text ?? ''] as const),
+    );
+    const named = await conn.all<{ table_name: string; column_name: string; source_key: string }>(
+      `SELECT table_name, column_name, source_key FROM ${qualified(schema, '_etl_columns')}`,
+    );
+    for (const c of named)
+      if (views.has(c.table_name))
+        put(
+          c.table_name,
+          c.column_name,
+          `Answer to ${JSON.stringify(texts.get(`${c.table_name}\u0000${c.source_key}`) ?? '')} (code ${JSON.stringify(c.source_key)}), typed; NULL where the answer is no value of the column's type (text in survey_answers) or the version did not ask it.`,
+        );
+    const added = await conn.all<{ object_name: string; column_name: string; source_key: string; to_type: string }>(
+      `SELECT object_name, column_name, source_key, to_type FROM ${qualified(schema, '_etl_schema_changes')} WHERE change = 'type_column_added'`,
+    );
+    for (const a of added)
+      put(
+        a.object_name,
+        a.column_name,
+        `Answers to the question of code ${JSON.stringify(a.source_key)} read as ${a.to_type}: added when its answers stopped fitting the type of its first column, which keeps it (see _etl_schema_changes).`,
+      );
+  }
   return { tables, columns, borrows };
 }

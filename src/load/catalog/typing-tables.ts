@@ -1,6 +1,6 @@
 import { table, type TableDoc } from './table-doc.js';
 
-/** Columns made at run time, their types and the evidence for them, and the views loyalty-etl keeps. */
+/** Columns made at run time, their types and the evidence for them, the changes of what analysts read, and the views loyalty-etl keeps. */
 export const TYPING_TABLES: readonly TableDoc[] = [
   table(
     '_etl_columns',
@@ -79,6 +79,27 @@ export const TYPING_TABLES: readonly TableDoc[] = [
       ['rows_unparsed', 'Accounts whose text did not parse.'],
       ['distinct_values', 'Distinct texts that did not parse.'],
       ['example', 'One of them.'],
+    ],
+  ),
+  table(
+    '_etl_schema_changes',
+    [],
+    'analysts',
+    'Every change of the tables and views analysts read, one row each: a published column keeps its name and type, so views and columns are only added, and values that no longer fit a column are said here (destination.analysts.schema_contract).',
+    [
+      ['changed_at', 'When the change was committed (UTC).'],
+      ['run_id', 'The run that made it; see _etl_runs.'],
+      ['object_name', 'The table or view.'],
+      ['column_name', 'The column; NULL for a whole view.'],
+      [
+        'change',
+        'view_added, column_added, column_typed (a column made before it had values, typed by its first ones), values_no_longer_fit, values_fit_again, type_column_added (a column for the new type, under evolve), and column_retyped, column_retired, view_retired (which loyalty-etl never does).',
+      ],
+      ['from_type', 'The type before, or the type the column keeps.'],
+      ['to_type', 'The type after, or the type the values now read as.'],
+      ['source_key', 'The question code or custom field the column holds.'],
+      ['reason', 'Why, in words.'],
+      ['value_count', 'How many values it concerns: those now NULL in the column, or those the new column holds.'],
     ],
   ),
   table('_etl_views', ['view_name'], 'pipeline', 'The views loyalty-etl made and keeps, with their definitions.', [

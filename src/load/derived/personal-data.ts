@@ -1,13 +1,20 @@
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { PERSONAL_COLUMNS, PERSONAL_PAYLOADS } from '../catalog/warehouse-catalog.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
+import { SCHEMA_CHANGES_TABLE } from './schema-contract.js';
 
 /** The prefix of the pipeline's own tables and views: its bookkeeping, not data analysts read. */
 export const PIPELINE_PREFIX = '_etl_';
 
-/** Whether `relation` is one of the pipeline's own tables or views (`_etl_…`). */
+/**
+ * The pipeline's tables written for analysts: the record of what changed of the tables and views they read is where
+ * they look for it, whatever `pipeline_tables` says.
+ */
+const WRITTEN_FOR_ANALYSTS: ReadonlySet<string> = new Set([SCHEMA_CHANGES_TABLE]);
+
+/** Whether `relation` is one of the pipeline's own tables or views (`_etl_…`), but for those written for analysts. */
 export function isPipelineRelation(relation: string): boolean {
-  return relation.startsWith(PIPELINE_PREFIX);
+  return relation.startsWith(PIPELINE_PREFIX) && !WRITTEN_FOR_ANALYSTS.has(relation);
 }
 
 /** Whether analysts read `column` of `table` other than as it is under `policy`. */

@@ -1,7 +1,20 @@
+import { createHash } from 'node:crypto';
 import { pivotColumnName, snakeCase } from '../../transform/column-names.js';
-import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import { answerTypeOf, typedAnswer, type AnswerCounts, type AnswerType } from './answer-types.js';
+import { qualified, quoteIdent } from '../warehouse/identifiers.js';
+import type { AnswerCounts } from './answer-types.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
+import { SchemaChangeLog } from './schema-contract.js';
+import {
+  contractColumns,
+  surveyViewSql,
+  typeColumns,
+  recordViewColumns,
+  reserved,
+  type ResponsesTable,
+  type ViewColumn,
+  type WantedColumn,
+} from './survey-columns.js';
+import { refreshStableViews } from './survey-series.js';
 import { readTypeEvidence } from './type-evidence.js';
 import { valuesList } from '../warehouse/values-list.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
@@ -27,29 +40,42 @@ const MAX_LABEL = 24;
  * surveyViewName('3f2a9c1b…', 'How satisfied were you with your visit today?') // 'survey_how_satisfied_were_you_3f2a9c1b_answers'
  */
 export function surveyViewName(surveyId: string, label: string | null): string {
-  // whole words of the label, as many as fit
+  const slug = labelSlug(label);
+  return `survey_${slug ? `${slug}_` : ''}${snakeCase(surveyId).slice(0, 8)}_answers`;
+}
+
+export type { ResponsesTable } from './survey-columns.js';
+
+/**
+ * The view of a survey across the versions of its question set: `survey_` + its label's slug + the first 8 hex digits
+ * of SHA-256 of the label. The versions of one survey share their first question (its label), so the name never
+ * changes as questions are added or dropped.
+ */
+export function stableViewName(label: string): string {
+  const slug = labelSlug(label);
+  return `survey_${slug ? `${slug}_` : ''}${createHash('sha256').update(label).digest('hex').slice(0, 8)}`;
+}
+
+/** The first whole words of a survey's label in lower snake case, as many as fit in {@link MAX_LABEL} characters. */
+function labelSlug(label: string | null): string {
   let slug = '';
   for (const word of snakeCase(label ?? '').split('_')) {
     const longer = slug ? `${slug}_${word}` : word;
     if (longer.length > MAX_LABEL) break;
     slug = longer;
   }
-  return `survey_${slug ? `${slug}_` : ''}${snakeCase(surveyId).slice(0, 8)}_answers`;
-}
-
-/** The table a survey view reads: its name and data columns (the view's first columns, in this order). */
-export interface ResponsesTable {
-  name: string;
-  columns: readonly string[];
+  return slug;
 }
 
 /**
  * Rebuilds `surveys` and `survey_question_columns` from `survey_questions`, `survey_responses` and `survey_answers`,
- * and keeps a wide view per survey, inside the commit of a surveys span (after its merge). `survey_responses` has no
- * answer columns: a question code names different questions in different surveys (`Q1` of three), so a survey's
- * view holds that survey's responses and a column for each of its questions alone, named `q_` + the code unique
- * within the survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
- * (`answer-types.ts`) by the evidence each commit keeps of them (`type-evidence.ts`).
+ * and keeps a wide view per survey version (question set) and one per survey across its versions
+ * (`survey-series.ts`), inside the commit of a surveys span (after its merge). `survey_responses` has no answer
+ * columns: a question code names different questions in different surveys (`Q1` of three), so a survey's view holds
+ * that survey's responses and a column for each of its questions alone, named `q_` + the code unique within the
+ * survey (mapped back to its code in `_etl_columns` under the view's name) and typed from its answers
+ * (`answer-types.ts`) by the evidence each commit keeps of them (`type-evidence.ts`), under the schema contract
+ * (`survey-columns.ts`): a published column keeps its type.
  */
 export async function refreshSurveyCatalog(
   conn: SqlConnection,
@@ -57,6 +83,7 @@ export async function refreshSurveyCatalog(
   schema: string,
   responses: ResponsesTable,
   stamp: ViewStamp,
+  changes: SchemaChangeLog,
 ): Promise<void> {
   const questions = await conn.all<QuestionRow>(
     `SELECT survey_id, question_code, question_text, question_order FROM ${qualified(schema, 'survey_questions')} ORDER BY survey_id`,
@@ -69,38 +96,67 @@ export async function refreshSurveyCatalog(
     const label = ordered[0]?.question_text ?? null;
     return { id, label, questions: ordered, view: surveyViewName(id, label) };
   });
+  // what a new view of a version is, said in its record: the analyst of the old version's view learns where to read
+  const versionsOf = new Map<string, number>();
+  for (const s of surveys)
+    versionsOf.set(stableViewName(s.label ?? s.id), (versionsOf.get(stableViewName(s.label ?? s.id)) ?? 0) + 1);
+  for (const s of surveys) {
+    const stable = stableViewName(s.label ?? s.id);
+    changes.note(s.view, null, {
+      reason:
+        (versionsOf.get(stable) ?? 0) > 1
+          ? `a new version of the survey ${JSON.stringify(s.label ?? '')} (its question set changed): its responses from now on; the survey across its versions is ${stable}`
+          : `a new survey ${JSON.stringify(s.label ?? '')}; the survey across its versions is ${stable}`,
+    });
+    changes.note(stable, null, {
+      reason: `the survey ${JSON.stringify(s.label ?? '')} across every version of its question set`,
+    });
+  }
+  const answeredBefore = await previousAnswers(conn, schema);
+  const added = await typeColumns(conn, schema);
   await conn.run(`DELETE FROM ${qualified(schema, 'survey_question_columns')}`);
   for (const survey of surveys) {
-    const columns = viewColumns(survey.questions, responses, counts.get(survey.id));
-    const select = surveyViewSql(dialect, schema, responses, survey.id, survey.view, columns);
+    const wanted = viewColumns(survey.questions, responses, counts.get(survey.id), answeredBefore.get(survey.id));
+    const taken = new Set([...reserved(responses), ...wanted.map((w) => w.column)]);
+    const columns = await contractColumns(survey.view, wanted, changes, added.get(survey.view), taken);
+    const select = surveyViewSql(dialect, schema, responses, [survey.id], survey.view, columns);
     if (await replaceView(conn, schema, survey.view, select, stamp))
       await recordViewColumns(conn, schema, survey.view, columns, stamp);
     await recordQuestionColumns(conn, schema, survey.id, survey.view, columns, stamp);
   }
+  const stable = await refreshStableViews(conn, dialect, schema, responses, stamp, changes, {
+    surveys: surveys.map((s) => ({ ...s, view: stableViewName(s.label ?? s.id) })),
+    counts,
+    answeredBefore,
+    added,
+  });
   await conn.run(`DELETE FROM ${qualified(schema, 'surveys')}`);
   if (surveys.length === 0) return;
   const list = valuesList(
-    surveys.map((s) => [s.id, s.label, s.questions.length, s.view]),
-    ['TEXT', 'TEXT', 'INTEGER', 'TEXT'],
+    surveys.map((s) => [s.id, s.label, s.questions.length, s.view, stable.get(s.id) ?? s.view]),
+    ['TEXT', 'TEXT', 'INTEGER', 'TEXT', 'TEXT'],
     3,
   );
   await conn.run(
-    `INSERT INTO ${qualified(schema, 'surveys')} (survey_id, label, question_count, responses, first_answer_at, last_answer_at, view_name, _run_id, _loaded_at)
-     SELECT v.survey_id, v.label, v.question_count, COUNT(r.survey_id), MIN(r.answered_at), MAX(r.answered_at), v.view_name, $1, CAST($2 AS TIMESTAMPTZ)
-       FROM (VALUES ${list.sql}) v (survey_id, label, question_count, view_name)
+    `INSERT INTO ${qualified(schema, 'surveys')} (survey_id, label, question_count, responses, first_answer_at, last_answer_at, view_name, stable_view, _run_id, _loaded_at)
+     SELECT v.survey_id, v.label, v.question_count, COUNT(r.survey_id), MIN(r.answered_at), MAX(r.answered_at), v.view_name, v.stable_view, $1, CAST($2 AS TIMESTAMPTZ)
+       FROM (VALUES ${list.sql}) v (survey_id, label, question_count, view_name, stable_view)
        LEFT JOIN ${qualified(schema, responses.name)} r ON r.survey_id = v.survey_id
-      GROUP BY v.survey_id, v.label, v.question_count, v.view_name`,
+      GROUP BY v.survey_id, v.label, v.question_count, v.view_name, v.stable_view`,
     [stamp.runId, stamp.now, ...list.params],
   );
 }
 
-/** A question's column in its survey's view. */
-interface ViewColumn {
-  code: string;
-  column: string;
-  type: AnswerType;
-  answers: number;
-  unparsed: number;
+/** The answers each survey's question had at the commit before, as `survey_question_columns` counted them. */
+async function previousAnswers(conn: SqlConnection, schema: string): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const r of await conn.all<{ survey_id: string; question_code: string; answers: number | bigint }>(
+    `SELECT survey_id, question_code, answers FROM ${qualified(schema, 'survey_question_columns')}`,
+  )) {
+    if (!out.has(r.survey_id)) out.set(r.survey_id, new Map());
+    out.get(r.survey_id)!.set(r.question_code, Number(r.answers));
+  }
+  return out;
 }
 
 /** Questions in their survey's order (codes of surveys loaded before the order was kept: by code). */
@@ -109,49 +165,24 @@ function questionOrder(a: QuestionRow, b: QuestionRow): number {
   return x !== y ? x - y : a.question_code < b.question_code ? -1 : a.question_code > b.question_code ? 1 : 0;
 }
 
-/** Each question's column name, unique within the view, in question order, and its type. */
+/** Each question's column name, unique within the view, in question order, and its answers' counts. */
 function viewColumns(
   questions: QuestionRow[],
   responses: ResponsesTable,
   counts: ReadonlyMap<string, AnswerCounts> | undefined,
-): ViewColumn[] {
-  const taken = new Set([...responses.columns, '_window_start', '_run_id', '_loaded_at']);
+  before: ReadonlyMap<string, number> | undefined,
+): WantedColumn[] {
+  const taken = new Set(reserved(responses));
   return questions.map((q) => {
     const column = pivotColumnName(QUESTION_PREFIX, q.question_code, taken);
     taken.add(column);
     const seen = counts?.get(q.question_code) ?? { answers: 0, fits: new Map() };
-    return { code: q.question_code, column, answers: seen.answers, ...answerTypeOf(seen) };
+    return { code: q.question_code, column, counts: seen, answeredBefore: before?.get(q.question_code) ?? 0 };
   });
 }
 
 /** The prefix of a question's column in its survey's view. */
-const QUESTION_PREFIX = 'q_';
-
-/**
- * One survey's responses, each question's answer joined from `survey_answers` and typed. The code a column holds is
- * read from `_etl_columns` (by the view's and column's names, both made by the loader), so no source text is ever
- * part of a view's SQL.
- */
-function surveyViewSql(
-  dialect: WarehouseDialect,
-  schema: string,
-  responses: ResponsesTable,
-  surveyId: string,
-  view: string,
-  columns: ViewColumn[],
-): string {
-  const base = responses.columns.map((c) => `r.${quoteIdent(c)}`);
-  const answers = columns.map(
-    ({ column, type }, i) => `${typedAnswer(dialect, type, `a${i}."answer"`)} AS ${quoteIdent(column)}`,
-  );
-  const joins = columns.map(
-    ({ column }, i) =>
-      ` LEFT JOIN ${qualified(schema, 'survey_answers')} a${i} ON a${i}."response_id" = r."response_id" AND a${i}."question_code" = ` +
-      `(SELECT c."source_key" FROM ${qualified(schema, '_etl_columns')} c WHERE c."table_name" = ${quoteLiteral(view)} AND c."column_name" = ${quoteLiteral(column)})`,
-  );
-  const system = ['_window_start', '_run_id', '_loaded_at'].map((c) => `r.${quoteIdent(c)}`);
-  return `SELECT ${[...base, ...answers, ...system].join(', ')} FROM ${qualified(schema, responses.name)} r${joins.join('')} WHERE r."survey_id" = ${quoteLiteral(surveyId)}`;
-}
+export const QUESTION_PREFIX = 'q_';
 
 /** Where each question's answers are: its view, its column there, the column's type and the answers that did not fit it. */
 async function recordQuestionColumns(
@@ -162,9 +193,10 @@ async function recordQuestionColumns(
   columns: ViewColumn[],
   stamp: ViewStamp,
 ): Promise<void> {
-  if (columns.length === 0) return;
+  const own = columns.filter((c) => c.codeColumn === c.column);
+  if (own.length === 0) return;
   const list = valuesList(
-    columns.map((c) => [surveyId, c.code, view, c.column, c.type, c.answers, c.unparsed]),
+    own.map((c) => [surveyId, c.code, view, c.column, c.type, c.answers, c.unparsed]),
     ['TEXT', 'TEXT', 'TEXT', 'TEXT', 'TEXT', 'BIGINT', 'BIGINT'],
     3,
   );
@@ -173,23 +205,6 @@ async function recordQuestionColumns(
      SELECT v.*, $1, CAST($2 AS TIMESTAMPTZ) FROM (VALUES ${list.sql}) v (survey_id, question_code, view_name, column_name, answer_type, answers, answers_unparsed)`,
     [stamp.runId, stamp.now, ...list.params],
   );
-}
-
-/** The view's question columns in `_etl_columns`, under the view's name: which code each holds. */
-async function recordViewColumns(
-  conn: SqlConnection,
-  schema: string,
-  view: string,
-  columns: ViewColumn[],
-  stamp: ViewStamp,
-): Promise<void> {
-  await conn.run(`DELETE FROM ${qualified(schema, '_etl_columns')} WHERE table_name = $1`, [view]);
-  for (const { code, column } of columns) {
-    await conn.run(
-      `INSERT INTO ${qualified(schema, '_etl_columns')} (table_name, column_name, source_key, added_at, run_id) VALUES ($1, $2, $3, CAST($4 AS TIMESTAMPTZ), $5)`,
-      [view, column, code, stamp.now, stamp.runId],
-    );
-  }
 }
 
 /**
@@ -225,7 +240,10 @@ export async function dropSharedQuestionColumns(
     const data = columns
       .map((c) => c.column_name)
       .filter((c) => !['_window_start', '_run_id', '_loaded_at'].includes(c));
-    await refreshSurveyCatalog(conn, dialect, schema, { name: table, columns: data }, stamp);
+    // the views of the old shape are gone: they are made again as new ones
+    const changes = await SchemaChangeLog.begin(conn, schema, 'evolve');
+    await refreshSurveyCatalog(conn, dialect, schema, { name: table, columns: data }, stamp, changes);
+    await changes.finish(conn, schema, stamp);
   });
   return true;
 }

@@ -1,17 +1,12 @@
 import { keySuffix } from '../../transform/column-names.js';
-import {
-  choiceTypeOf,
-  formatTypeOf,
-  parseTypedValue,
-  type FieldKind,
-  type FieldType,
-} from '../../transform/typed-values.js';
+import { choiceTypeOf, formatTypeOf, type FieldKind, type FieldType } from '../../transform/typed-values.js';
 import { answerTypeOf, type AnswerCounts, type AnswerType } from './answer-types.js';
-import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
+import { qualified } from '../warehouse/identifiers.js';
 import { replaceView, type ViewStamp } from './replace-view.js';
+import type { SchemaChangeLog } from './schema-contract.js';
+import { insertParsed, parseStagedTexts, TYPE_OF_KIND, typedViewSql, type TypedColumn } from './typed-field-values.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { pivotObject, stagingName } from '../staging/staging.js';
-import type { ColumnType, TableSpec } from '../table-spec.js';
+import type { TableSpec } from '../table-spec.js';
 import { readTypeEvidence } from './type-evidence.js';
 import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
 
@@ -19,29 +14,9 @@ import type { WarehouseDialect } from '../warehouse/warehouse-dialect.js';
  * The table whose `cf_` columns are typed, its long form (`field_name`, `value`), and the view that offers them
  * typed. Named here because a commit of `profile_fields` alone types them too.
  */
-const TYPED_TABLE = 'accounts';
+export const TYPED_TABLE = 'accounts';
 const LONG_TABLE = 'account_custom_fields';
-const TYPED_VIEW = 'accounts_typed';
-
-/** The warehouse type of each kind of field. */
-const TYPE_OF_KIND: Readonly<Record<FieldKind, ColumnType>> = {
-  date: 'date',
-  number: 'double',
-  boolean: 'boolean',
-  label: 'text',
-};
-
-/** A typed `cf_` column, as `_etl_typed_columns` holds it. */
-interface TypedColumn {
-  column_name: string;
-  typed_column: string;
-  source_key: string;
-  kind: FieldKind;
-  format: string | null;
-}
-
-/** Texts inserted into `_etl_typed_values` per statement. */
-const VALUES_PER_INSERT = 2000;
+export const TYPED_VIEW = 'accounts_typed';
 
 /**
  * Keeps typed `cf_` columns current, inside a commit that merged `accounts` (new texts of typed fields) or
@@ -58,6 +33,7 @@ export async function refreshTypedFields(
   schema: string,
   staged: { accounts: TableSpec; tables: readonly TableSpec[] } | undefined,
   stamp: ViewStamp,
+  changes: SchemaChangeLog,
 ): Promise<void> {
   const wanted = await typedFields(conn, dialect, schema, stamp);
   const current = new Map(
@@ -78,13 +54,21 @@ export async function refreshTypedFields(
   const taken = new Set(columns);
   for (const c of current.values()) taken.add(c.typed_column);
   const typed: TypedColumn[] = [];
-  for (const [column, { key, type }] of wanted) {
+  // a published typed column keeps its name and type: values its field no longer fits are NULL there and said
+  const drifted: Array<{ column: TypedColumn; reads: string; why: string }> = [];
+  for (const [column, { key, type, why }] of wanted) {
     const before = current.get(column);
-    if (before && before.kind === type.kind && (before.format ?? null) === type.format) {
+    if (before && before.kind !== type.kind) {
+      typed.push(before);
+      drifted.push({ column: before, reads: TYPE_OF_KIND[type.kind], why });
+      continue;
+    }
+    if (before) drifted.push({ column: before, reads: TYPE_OF_KIND[before.kind], why });
+    if (before && (before.format ?? null) === type.format) {
       typed.push(before);
       continue;
     }
-    const typedColumn = before?.kind === type.kind ? before.typed_column : typedColumnName(column, type.kind, taken);
+    const typedColumn = before ? before.typed_column : typedColumnName(column, type.kind, taken);
     taken.add(typedColumn);
     const entry: TypedColumn = {
       column_name: column,
@@ -93,6 +77,7 @@ export async function refreshTypedFields(
       kind: type.kind,
       format: type.format,
     };
+    changes.note(TYPED_VIEW, typedColumn, { sourceKey: key, reason: `custom field ${JSON.stringify(key)}: ${why}` });
     await forgetColumn(conn, schema, column);
     await conn.run(
       `INSERT INTO ${qualified(schema, '_etl_typed_columns')} (table_name, column_name, typed_column, source_key, kind, format, updated_at, run_id) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMPTZ), $8)`,
@@ -113,8 +98,18 @@ export async function refreshTypedFields(
     );
     typed.push(entry);
   }
-  for (const column of current.keys()) if (!wanted.has(column)) await forgetColumn(conn, schema, column);
+  for (const [column, before] of current)
+    if (!wanted.has(column)) {
+      typed.push(before);
+      drifted.push({ column: before, reads: 'text', why: 'too few of its values fit any type: it is text' });
+    }
   if (staged) await parseStagedTexts(conn, dialect, schema, staged.accounts, typed);
+  for (const { column, reads, why } of drifted)
+    await changes.valuesRead(TYPED_VIEW, column.typed_column, TYPE_OF_KIND[column.kind], reads, {
+      sourceKey: column.source_key,
+      reason: `custom field ${JSON.stringify(column.source_key)}: ${why}; its text is in ${column.column_name}`,
+      count: () => unparsedRows(conn, schema, column.column_name),
+    });
   await replaceView(conn, schema, TYPED_VIEW, typedViewSql(dialect, schema, columns, typed), stamp);
 }
 
@@ -132,7 +127,7 @@ async function typedFields(
   dialect: WarehouseDialect,
   schema: string,
   stamp: ViewStamp,
-): Promise<Map<string, { key: string; type: FieldType }>> {
+): Promise<Map<string, { key: string; type: FieldType; why: string }>> {
   const rows = await conn.all<{
     column_name: string;
     source_key: string;
@@ -150,7 +145,7 @@ async function typedFields(
   );
   const seen =
     (await readTypeEvidence(conn, dialect, schema, LONG_TABLE, stamp)).get('') ?? new Map<string, AnswerCounts>();
-  const out = new Map<string, { key: string; type: FieldType }>();
+  const out = new Map<string, { key: string; type: FieldType; why: string }>();
   const decided = new Set<string>();
   for (const r of rows) {
     if (decided.has(r.column_name)) continue;
@@ -159,18 +154,28 @@ async function typedFields(
     if (r.multiple === true && choiceTypeOf(r.options)) continue;
     const declared = formatTypeOf(r.format);
     if (declared) {
-      out.set(r.column_name, { key: r.source_key, type: declared });
+      out.set(r.column_name, {
+        key: r.source_key,
+        type: declared,
+        why: `its format ${r.format} reads it as ${declared.kind}`,
+      });
       continue;
     }
     // a choice field: its option keys read as their labels
     const choice = choiceTypeOf(r.options);
     if (choice) {
-      out.set(r.column_name, { key: r.source_key, type: choice });
+      out.set(r.column_name, { key: r.source_key, type: choice, why: "a choice field, read as its options' labels" });
       continue;
     }
     const counts = seen.get(r.source_key);
-    const kind = counts ? KIND_OF_ANSWER_TYPE.get(answerTypeOf(counts).type) : undefined;
-    if (kind) out.set(r.column_name, { key: r.source_key, type: { kind, format: null } });
+    const read = counts ? answerTypeOf(counts) : undefined;
+    const kind = read && KIND_OF_ANSWER_TYPE.get(read.type);
+    if (kind)
+      out.set(r.column_name, {
+        key: r.source_key,
+        type: { kind, format: null },
+        why: `${counts!.answers - read.unparsed} of its ${counts!.answers} values read as ${read.type}`,
+      });
   }
   return out;
 }
@@ -197,87 +202,11 @@ async function forgetColumn(conn: SqlConnection, schema: string, column: string)
   await conn.run(`DELETE FROM ${qualified(schema, '_etl_typed_values')} WHERE column_name = $1`, [column]);
 }
 
-/** The texts of typed fields the span staged that `_etl_typed_values` does not hold yet, read as their types. */
-async function parseStagedTexts(
-  conn: SqlConnection,
-  dialect: WarehouseDialect,
-  schema: string,
-  accounts: TableSpec,
-  typed: TypedColumn[],
-): Promise<void> {
-  if (typed.length === 0) return;
-  // the texts the cf_ columns take: the entries of each staged row's object of custom fields
-  const entries = dialect.objectEntries(
-    quoteIdent(stagingName(accounts.name)),
-    ['"_seq"'],
-    dialect.jsonObject(`s.${quoteIdent(pivotObject(accounts))}`),
-    '"name"',
-    '"value"',
+/** The accounts whose text of `column` is no value of its typed column's type (NULL there). */
+async function unparsedRows(conn: SqlConnection, schema: string, column: string): Promise<number> {
+  const [row] = await conn.all<{ n: number | bigint | string | null }>(
+    `SELECT SUM(rows_unparsed) AS n FROM ${qualified(schema, '_etl_unparsed_values')} WHERE column_name = $1`,
+    [column],
   );
-  const rows = await conn.all<{ column_name: string; value: string }>(
-    `SELECT DISTINCT t.column_name, st."value" AS value
-       FROM ${entries} st
-       JOIN ${qualified(schema, '_etl_typed_columns')} t ON t.table_name = $1 AND t.source_key = st."name"
-       LEFT JOIN ${qualified(schema, '_etl_typed_values')} v ON v.column_name = t.column_name AND v.raw_value = st."value"
-      WHERE st."value" IS NOT NULL AND v.column_name IS NULL`,
-    [TYPED_TABLE],
-  );
-  const byColumn = new Map(typed.map((t) => [t.column_name, t]));
-  const texts = new Map<string, string[]>();
-  for (const r of rows) texts.set(r.column_name, [...(texts.get(r.column_name) ?? []), r.value]);
-  for (const [column, values] of texts) {
-    const t = byColumn.get(column);
-    if (t) await insertParsed(conn, dialect, schema, { kind: t.kind, format: t.format }, column, values);
-  }
-}
-
-/**
- * Adds `texts` of `column` with their values read as `type`. A batch is bound as one JSON array of [text, value]
- * pairs, since DuckDB binds a parameter per value slowly.
- */
-async function insertParsed(
-  conn: SqlConnection,
-  dialect: WarehouseDialect,
-  schema: string,
-  type: FieldType,
-  column: string,
-  texts: string[],
-): Promise<void> {
-  const pairs = dialect.arrayRows(
-    `(SELECT CAST($1 AS ${dialect.typeName('text')}) AS "column_name", CAST($2 AS ${dialect.typeName('json')}) AS "_pairs")`,
-    ['"column_name"'],
-    's."_pairs"',
-    [
-      { name: 'raw_value', type: 'text' },
-      { name: 'value', type: 'text' },
-    ],
-  );
-  for (let i = 0; i < texts.length; i += VALUES_PER_INSERT) {
-    const batch = texts.slice(i, i + VALUES_PER_INSERT).map((text) => [text, parseTypedValue(type, text)]);
-    await conn.run(
-      `INSERT INTO ${qualified(schema, '_etl_typed_values')} (column_name, raw_value, value) SELECT "column_name", "raw_value", "value" FROM ${pairs} p`,
-      [column, JSON.stringify(batch)],
-    );
-  }
-}
-
-/**
- * Every column of `accounts`, named one by one (PostgreSQL fixes a view's `*` when it is made, so a new `cf_` column
- * changes the definition and the view is made again), each typed field's column right after its text.
- */
-function typedViewSql(dialect: WarehouseDialect, schema: string, columns: string[], typed: TypedColumn[]): string {
-  const byColumn = new Map(typed.map((t) => [t.column_name, t]));
-  const select: string[] = [];
-  const joins: string[] = [];
-  for (const column_name of columns) {
-    select.push(`a.${quoteIdent(column_name)}`);
-    const t = byColumn.get(column_name);
-    if (!t) continue;
-    const v = `v${joins.length}`;
-    select.push(`CAST(${v}."value" AS ${dialect.typeName(TYPE_OF_KIND[t.kind])}) AS ${quoteIdent(t.typed_column)}`);
-    joins.push(
-      `LEFT JOIN ${qualified(schema, '_etl_typed_values')} ${v} ON ${v}."column_name" = ${quoteLiteral(column_name)} AND ${v}."raw_value" = a.${quoteIdent(column_name)}`,
-    );
-  }
-  return `SELECT ${select.join(', ')} FROM ${qualified(schema, TYPED_TABLE)} a${joins.map((j) => ` ${j}`).join('')}`;
+  return Number(row?.n ?? 0);
 }

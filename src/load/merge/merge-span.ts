@@ -3,7 +3,8 @@ import type { Window } from '../../plan/windows.js';
 import type { MergedSpan, SpanLoadRequest } from '../destination.js';
 import { historyStatements } from '../history/history-statements.js';
 import { qualified, quoteIdent } from '../warehouse/identifiers.js';
-import { refreshDerived } from '../derived/derived-objects.js';
+import { refreshDerived, typedViewsOf } from '../derived/derived-objects.js';
+import { SchemaChangeLog } from '../derived/schema-contract.js';
 import { mergeStatements } from './merge-statements.js';
 import { ensurePivotColumns, type PivotColumn } from './pivot-columns.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
@@ -40,6 +41,10 @@ export async function mergeSpan(
   schema: string,
   span: SpanMerge,
 ): Promise<MergedSpan> {
+  // the schema analysts read, before this commit adds to it: what the commit changes is recorded against it
+  const changes = span.tables.some((spec) => spec.derived || spec.pivot)
+    ? await SchemaChangeLog.begin(conn, schema, span.schemaContract ?? 'evolve')
+    : undefined;
   const pivots = new Map<string, PivotColumn[]>();
   for (const spec of span.tables) {
     if (spec.pivot)
@@ -85,7 +90,13 @@ export async function mergeSpan(
       await conn.run(statement.sql, statement.params);
   }
   await evidence.finish({ runId: span.runId, now: span.loadedAt });
-  await refreshDerived(conn, dialect, schema, span);
+  if (changes) {
+    for (const [table, columns] of pivots)
+      for (const { column, key } of columns)
+        for (const object of [table, ...typedViewsOf(table)])
+          changes.note(object, column, { sourceKey: key, reason: `a new key ${JSON.stringify(key)} of the source` });
+    await refreshDerived(conn, dialect, schema, span, changes);
+  }
   const starts = span.windows.map((w) => w.start);
   const inList = starts.map((_, i) => `CAST($${i + 3} AS DATE)`).join(', ');
   await replaceRejects(conn, schema, { ...span, windows: starts }, false);

@@ -11,7 +11,11 @@ import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { postgresDialect } from '../warehouse/warehouse-dialect.js';
 import { OpenSpans } from '../released-span-load.js';
 import type { SqlConnection } from '../warehouse/sql-connection.js';
-import { WarehouseConnectionError, WarehouseLockTimeoutError } from '../warehouse/warehouse-errors.js';
+import {
+  isConnectionLoss,
+  WarehouseConnectionError,
+  WarehouseLockTimeoutError,
+} from '../warehouse/warehouse-errors.js';
 import { PostgresSqlConnection, textTypes } from './postgres-connection.js';
 import { PostgresSpanLoad } from './postgres-span-load.js';
 
@@ -138,7 +142,7 @@ export class PostgresDestination implements Destination {
       load = await PostgresSpanLoad.open(client, this.schema, request);
     } catch (error) {
       client.release(error instanceof Error ? error : true);
-      throw error;
+      throw this.lost(error);
     }
     const span = this.spans.track(load);
     // a span's commit that waited its longest for a lock says whose, as every other statement does
@@ -148,7 +152,7 @@ export class PostgresDestination implements Destination {
         span.commit(windows, work).catch(async (error: unknown) => {
           throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE
             ? await this.lockTimeoutError(error as Error)
-            : error;
+            : this.lost(error);
         }),
     };
   }
@@ -171,8 +175,17 @@ export class PostgresDestination implements Destination {
       // The session may be left in a state the next user should not inherit (an open transaction, a lock).
       client.release(true);
       if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockTimeoutError(error as Error);
-      throw error;
+      throw this.lost(error);
     }
+  }
+
+  /** A lost session as a line that says so and names the warehouse; any other error as it is. */
+  private lost(error: unknown): unknown {
+    if (!isConnectionLoss(error) || error instanceof WarehouseConnectionError) return error;
+    return new WarehouseConnectionError(
+      `lost the connection to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`,
+      { cause: error },
+    );
   }
 
   /**
@@ -242,6 +255,7 @@ export class PostgresDestination implements Destination {
         `cannot connect to the warehouse ${this.shownUrl}: ${scrub((error as Error).message, this.url)}`,
       );
     }
+    keepErrorsOfHeldClient(client);
     try {
       // 0 would mean "wait for ever" to PostgreSQL: a wait of 0 s gives up at once (1 ms)
       const lockTimeoutMs = Math.max(1, Math.round(this.lockTimeoutSeconds * 1000));
@@ -251,9 +265,23 @@ export class PostgresDestination implements Destination {
       return client;
     } catch (error) {
       client.release(true);
-      throw error;
+      throw this.lost(error);
     }
   }
+}
+
+/** Clients that already have the listener below. */
+const listening = new WeakSet<PoolClient>();
+
+/**
+ * A client checked out of a pool has no 'error' listener of the pool's: when the server ends its session between two
+ * queries (a restart, `pg_terminate_backend`), the client emits 'error', which without a listener ends the process
+ * with a trace. The loss is not lost with the listener: the holder's next query fails with it, and the span fails.
+ */
+function keepErrorsOfHeldClient(client: PoolClient): void {
+  if (listening.has(client)) return;
+  listening.add(client);
+  client.on('error', () => undefined);
 }
 
 /** The URL without password or query parameters (which may carry one), for logs and `check`. */

@@ -46,6 +46,14 @@ export class WarehouseLockTimeoutError extends KindedError {
   readonly kind = 'busy';
 }
 
+/**
+ * A commit refused under `destination.analysts.schema_contract: freeze`: values no longer fit the type of a column
+ * analysts read. Its windows fail, and load when the values fit again or the contract allows them.
+ */
+export class SchemaContractRefusal extends Error {
+  override readonly name = 'SchemaContractRefusal';
+}
+
 /** A statement that would write, refused: the session is read-only. */
 export class ReadOnlyRefusal extends Error {
   override readonly name = 'ReadOnlyRefusal';
@@ -56,7 +64,7 @@ export class QueryError extends Error {
   override readonly name = 'QueryError';
 }
 
-/** The warehouse could not be reached or refused the connection; the message never holds credentials. */
+/** The warehouse could not be reached, refused the connection or lost it; the message never holds credentials. */
 export class WarehouseConnectionError extends KindedError {
   override readonly name = 'WarehouseConnectionError';
   readonly kind = 'unreachable';
@@ -98,4 +106,47 @@ export class WarehouseBusyError extends KindedError {
 export class PiiKeyMissingError extends KindedError {
   override readonly name = 'PiiKeyMissingError';
   readonly kind = 'config';
+}
+
+/**
+ * A write failed because a disk is full: the line names the file and the file system it is on (`disk-full.ts` tells
+ * one from the error of a write).
+ */
+export class DiskFullError extends KindedError {
+  override readonly name = 'DiskFullError';
+  readonly kind = 'disk-full';
+  constructor(
+    readonly full: { path: string | undefined; where: string; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(full.message, options);
+  }
+}
+
+/**
+ * A read found the warehouse damaged (a block whose checksum does not match): not transient, running again fails the
+ * same way (`warehouse-damage.ts` tells one from the error of a read).
+ */
+export class WarehouseDamagedError extends KindedError {
+  override readonly name = 'WarehouseDamagedError';
+  readonly kind = 'damaged';
+}
+
+/** PostgreSQL's SQLSTATEs of a session the server ended or could not start: class 08, and 57P01–57P03 (shutdown). */
+const CONNECTION_LOST_STATE = /^(08...|57P0[123])$/;
+
+/**
+ * Whether a statement failed because the session to the warehouse was lost (the server restarted, crashed, ended
+ * the session, or the network dropped) rather than because of the statement: its outcome is then unknown to this
+ * session, and a new session must read the ledger again.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && CONNECTION_LOST_STATE.test(e.code)) return true;
+  if (typeof e?.code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH)$/.test(e.code))
+    return true;
+  return (
+    typeof e?.message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error)/.test(e.message)
+  );
 }

@@ -87,11 +87,15 @@ export class SpanArchive {
   async seal(): Promise<void> {
     await this.flush();
     if (this.failure !== undefined) throw this.failure;
-    const handle = await this.handle!;
-    await handle.sync();
-    // the stream's folder, the job's and the archive's own may be new: each entry must survive too
-    const folder = dirname(this.file);
-    for (const f of [folder, dirname(folder), dirname(dirname(folder))]) await syncFolder(f);
+    try {
+      const handle = await this.handle!;
+      await handle.sync();
+      // the stream's folder, the job's and the archive's own may be new: each entry must survive too
+      const folder = dirname(this.file);
+      for (const f of [folder, dirname(folder), dirname(dirname(folder))]) await syncFolder(f);
+    } catch (error) {
+      throw archiveWriteError(this.file, error);
+    }
   }
 
   /** Marks the span committed (after its transaction) and closes the file. A kill before the mark is survived: see the reader. */
@@ -133,7 +137,7 @@ export class SpanArchive {
         await handle.write(member);
       })
       .catch((error: unknown) => {
-        this.failure ??= error;
+        this.failure ??= archiveWriteError(this.file, error);
       });
     return this.writing;
   }
@@ -156,4 +160,17 @@ async function syncFolder(folder: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * A write of the archive that failed, as a line that says it was the archive and where: an error of the file system
+ * names neither (`ENOSPC: no space left on device, write`). Its `code` and `path` stay, for whoever tells a full disk.
+ */
+export function archiveWriteError(file: string, error: unknown): Error {
+  const e = error as NodeJS.ErrnoException;
+  const reason = e?.code === 'ENOSPC' ? 'no space left on device (ENOSPC)' : (e?.message ?? String(error));
+  return Object.assign(new Error(`the raw archive could not be written at ${file}: ${reason}`, { cause: error }), {
+    code: e?.code,
+    path: file,
+  });
 }
