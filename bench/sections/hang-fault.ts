@@ -12,7 +12,7 @@ const TO = unlessSmoke('2024-03-14', '2024-03-02');
 const TIMEZONE = 'Europe/Athens';
 const DATA = { seed: 53, accounts: unlessSmoke(1500, 40), startDate: FROM, endDate: TO, timezone: TIMEZONE } as const;
 /** Share of the source's requests that are never answered (the emulator's `--hangs`). */
-const HANG_RATE = Number(process.env.BENCH_HANG_RATE ?? 0.03);
+const HANG_RATE = Number(process.env.BENCH_HANG_RATE ?? unlessSmoke(0.03, 0.05));
 /** `source.timeout_ms` of both runs: what one hung request costs its lane before it is asked again. */
 const TIMEOUT_MS = unlessSmoke(3000, 500);
 const LATENCY_MS = 30;

@@ -13,7 +13,6 @@ import { readUnlistedFields } from '../state/unlisted-fields.js';
 import { readLastIntegration } from '../state/integrations.js';
 import { STATE_STREAMS } from './verify-state.js';
 import { createArchive, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
-import { readEveryTable } from '../load/warehouse/warehouse-damage.js';
 import { formatStatus } from './status-format.js';
 import type { Command } from 'commander';
 import { withJobFlags } from './shared-flags.js';
@@ -30,10 +29,10 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
   const { config, job, jobConfig } = resolveJob(options);
   const status = await usingDestination(
     config,
-    (destination) =>
-      destination.withConnection(async (conn): Promise<JobStatus> => {
-        // a DuckDB file is read whole (a damaged block is found only when read): a status is never green over it
-        if (destination.name === 'duckdb') await readEveryTable(conn, 'duckdb', destination.schema);
+    async (destination) => {
+      // a damaged block is found only when read: a status is never green over one
+      if (destination.capabilities.checksumsOnRead) await destination.readWhole();
+      return destination.withConnection(async (conn): Promise<JobStatus> => {
         const status = {
           ...(await readJobStatus(conn, job, jobConfig, lastClosedDay(config.source.timezone))),
           history: await readHistoryStatus(conn, historiesOf(jobConfig)),
@@ -50,7 +49,8 @@ export async function statusCommand(options: StatusOptions): Promise<void> {
           directory: await readDirectoryStatus(conn, job, windowStartOf(jobConfig, config.source.history_start)),
           customerState,
         };
-      }),
+      });
+    },
     { create: false },
   );
   const spool = eventSpoolOf(config.destination);

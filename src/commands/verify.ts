@@ -18,7 +18,6 @@ import { streamDefinition } from '../streams/registry.js';
 import { splitSurveyElement } from '../streams/surveys.js';
 import { commandLogger, createApi, resolveJob, usingDestination, type CommonOptions } from './job-session.js';
 import { table } from './table.js';
-import { readEveryTable } from '../load/warehouse/warehouse-damage.js';
 import { checkDirectory, listedCustomers, type DirectoryCheck } from './verify-directory.js';
 import { checkPostingsSelection, postingsCheckLines, type PostingsCheck } from './verify-postings.js';
 import { checkStateStream, STATE_STREAMS, stateCheckLines, type StateCheck } from './verify-state.js';
@@ -76,11 +75,7 @@ export async function verifyCommand(options: VerifyOptions): Promise<void> {
   const windows = planRange(jobConfig, options.from, options.to);
   const api = createApi(config, commandLogger());
   // a damaged block anywhere fails here, before any count is trusted (exit 10)
-  await usingDestination(
-    config,
-    (destination) => destination.withConnection((conn) => readEveryTable(conn, destination.name, destination.schema)),
-    { create: false },
-  );
+  await usingDestination(config, (destination) => destination.readWhole(), { create: false });
   // the warehouse is opened for its reads only, not while the source is asked: a run waiting for the file waits less
   const { checks, duplicates } = await checkWindows(config, api, job, streams, windows);
   const directory = streams.includes('accounts')

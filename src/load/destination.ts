@@ -17,6 +17,12 @@ export interface DestinationCapabilities {
    * `verify` checks them.
    */
   readonly declaredKeys: boolean;
+  /**
+   * A damaged block is found only when it is read, and a read checks it (DuckDB's block checksums): `status` reads
+   * such a warehouse whole ({@link Destination.readWhole}) so that it is never green over one. PostgreSQL's data
+   * checksums are off unless the cluster was made with them, and its server reports what it meets.
+   */
+  readonly checksumsOnRead: boolean;
 }
 
 /** Describes the span about to be loaded: its rows and rejects are stamped with the job, stream and run. */
@@ -145,6 +151,11 @@ export interface Destination {
   migrate(): Promise<void>;
   /** Opens the staging of one span. */
   openSpan(request: SpanLoadRequest): Promise<SpanLoad>;
+  /**
+   * Reads every table of the warehouse whole, each value of each row, so that a damaged block anywhere is met: a
+   * count alone reads none. Throws what the read hit.
+   */
+  readWhole(): Promise<void>;
   /** Runs `fn` with a connection of its own (ledger reads and writes, status, verify). */
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
   /**

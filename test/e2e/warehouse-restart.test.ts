@@ -58,7 +58,11 @@ describe('the PostgreSQL warehouse restarted or killed in the middle of a run', 
       pageSize: 10,
     });
     const args = command === 'run' ? ['--until', END] : ['--from', START, '--to', END];
-    const cli = startCli([command, '--config', file, ...args], { LOYALTY_PII_SALT: 'salt-for-tests' });
+    // the window loaded lines it waits for are at debug
+    const cli = startCli([command, '--config', file, ...args], {
+      LOYALTY_PII_SALT: 'salt-for-tests',
+      LOYALTY_LOG_LEVEL: 'debug',
+    });
     await waitFor(cli.output, /"window loaded"/, 3);
     await cut(url);
     return { url, file, command, result: await cli.done };

@@ -1,3 +1,4 @@
+import { readEveryTable } from '../warehouse/warehouse-damage.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -64,7 +65,7 @@ export interface DuckDbSettings {
 /** DuckDB: a single file, one process, parallel windows whose commits take turns. */
 export class DuckDbDestination implements Destination {
   readonly name = 'duckdb';
-  readonly capabilities = { multiProcess: false, rowLocks: false, declaredKeys: false };
+  readonly capabilities = { multiProcess: false, rowLocks: false, declaredKeys: false, checksumsOnRead: true };
   private readonly commitLock = new Mutex();
   private readonly spans = new OpenSpans();
   readonly stagingBytes: number;
@@ -163,6 +164,10 @@ export class DuckDbDestination implements Destination {
     await this.pool.statement(() => raw.run(`SET TimeZone = 'UTC'`));
     const load = await DuckDbSpanLoad.open(raw, this.schema, request, this.commitLock, this.vacuum, this.pool);
     return this.spans.track(load);
+  }
+
+  readWhole(): Promise<void> {
+    return this.withConnection(async (conn) => void (await readEveryTable(conn, 'hash(r)', this.schema)));
   }
 
   async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

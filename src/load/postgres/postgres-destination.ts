@@ -1,3 +1,4 @@
+import { readEveryTable } from '../warehouse/warehouse-damage.js';
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { redactUrl } from '../../log/redact.js';
@@ -31,7 +32,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
  */
 export class PostgresDestination implements Destination {
   readonly name = 'postgres';
-  readonly capabilities = { multiProcess: true, rowLocks: true, declaredKeys: true };
+  readonly capabilities = { multiProcess: true, rowLocks: true, declaredKeys: true, checksumsOnRead: false };
   private readonly spans = new OpenSpans();
 
   /**
@@ -155,6 +156,12 @@ export class PostgresDestination implements Destination {
             : this.lost(error);
         }),
     };
+  }
+
+  readWhole(): Promise<void> {
+    return this.withConnection(
+      async (conn) => void (await readEveryTable(conn, 'hashtext(CAST(r AS TEXT))', this.schema)),
+    );
   }
 
   withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {

@@ -22,22 +22,16 @@ export function damagedLine(detail: string): string {
 }
 
 /**
- * Reads every table of `schema` whole, each value of each row, so that a damaged block anywhere is found (DuckDB checks
- * a block's checksum when it reads it; a count alone reads none). Throws what the read hit.
+ * Reads every table of `schema` whole, each value of each row (`rowHash` folds a row `r` into one value, in the
+ * dialect's words), so that a damaged block anywhere is found: a count alone reads none. Throws what the read hit.
  */
-export async function readEveryTable(
-  conn: SqlConnection,
-  dialect: 'duckdb' | 'postgres',
-  schema: string,
-): Promise<number> {
+export async function readEveryTable(conn: SqlConnection, rowHash: string, schema: string): Promise<number> {
   const tables = await conn.all<{ table_name: string }>(
     `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`,
     [schema],
   );
-  for (const { table_name } of tables) {
-    const rowValue = dialect === 'duckdb' ? 'hash(r)' : 'hashtext(CAST(r AS TEXT))';
-    await conn.all(`SELECT COUNT(*) AS n, bit_xor(${rowValue}) AS h FROM ${qualified(schema, table_name)} r`);
-  }
+  for (const { table_name } of tables)
+    await conn.all(`SELECT COUNT(*) AS n, bit_xor(${rowHash}) AS h FROM ${qualified(schema, table_name)} r`);
   return tables.length;
 }
 
