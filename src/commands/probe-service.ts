@@ -3,14 +3,11 @@ import { addDays, type Day } from '../plan/days.js';
 import type { HttpClient, RawAnswer } from '../source/http-client.js';
 import { AuthenticationError, DataNotFoundError } from '../source/source-errors.js';
 import { LoyaltyApi } from '../source/loyalty-api.js';
-import { ACCOUNT_MEMBERS } from '../streams/accounts.js';
-import { LOYALTY_MEMBERS } from '../streams/loyalty-status.js';
-import { POSTING_MEMBERS } from '../streams/loyalty-postings.js';
-import { ANSWER_MEMBERS, ELEMENT_MEMBERS } from '../streams/surveys.js';
-import { VOUCHER_MEMBERS } from '../streams/vouchers.js';
-import { type ChoiceListForm, readChoiceList, readFieldOptions } from '../transform/choice-lists.js';
+import type { ChoiceListForm } from '../transform/choice-lists.js';
 import { isMissingText } from '../transform/values.js';
 import type { Finding } from './probe-finding.js';
+import { capOf, describeAnswer, json, LISTED, type Page } from './probe-answers.js';
+import { multipleChoiceFinding } from './probe-choice-lists.js';
 import { RecordSample } from './probe-records.js';
 import { rangeWithAnswers, type ProbeRange } from './probe-range.js';
 
@@ -34,11 +31,6 @@ export const PROBE_BUDGET = 100;
 
 /** The probe ran out of requests before it could settle a finding. */
 class BudgetSpent extends Error {}
-
-/** An answer read as a page of a listing, or why it is none. */
-type Page =
-  | { ok: true; pageNumber: number; pageSize: number; totalCount: number; data: unknown[] }
-  | { ok: false; answer: RawAnswer };
 
 /** A phone no customer can have: the service is asked about a customer that cannot exist. */
 const NO_SUCH_PHONE = '+000000000000000';
@@ -335,76 +327,15 @@ export class ServiceProbe {
     }
   }
 
-  /**
-   * How a multiple-choice field's options travel in one string: the values the accounts export served of the fields
-   * the main profile defines with `multiple` and `options`, read under each form `source.multiple_choice` can state.
-   */
+  /** How a multiple-choice field's options travel in one string, from the main profile's fields (two requests). */
   private async multipleChoice(): Promise<void> {
-    const name = 'multiple-choice values';
-    const config = this.settings.multipleChoice;
     const profiles = json(await this.exchange('/accounts/profiles/', {}));
     const main = Array.isArray(profiles)
       ? ((profiles as Array<{ id?: unknown; main?: unknown }>).find((p) => String(p.main) === 'true') ?? profiles[0])
       : undefined;
     const profile = main ? json(await this.exchange(`/accounts/profiles/${String(main.id)}`, {})) : undefined;
     const fields = (profile as { profileFields?: unknown } | undefined)?.profileFields;
-    const multiple = new Map<string, Array<{ key: string; label: string }>>();
-    for (const f of Array.isArray(fields) ? fields : []) {
-      const { name: field, multiple: several, options } = (f ?? {}) as Record<string, unknown>;
-      if (typeof field !== 'string' || String(several) !== 'true' || !Array.isArray(options)) continue;
-      multiple.set(field, readFieldOptions(options));
-    }
-    if (multiple.size === 0) {
-      this.findings.push({
-        name,
-        service: 'no field of the main profile is multiple with options',
-        config,
-        verdict: 'seen',
-      });
-      return;
-    }
-    const values = [...multiple].flatMap(([field, options]) =>
-      [...(this.fieldValues.get(field) ?? [])].map((value) => ({ value, options })),
-    );
-    if (values.length === 0) {
-      this.findings.push({
-        name,
-        service: `not settled: the accounts read hold no value of ${[...multiple.keys()].map((f) => JSON.stringify(f)).join(', ')}`,
-        config,
-        verdict: 'unsettled',
-      });
-      return;
-    }
-    const refused = (form: ChoiceListForm) =>
-      values.filter(({ value, options }) => 'problem' in readChoiceList(value, options, form)).length;
-    const forms: ChoiceListForm[] = ['auto', 'comma', 'semicolon', 'pipe', 'json'];
-    const counts = new Map(forms.map((form) => [form, refused(form)]));
-    const reads = forms.filter((form) => form !== 'auto' && counts.get(form) === 0);
-    const service =
-      `${values.length} value(s) of ${[...multiple.keys()].map((f) => JSON.stringify(f)).join(', ')}; ` +
-      (reads.length > 0 ? `each reads as one list as ${reads.join(', ')}` : 'no one form reads each as one list');
-    const here = counts.get(config)!;
-    if (here === 0) {
-      this.findings.push({ name, service, config, verdict: 'agrees' });
-      return;
-    }
-    // the form that refuses fewest, the operator's to state; what no form reads loads as NULL, said in a note
-    const best = reads.length === 1 ? reads[0]! : forms.reduce((a, b) => (counts.get(b)! < counts.get(a)! ? b : a));
-    const left = counts.get(best)!;
-    this.findings.push({
-      name,
-      service: `${service}; ${here} refused as ${config}`,
-      config,
-      verdict: 'differs',
-      set: [
-        ...(best !== config ? [`multiple_choice: ${best}`] : []),
-        ...(left > 0
-          ? [
-              `# ${left} value(s) read as more than one list of options, or none, whatever the form: they load as NULL (_etl_field_rejects)`,
-            ]
-          : []),
-      ],
-    });
+    this.findings.push(multipleChoiceFinding(fields, this.fieldValues, this.settings.multipleChoice));
   }
 
   /** Postings, loyalty state and vouchers of a few customers the accounts export listed. */
@@ -456,38 +387,4 @@ export class ServiceProbe {
       ? { name, service, config, verdict: 'agrees' }
       : { name, service, config, verdict: 'differs', set: [line] };
   }
-}
-
-/** The members the spec lists, per record type: what the probe compares the records it saw with. */
-export const LISTED = new Map<string, ReadonlySet<string>>([
-  ['account', ACCOUNT_MEMBERS],
-  ['survey answer', new Set([...ELEMENT_MEMBERS, ...[...ANSWER_MEMBERS].map((m) => `answers[].${m}`)])],
-  ['posting', POSTING_MEMBERS],
-  ['loyalty', LOYALTY_MEMBERS],
-  ['voucher', VOUCHER_MEMBERS],
-]);
-
-/**
- * How many records a page of `size` was served: null when as many as asked (or the rest of the listing); the cap
- * when fewer came than the listing holds, or the answer's `pageSize` says fewer than it served room for; `one page`
- * when the whole listing fit and `pageSize` says its length (a cap, or a last page naming its own length).
- */
-function capOf(page: Page & { ok: true }, size: number): number | 'one page' | null {
-  if (page.data.length < size && page.data.length < page.totalCount) return page.data.length;
-  if (page.pageSize >= size) return null;
-  return page.pageSize === page.data.length ? 'one page' : page.pageSize;
-}
-
-function json(answer: RawAnswer): unknown {
-  try {
-    return JSON.parse(answer.text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** An answer in a line: its status, content type and body, cut short. */
-function describeAnswer(answer: RawAnswer): string {
-  const body = answer.text.replace(/\s+/g, ' ').trim().slice(0, 120);
-  return `HTTP ${answer.status}${answer.contentType ? ` (${answer.contentType.split(';')[0]})` : ''}, body ${body === '' ? '(empty)' : body}`;
 }

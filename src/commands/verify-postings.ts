@@ -29,29 +29,27 @@ export async function checkPostingsSelection(
 ): Promise<PostingsCheck> {
   const selection = job.postings.customers;
   const sweepDays = job.postings.sweep_days ?? null;
+  // without a sweep there is no coverage to measure: only the bound is said
+  const unmeasured = (bound: string): PostingsCheck => ({
+    selection,
+    sweepDays,
+    coverage: null,
+    firstPeriodEnds: null,
+    gap: null,
+    bound,
+  });
   if (selection === 'all')
-    return {
-      selection,
-      sweepDays,
-      coverage: null,
-      firstPeriodEnds: null,
-      gap: null,
-      bound:
-        'customers: all asks every customer for each window: a posting is missing only if the service did not list it when its window was read',
-    };
+    return unmeasured(
+      'customers: all asks every customer for each window: a posting is missing only if the service did not list it when its window was read',
+    );
   const missed =
     selection === 'changed'
       ? 'postings of customers whose account did not change in their window'
       : 'postings whose customer no webhook event named';
   if (sweepDays === null)
-    return {
-      selection,
-      sweepDays,
-      coverage: null,
-      firstPeriodEnds: null,
-      gap: null,
-      bound: `customers: ${selection} without postings.sweep_days: ${missed} are never read; nothing bounds how long they stay missing (set postings.sweep_days)`,
-    };
+    return unmeasured(
+      `customers: ${selection} without postings.sweep_days: ${missed} are never read; nothing bounds how long they stay missing (set postings.sweep_days)`,
+    );
   return destination.withConnection(async (conn) => {
     const coverage = await stateCoverage(conn, 'loyalty_postings', sweepDays, now);
     const firstPeriodEnds =

@@ -2,9 +2,9 @@ import type { Destination } from '../load/destination.js';
 import type { SchemaChangeRow } from '../state/schema-changes.js';
 import type { UnlistedField } from '../state/unlisted-fields.js';
 import type { Logger } from '../log/logger.js';
+import type { Day } from '../plan/days.js';
 import type { JobPlan, JobSettings, StreamName } from '../plan/job-plan.js';
 import type { Window } from '../plan/windows.js';
-import type { Day } from '../plan/days.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import type { Backfill } from '../state/backfills.js';
@@ -39,14 +39,36 @@ export interface JobRunResult {
   newFields: UnlistedField[];
   /** The changes of what analysts read the run made (`_etl_schema_changes`). */
   schemaChanges?: SchemaChangeRow[];
+  /** A replay's: the spans read from the archive and loaded again, and the kept webhook events that could not be. */
+  replayed?: { spans: number; eventsFailed: string[] };
 }
 
 /**
- * What a run loads: windows planned by the command (`run`, the demo), or a backfill whose windows are claimed
- * from the warehouse and shared with any other worker of the same backfill.
+ * What a run loads: windows planned by the command (`run`, the demo), a backfill whose windows are claimed
+ * from the warehouse and shared with any other worker of the same backfill, or the spans of a range the raw
+ * archive kept (`replay`), with no request to the service.
  */
 export type JobWork =
-  { kind: 'planned'; windows: Map<StreamName, Window[]> } | { kind: 'backfill'; backfill: Backfill };
+  | { kind: 'planned'; windows: Map<StreamName, Window[]> }
+  | { kind: 'backfill'; backfill: Backfill }
+  | { kind: 'replay'; replay: ArchiveReplay };
+
+/** What a replay loads again from the raw archive (`replay-spans.ts`). */
+export interface ArchiveReplay {
+  archive: AnswerArchive;
+  from: Day;
+  to: Day;
+  streams: StreamName[];
+  /** Only the windows holding rejected records (`replay --rejects`): after a fix, they load again from what was kept. */
+  windows?: (stream: StreamName) => Promise<Set<Day>>;
+  /** With `windows`: whether reference data holds fields loaded as NULL, so that the newest kept profiles load again. */
+  profilesRejected?: () => Promise<boolean>;
+  /**
+   * Writes the kept webhook events of the range again (`loyalty_events`), first, as a run ingests its spool
+   * first; returns what could not be replayed, one line each.
+   */
+  events?: (runId: string) => Promise<string[]>;
+}
 
 export interface JobRunRequest {
   /** The job, resolved from `jobs.yaml` and the environment. */

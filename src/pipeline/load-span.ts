@@ -1,27 +1,24 @@
 import { readFieldDefinitions } from '../load/derived/field-definitions.js';
-import type { Destination, FieldReject, SpanLoad } from '../load/destination.js';
-import type { Row, TableSpec } from '../load/table-spec.js';
+import type { Destination, SpanLoad } from '../load/destination.js';
 import type { Logger } from '../log/logger.js';
 import type { Day } from '../plan/days.js';
 import type { SchemaContract } from '../plan/job-plan.js';
 import { formatWindow, type Window } from '../plan/windows.js';
 import type { CustomerRule } from '../plan/customer-rule.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
-import { selectCustomers, type CustomerSelection } from '../state/customer-selection.js';
+import { selectCustomers } from '../state/customer-selection.js';
 import { advanceEventBookmark } from '../state/event-bookmark.js';
 import { addRowsLoaded, keptPostingRows, postingRowsOf } from '../state/postings-ledger.js';
-import { advanceWatermark, assertClaimed, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
+import { advanceWatermark, recordWindowsDone, type WindowCounts } from '../state/ledger.js';
 import { recordUnlistedFields, type UnlistedSighting } from '../state/unlisted-fields.js';
-import { customerObservationsTable, observationRows } from '../streams/customer-observations.js';
+import { assertClaimed } from '../state/window-claims.js';
 import type { StreamContext, StreamDefinition } from '../streams/stream.js';
-import { FIELD_REJECTS } from '../transform/field-problems.js';
-import { RecordError } from '../transform/record-error.js';
 import { countedCustomers } from './customer-tally.js';
-import { stagedBytes, type SpanShare, type StagingBudget } from './staging-budget.js';
-import { UndatedVersions } from './undated-versions.js';
-import { UnlistedTally } from './unlisted-tally.js';
-import { WindowNormalizers } from './window-normalizers.js';
-import { RejectThresholdError, SpanPartlyLoadedError, UnreadRecordsError } from './pipeline-errors.js';
+import { checkNothingUnread, checkRejects } from './span-checks.js';
+import { logLoaded, logNewFields } from './span-log.js';
+import { stageSpan, tablesOf, type StagedSpan } from './stage-span.js';
+import type { SpanShare, StagingBudget } from './staging-budget.js';
+import { SpanPartlyLoadedError } from './pipeline-errors.js';
 
 /** Settings of one span's load that do not come from the stream. */
 export interface SpanSettings {
@@ -48,9 +45,6 @@ export interface SpanSettings {
   staging?: StagingBudget;
 }
 
-/** Windows with fewer rejects than this never fail on the threshold: one bad record in a tiny window is noise. */
-export const MIN_REJECTS_TO_FAIL = 10;
-
 /**
  * The path data takes, for one span (one or more consecutive windows) of one stream:
  *
@@ -59,7 +53,8 @@ export const MIN_REJECTS_TO_FAIL = 10;
  *   targets and rejects, window ledger, watermark, event bookmark, fields the spec does not list.
  *
  * Memory holds one page at a time; the span's rows wait in the warehouse's staging tables (each destination
- * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched.
+ * gathers them into batches of its own). Any error before the commit leaves the warehouse untouched. The page
+ * loop is `stage-span.ts` (records to rows: `record-rows.ts`), the checks before the commit `span-checks.ts`.
  */
 export async function loadSpan(
   stream: StreamDefinition,
@@ -202,164 +197,6 @@ async function loadOpenedSpan(
   }
 }
 
-/** The stream's tables, without the history of those whose job turned it off (`jobs.<name>.history.<stream>: false`). */
-function tablesOf(stream: StreamDefinition, ctx: StreamContext): TableSpec[] {
-  const history: Partial<Record<string, boolean>> = ctx.jobConfig.history ?? {};
-  if (history[stream.name] !== false) return stream.tables;
-  return stream.tables.map(({ history: _, ...spec }) => spec);
-}
-
-/** What a span staged, per window start; `stoppedBy` is what stopped its reading before the end, if anything did. */
-interface StagedSpan {
-  extracted: Map<Day, number>;
-  rejected: Map<Day, number>;
-  /** The first reject's reason of each window, for the line of a window whose every record was rejected. */
-  firstReject: Map<Day, string>;
-  /** Windows whose listing was read to its end. */
-  complete: Set<Day>;
-  /** The members the spec does not list that the staged rows carry. */
-  unlisted: UnlistedTally;
-  /** The records whose history version the source gives no day for. */
-  undated: UndatedVersions;
-  stoppedBy?: unknown;
-}
-
-/** Extracts the span's pages, normalizes each record (a bad one is staged as a reject) and stages the rows. */
-async function stageSpan(
-  stream: StreamDefinition,
-  span: Window[],
-  ctx: StreamContext,
-  load: SpanLoad,
-  logger: Logger,
-  share: SpanShare | undefined,
-): Promise<StagedSpan> {
-  const staged: StagedSpan = {
-    extracted: new Map(),
-    rejected: new Map(),
-    firstReject: new Map(),
-    complete: new Set(),
-    unlisted: new UnlistedTally(stream.tables),
-    undated: new UndatedVersions(tablesOf(stream, ctx), span),
-  };
-  // a normalizer per window: occurrence numbers count within a window, whatever the span holds
-  const normalizers = new WindowNormalizers(() => stream.normalizer(ctx));
-  let seq = 0;
-  const pages = stream.extract(ctx, span)[Symbol.asyncIterator]();
-  let done = false;
-  try {
-    for (;;) {
-      // the next page waits for room in the budget the spans in flight share: the source is not asked meanwhile
-      const room = share?.room();
-      if (room) await room;
-      const next = await pages.next();
-      if (next.done) {
-        done = true;
-        break;
-      }
-      const batch = next.value;
-      if (batch.windowComplete) staged.complete.add(batch.windowStart);
-      if (batch.restart) {
-        const window = span.find((w) => w.start === batch.windowStart) ?? {
-          start: batch.windowStart,
-          end: batch.windowStart,
-        };
-        logger.warn(
-          { stream: stream.name, window: formatWindow(window), reason: batch.reason },
-          'source changed while it was read; reading the window again',
-        );
-        await load.reset(batch.windowStart);
-        normalizers.forget(batch.windowStart);
-        staged.extracted.delete(batch.windowStart);
-        staged.rejected.delete(batch.windowStart);
-        staged.unlisted.forget(batch.windowStart);
-        staged.undated.forget(batch.windowStart);
-        staged.firstReject.delete(batch.windowStart);
-      }
-      const { rows, invalid } = normalizeRecords(normalizers.normalize, batch.records, batch.windowStart, seq);
-      if (batch.windowComplete) normalizers.forget(batch.windowStart);
-      seq += batch.records.length;
-      const rejects: Array<{ windowStart: Day; payload: string; error: string }> = [];
-      // what the extractor rejected (a customer that cannot be asked) is recorded, but is no record of the window
-      for (const r of batch.rejects ?? [])
-        rejects.push({ windowStart: batch.windowStart, payload: safeJson(r.payload), error: storableMessage(r.error) });
-      for (const r of invalid)
-        rejects.push({
-          windowStart: batch.windowStart,
-          payload: safeJson(r.raw),
-          error: storableMessage(r.error.message),
-        });
-      add(staged.extracted, batch.windowStart, batch.records.length);
-      add(staged.rejected, batch.windowStart, rejects.length - (batch.rejects?.length ?? 0));
-      if (invalid.length > 0 && !staged.firstReject.has(batch.windowStart))
-        staged.firstReject.set(batch.windowStart, invalid[0]!.error.message);
-      const observed = batch.observed?.length ? observationRows(stream.name, batch.observed) : [];
-      // (a window read again keeps what its first reading counted until the span ends: the budget errs low)
-      if (share) {
-        let bytes = stagedBytes(observed.map((row) => ({ row })));
-        for (const list of rows.values()) bytes += stagedBytes(list);
-        share.add(bytes);
-      }
-      for (const [table, list] of rows) {
-        // fields loaded as NULL are no rows of the stream: they are kept with their raw values
-        if (table === FIELD_REJECTS) {
-          await load.rejectFields(list.map((r) => fieldReject(r.windowStart, r.row)));
-          continue;
-        }
-        staged.unlisted.add(table, list, batch.windowStart);
-        staged.undated.add(table, list, batch.windowStart);
-        await load.append(table, list);
-      }
-      if (observed.length > 0) {
-        const observations = observed.map((row) => ({
-          seq: 0,
-          windowStart: batch.windowStart,
-          row,
-        }));
-        await load.append(customerObservationsTable.name, observations);
-      }
-      await load.reject(rejects);
-    }
-  } catch (error) {
-    staged.stoppedBy = error;
-  } finally {
-    // as `for await` does when its body ends early: the extractor's own cleanup runs
-    if (!done) await pages.return?.(undefined).catch(() => undefined);
-  }
-  staged.undated.warn(stream.name, logger);
-  return staged;
-}
-
-/** Rows staged per table, each with the occurrence number of its source record and its window. */
-export type StagedRowsByTable = Map<string, Array<{ seq: number; windowStart: Day; row: Row }>>;
-
-/**
- * Normalizes a batch of one window's records into rows per table, numbering the records from `seq + 1`; a record
- * the normalizer refuses (a RecordError) is handed back in `invalid`, any other error is thrown.
- */
-export function normalizeRecords(
-  normalize: (raw: unknown, windowStart: Day) => Record<string, Row[]>,
-  records: unknown[],
-  windowStart: Day,
-  seq: number,
-): { rows: StagedRowsByTable; invalid: Array<{ raw: unknown; error: RecordError }> } {
-  const rows: StagedRowsByTable = new Map();
-  const invalid: Array<{ raw: unknown; error: RecordError }> = [];
-  for (const raw of records) {
-    seq++;
-    try {
-      for (const [table, tableRows] of Object.entries(normalize(raw, windowStart))) {
-        let list = rows.get(table);
-        if (!list) rows.set(table, (list = []));
-        for (const row of tableRows) list.push({ seq, windowStart, row });
-      }
-    } catch (error) {
-      if (!(error instanceof RecordError)) throw error;
-      invalid.push({ raw, error });
-    }
-  }
-  return { rows, invalid };
-}
-
 /** What a span's commit records besides its rows. */
 export interface SpanLedger {
   job: string;
@@ -438,143 +275,4 @@ export function commitWindows(
       unlisted.fresh = await recordUnlistedFields(conn, runId, merged.loadedAt, unlisted.seen);
     return counts;
   });
-}
-
-/**
- * A window fails when more than `threshold` of its records were rejected (and at least `MIN_REJECTS_TO_FAIL`),
- * or when every record it read was rejected, whatever their number: a window of rejects alone says the service
- * shapes or names something otherwise than the pipeline reads it, not that one record was bad. The rejects of the
- * windows that fail still go to `_etl_rejects` (in place of those of an earlier reading of the windows), where the
- * failure line sends the operator; nothing else of theirs is loaded.
- */
-async function checkRejects(
-  stream: StreamDefinition,
-  windows: Window[],
-  staged: StagedSpan,
-  threshold: number,
-  load: SpanLoad,
-  logger: Logger,
-): Promise<void> {
-  const failing: Array<{ window: Window; message: string }> = [];
-  for (const window of windows) {
-    const bad = staged.rejected.get(window.start) ?? 0;
-    const total = staged.extracted.get(window.start) ?? 0;
-    if (total > 0 && bad === total)
-      failing.push({
-        window,
-        message:
-          `${stream.name} ${formatWindow(window)}: all ${total} records rejected (the first: ${staged.firstReject.get(window.start) ?? 'no reason'}); ` +
-          'see _etl_rejects: the service may name or shape a field otherwise than the pipeline reads it',
-      });
-    else if (bad >= MIN_REJECTS_TO_FAIL && bad > total * threshold)
-      failing.push({
-        window,
-        message: `${stream.name} ${formatWindow(window)}: ${bad} of ${total} records rejected, more than the threshold of ${threshold * 100}%; see _etl_rejects`,
-      });
-  }
-  if (failing.length === 0) return;
-  await load
-    .keepRejects(failing.map((f) => f.window.start))
-    .catch((error: unknown) =>
-      logger.warn({ stream: stream.name, err: error }, 'could not keep the rejects of the windows that failed on them'),
-    );
-  throw new RejectThresholdError(failing[0]!.message);
-}
-
-/**
- * A span of a listing filtered by date that read no record at all is asked for its count as a whole (one request):
- * a source that counts records in those days while its windows list none reads the range otherwise than the
- * pipeline asks it (most often an export that leaves out its `end` day), and recording the windows done would
- * lose those records for good.
- */
-async function checkNothingUnread(
-  stream: StreamDefinition,
-  span: Window[],
-  staged: StagedSpan,
-  ctx: StreamContext,
-): Promise<void> {
-  if (!stream.countRange) return;
-  for (const window of span) if ((staged.extracted.get(window.start) ?? 0) > 0) return;
-  const range = { start: span[0]!.start, end: span.at(-1)!.end };
-  const counted = await stream.countRange(ctx.api, range);
-  if (counted === 0) return;
-  throw new UnreadRecordsError(
-    `${stream.name} ${formatWindow(range)}: the source counts ${counted} records in these days, but reading its windows found none; ` +
-      'if the export leaves out its end day, set source.export_end: exclusive in jobs.yaml',
-  );
-}
-
-/** A field reject as a normalizer emits it (a row of `FIELD_REJECTS`), as either warehouse can store it. */
-export function fieldReject(windowStart: Day, row: Row): FieldReject {
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-  return {
-    windowStart,
-    recordKey: text(row.record_key) ?? '',
-    // a field's path may hold a source key (`customFieldMap.<name>`): without NULs, as either warehouse stores it
-    field: storableMessage(text(row.field) ?? '').toWellFormed(),
-    rawValue: text(row.raw_value),
-    error: storableMessage(text(row.error) ?? '').toWellFormed(),
-  };
-}
-
-function add(counts: Map<Day, number>, day: Day, n: number): void {
-  counts.set(day, (counts.get(day) ?? 0) + n);
-}
-
-function logLoaded(
-  stream: StreamDefinition,
-  counts: WindowCounts[],
-  started: number,
-  logger: Logger,
-  selection: CustomerSelection | undefined,
-): void {
-  const events = selection?.events
-    ? { eventsAfter: selection.events.after ?? null, eventsThrough: selection.events.through }
-    : {};
-  for (const c of counts) {
-    logger.debug(
-      {
-        stream: stream.name,
-        window: formatWindow(c.window),
-        ...(selection ? { selection: selection.kind, ...events } : {}),
-        extracted: c.extracted,
-        loaded: c.loaded,
-        rejected: c.rejected,
-        requests: c.requests,
-        ms: Math.round(performance.now() - started),
-      },
-      'window loaded',
-    );
-  }
-}
-
-/** Says once, when the commit that first loaded it is done, each member the spec does not list. */
-function logNewFields(
-  stream: StreamDefinition,
-  fresh: readonly UnlistedSighting[],
-  runId: string,
-  logger: Logger,
-): void {
-  for (const f of fresh) {
-    logger.warn(
-      { stream: stream.name, recordType: f.recordType, field: f.path, table: f.table, records: f.records, runId },
-      `new field ${f.path} on ${f.recordType} first seen in run ${runId} (kept in ${f.table}._unlisted)`,
-    );
-  }
-}
-
-/**
- * A reject's message as either warehouse stores it: it may quote a source key (`customFieldMap.<name>: …`), and
- * a NUL in a key, which PostgreSQL text cannot hold, is written as `\u0000`, as the payload's JSON writes it.
- */
-function storableMessage(message: string): string {
-  return message.includes('\u0000') ? message.replaceAll('\u0000', '\\u0000') : message;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch {
-    return JSON.stringify(String(value));
-  }
 }

@@ -4,7 +4,7 @@ import type { SchemaContract } from '../plan/job-plan.js';
 import type { AnswerArchive } from '../source/archive/answer-archive.js';
 import type { LoyaltyApi } from '../source/loyalty-api.js';
 import { PROFILE_TABLES, readProfiles } from '../streams/profiles.js';
-import { fieldReject } from './load-span.js';
+import { fieldReject } from './record-rows.js';
 
 /**
  * Replaces `profiles` and `profile_fields` with what the source lists now, through the same staging and merge as

@@ -17,6 +17,7 @@ import { runLanes } from './lanes.js';
 import { keepLease } from './lease-keeper.js';
 import { recordWhileReconnecting } from './record-while-reconnecting.js';
 import { refreshProfiles } from './refresh-profiles.js';
+import { replaySpans } from './replay-spans.js';
 import { RunStop } from './run-stop.js';
 import { StagingBudget } from './staging-budget.js';
 import { shareSourceRate, type SourceRateShare } from './source-rate-share.js';
@@ -30,7 +31,8 @@ import { RunInterruptedError, SourceGoneError } from './pipeline-errors.js';
  *   reference data ─► make the customer directory complete (accounts windows from `source.history_start`) ─►
  *   every stream in `STREAM_ORDER`: a queue of spans (stream-queues.ts), worked through by the stream's lanes
  *   (lanes.ts), each span claimed, loaded and committed on its own (load-span.ts) ─► the fields first seen ─►
- *   record how the run ended.
+ *   record how the run ended. A replay takes the same start, lease and end, its work the spans the raw archive
+ *   kept (replay-spans.ts) instead of the source.
  *
  * Every span is claimed before it is extracted, so two workers never load the same window at once. A window that
  * fails is recorded and reported; the others go on. Each span commits on its own, so work done survives a later
@@ -99,6 +101,11 @@ export async function runJob(request: JobRunRequest): Promise<JobRunResult> {
   let unexpected: string | undefined;
   let rateShare: SourceRateShare | undefined;
   try {
+    // a replay asks the archive, never the service: no share of its rate, no reference data asked of it
+    if (request.work.kind === 'replay') {
+      await replaySpans(run, request.work.replay);
+      return result;
+    }
     // the source's rate limit, shared with the live runs of the same warehouse
     rateShare = await shareSourceRate(destination, request.api.http, plan.requestsPerSecond, log);
     // 3. reference data, which is not windowed: a failure is reported but does not fail the windows
@@ -160,6 +167,25 @@ async function refreshReferenceData(run: RunUnderWay): Promise<void> {
   );
 }
 
+/** What `_etl_runs.error` says of a run's failed windows (null: none failed). */
+function runFailure(result: JobRunResult): string | null {
+  const first = result.failed[0];
+  return first
+    ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`
+    : null;
+}
+
+/** What `_etl_runs.error` says of a replay's windows and kept webhook events not replayed (null: none). */
+function replayFailure(result: JobRunResult): string | null {
+  const first = result.failed[0];
+  const events = result.replayed?.eventsFailed ?? [];
+  return first
+    ? `${result.failed.length} window(s) not replayed; first: ${first.stream} ${first.window.start}: ${first.error}`
+    : events.length > 0
+      ? `${events.length} webhook event(s) not replayed; first: ${events[0]}`
+      : null;
+}
+
 /** Records how the run ended: `interrupted`, `failed` (with its first failure or what stopped it) or `succeeded`. */
 async function recordEnd(
   destination: Destination,
@@ -168,12 +194,7 @@ async function recordEnd(
   unexpected: string | undefined,
   log: Logger,
 ): Promise<void> {
-  const first = result.failed[0];
-  const error =
-    unexpected ??
-    (first
-      ? `${result.failed.length} window(s) failed; first: ${first.stream} ${formatWindow(first.window)}: ${first.error}`
-      : null);
+  const error = unexpected ?? (result.replayed ? replayFailure(result) : runFailure(result));
   const status = stop.reason instanceof RunInterruptedError ? 'interrupted' : error ? 'failed' : 'succeeded';
   await recordWhileReconnecting(() =>
     destination.ledgerTransaction((conn) =>

@@ -51,6 +51,7 @@ export async function directoryQueue(run: RunUnderWay): Promise<WindowQueue | un
  * last day.
  */
 function directoryThrough(work: JobWork, job: JobSettings): Day | undefined {
+  if (work.kind === 'replay') return undefined;
   const streams: readonly string[] = work.kind === 'backfill' ? work.backfill.streams : [...work.windows.keys()];
   const perCustomer = streams.some((s) => (PER_CUSTOMER_STREAMS as readonly string[]).includes(s));
   if (!streams.includes('accounts') && !perCustomer) return undefined;

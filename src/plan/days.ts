@@ -4,6 +4,9 @@ import { offsetAt } from './zone-offsets.js';
 /** A calendar day `YYYY-MM-DD`. Days are zone-free labels; a zone only matters when an instant is mapped to one. */
 export type Day = string;
 
+/** Milliseconds in a UTC day (a day label's arithmetic is on UTC midnights). */
+export const DAY_MS = 86_400_000;
+
 /**
  * `day` plus `n` days (n may be negative). Plain UTC arithmetic on the day's number, not luxon: a run plans the
  * directory's windows over the program's whole history, tens of thousands of these, and luxon's zone machinery made
@@ -20,8 +23,12 @@ export function daysBetween(a: Day, b: Day): number {
 
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Days since 1970-01-01 of a calendar day; a text that is not one (`2024-02-30`, `2024-1-5`) is refused. */
-function dayNumber(day: Day): number {
+/**
+ * Days since 1970-01-01 of a calendar day; a text that is not one (`2024-02-30`, `2024-1-5`) is refused.
+ *
+ * @example dayNumber('1970-01-02') // 1
+ */
+export function dayNumber(day: Day): number {
   const cached = dayNumbers.get(day);
   if (cached !== undefined) return cached;
   const parts = DAY_PATTERN.exec(day);
@@ -36,7 +43,7 @@ function dayNumber(day: Day): number {
 }
 
 /** The day `days` after 1970-01-01, as `YYYY-MM-DD` (years 0000–9999; outside them, luxon's ISO form). */
-function dayText(days: number): Day {
+export function dayText(days: number): Day {
   let day = dayTexts.get(days);
   if (day === undefined) {
     day =
@@ -47,6 +54,11 @@ function dayText(days: number): Day {
     dayTexts.set(days, day);
   }
   return day;
+}
+
+/** 0 for Monday … 6 for Sunday. */
+export function weekday(day: Day): number {
+  return (((dayNumber(day) + 3) % 7) + 7) % 7;
 }
 
 /** The day an instant falls on in `zone`. */
@@ -70,7 +82,6 @@ export function dayOfMillis(ms: number, zone: string): Day {
   return dayText(days);
 }
 
-const DAY_MS = 86_400_000;
 /** Days since 1970-01-01 of 0001-01-01 and of 9999-12-31. */
 const FIRST_DAY = -719_162;
 const LAST_DAY = 2_932_896;

@@ -1,5 +1,4 @@
-import type { Day } from '../plan/days.js';
-import { dayNumber, weekday } from './day-number.js';
+import { dayNumber, weekday, type Day } from '../plan/days.js';
 import type { ReportWindow } from './report-model.js';
 
 /** Where one window's cell sits, and its class (its colour: see {@link cellClass}). */

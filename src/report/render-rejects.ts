@@ -1,5 +1,4 @@
-import type { Day } from '../plan/days.js';
-import { dayNumber, dayOfNumber, weekday } from './day-number.js';
+import { dayNumber, dayText, weekday, type Day } from '../plan/days.js';
 import { clip, formatCount } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import type { RejectDay, ReportModel } from './report-model.js';
@@ -28,10 +27,10 @@ export function rejectBuckets(
   const last = dayNumber(to);
   const unit = last - first < 120 ? 'day' : last - first < 731 ? 'week' : 'month';
   const bucketOf = (day: Day): Day =>
-    unit === 'day' ? day : unit === 'week' ? dayOfNumber(dayNumber(day) - weekday(day)) : `${day.slice(0, 7)}-01`;
+    unit === 'day' ? day : unit === 'week' ? dayText(dayNumber(day) - weekday(day)) : `${day.slice(0, 7)}-01`;
   const buckets = new Map<Day, RejectBucket>();
   for (let n = first; n <= last; n++) {
-    const start = bucketOf(dayOfNumber(n));
+    const start = bucketOf(dayText(n));
     if (!buckets.has(start)) buckets.set(start, { start, counts: streams.map(() => 0) });
   }
   for (const d of days) {

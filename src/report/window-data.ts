@@ -1,5 +1,4 @@
-import type { Day } from '../plan/days.js';
-import { dayNumber } from './day-number.js';
+import { dayNumber, type Day } from '../plan/days.js';
 import type { ReportModel, ReportWindow } from './report-model.js';
 
 /**

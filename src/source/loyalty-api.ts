@@ -1,5 +1,6 @@
 import { integrationOf, type Integration } from './integration.js';
 import { z } from 'zod';
+import { addDays } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { FatalSourceError } from './source-errors.js';
 import type { HttpClient, RequestCounter, SourceAnswer } from './http-client.js';
@@ -156,7 +157,7 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
 
   /** The `start` and `end` that ask an export for the inclusive days of `window`. */
   private windowQuery(window: Window): Record<string, string> {
-    return { start: window.start, end: this.exportEnd === 'exclusive' ? dayAfter(window.end) : window.end };
+    return { start: window.start, end: this.exportEnd === 'exclusive' ? addDays(window.end, 1) : window.end };
   }
 
   /** `GET /accounts/loyalty/postings` for one customer; 1005 surfaces as DataNotFoundError. */
@@ -276,9 +277,4 @@ export class LoyaltyApi<C extends SourceClient = SourceClient> {
       );
     return { pageNumber, pageSize, totalCount, data };
   }
-}
-
-/** The day after `day` (`YYYY-MM-DD`). */
-function dayAfter(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }

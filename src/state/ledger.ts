@@ -2,7 +2,6 @@ import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { columnLists } from '../load/warehouse/values-list.js';
-import { ClaimLostError } from './state-errors.js';
 
 /**
  * Windows written per ledger statement. A statement carries only what differs from window to window (the
@@ -56,38 +55,6 @@ export async function recordWindowsDone(
               rows_rejected = excluded.rows_rejected, requests = excluded.requests, run_id = excluded.run_id, finished_at = excluded.finished_at,
               error = NULL, claimed_by = NULL, claimed_at = NULL${backfill}`,
       [job, stream, runId, finishedAt, mark.backfillId ?? null, ...list.params],
-    );
-  }
-}
-
-/**
- * Checks, inside a span's transaction, that `runId` still holds every window of the span, and keeps them
- * (the rows stay locked on PostgreSQL until the commit), so no other worker can take them in between.
- *
- * @throws ClaimLostError when another worker claimed one of them since.
- */
-export async function assertClaimed(
-  conn: SqlConnection,
-  job: string,
-  stream: string,
-  windows: Window[],
-  runId: string,
-): Promise<void> {
-  const result = await conn.db
-    .updateTable('_etl_windows')
-    .set({ claimed_by: runId })
-    .where('job', '=', job)
-    .where('stream', '=', stream)
-    .where(
-      'window_start',
-      'in',
-      windows.map((w) => w.start),
-    )
-    .where('claimed_by', '=', runId)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== windows.length) {
-    throw new ClaimLostError(
-      `${stream} ${windows[0]!.start}..${windows.at(-1)!.end}: another worker claimed these windows while this one loaded them (its lease had run out); its load is dropped`,
     );
   }
 }

@@ -1,6 +1,5 @@
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../plan/days.js';
 
 /** How far a state stream's observations cover the customer directory, as `status` and `verify` report it. */
 export interface StateCoverage {

@@ -1,10 +1,9 @@
 import type { SqlConnection } from '../load/warehouse/sql-connection.js';
+import { DAY_MS } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import type { CustomerSelection, WarehouseRead } from './selected-customers.js';
 import { lastEventSeq, readEventBookmark } from './event-bookmark.js';
 import { pagedSelection } from './paged-selection.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The customers a state stream (loyalty_status, vouchers) asks for `span`, streamed in key order, each once:

@@ -4,6 +4,7 @@ import type { SqlConnection } from '../load/warehouse/sql-connection.js';
 import { addDays, type Day } from '../plan/days.js';
 import type { Window } from '../plan/windows.js';
 import { liveRunSql } from './runs.js';
+import { ClaimLostError } from './state-errors.js';
 
 /**
  * Window claims: before a worker extracts a window it claims the window's `_etl_windows` row
@@ -202,4 +203,36 @@ export async function failOpenWindows(
     [scope.runId, error, finishedAt, scope.backfillId, scope.job, scope.stream, ...rows.map((r) => r.window_start)],
   );
   return rows.map((r) => ({ start: r.window_start, end: r.window_end }));
+}
+
+/**
+ * Checks, inside a span's transaction, that `runId` still holds every window of the span, and keeps them
+ * (the rows stay locked on PostgreSQL until the commit), so no other worker can take them in between.
+ *
+ * @throws ClaimLostError when another worker claimed one of them since.
+ */
+export async function assertClaimed(
+  conn: SqlConnection,
+  job: string,
+  stream: string,
+  windows: Window[],
+  runId: string,
+): Promise<void> {
+  const result = await conn.db
+    .updateTable('_etl_windows')
+    .set({ claimed_by: runId })
+    .where('job', '=', job)
+    .where('stream', '=', stream)
+    .where(
+      'window_start',
+      'in',
+      windows.map((w) => w.start),
+    )
+    .where('claimed_by', '=', runId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== windows.length) {
+    throw new ClaimLostError(
+      `${stream} ${windows[0]!.start}..${windows.at(-1)!.end}: another worker claimed these windows while this one loaded them (its lease had run out); its load is dropped`,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+import { DAY_MS } from '../plan/days.js';
 import { offsetAt } from '../plan/zone-offsets.js';
 import { RecordError } from './record-error.js';
 import { AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS } from './zone-abbreviations.js';
@@ -87,7 +88,6 @@ type LocalParts = {
 };
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 
 /** Whether the wall clock `local` (as UTC millis) falls on the day of `parts`. */
 function showsDay(local: number, parts: LocalParts): boolean {
@@ -101,7 +101,7 @@ function showsDay(local: number, parts: LocalParts): boolean {
  */
 function wallClockMillis(parts: LocalParts): number {
   return (
-    daysFromCivil(parts.year, parts.month, parts.day) * DAY +
+    daysFromCivil(parts.year, parts.month, parts.day) * DAY_MS +
     ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000 +
     parts.millisecond
   );
@@ -124,8 +124,8 @@ function daysFromCivil(year: number, month: number, day: number): number {
  * with the offset before the change, which lands as far past the change as the clock was.
  */
 function wallClockToUtc(local: number, zone: Zone): number {
-  const before = offsetAt(local - DAY, zone);
-  const after = offsetAt(local + DAY, zone);
+  const before = offsetAt(local - DAY_MS, zone);
+  const after = offsetAt(local + DAY_MS, zone);
   const shows = (offset: number) => offsetAt(local - offset * MINUTE, zone) === offset;
   if (shows(before)) return local - before * MINUTE;
   if (after !== before && shows(after)) return local - after * MINUTE;
@@ -145,10 +145,10 @@ function fromDayOffset(local: number, zone: Zone): number | undefined {
   if (zone instanceof FixedOffsetZone) return local - zone.offset(local) * MINUTE;
   let days = dayOffsets.get(zone);
   if (!days) dayOffsets.set(zone, (days = new Map()));
-  const day = Math.floor(local / DAY);
+  const day = Math.floor(local / DAY_MS);
   let offset = days.get(day);
   if (offset === undefined) {
-    offset = steadyDayOffset(day * DAY, zone);
+    offset = steadyDayOffset(day * DAY_MS, zone);
     if (days.size >= MAX_DAYS) days.clear();
     days.set(day, offset);
   }
@@ -162,8 +162,8 @@ function fromDayOffset(local: number, zone: Zone): number | undefined {
  */
 function steadyDayOffset(midnight: number, zone: Zone): number | null {
   const first = offsetAt(midnight - 14 * 3_600_000, zone);
-  const middle = offsetAt(midnight + DAY / 2 - first * MINUTE, zone);
-  const last = offsetAt(midnight + DAY + 14 * 3_600_000, zone);
+  const middle = offsetAt(midnight + DAY_MS / 2 - first * MINUTE, zone);
+  const last = offsetAt(midnight + DAY_MS + 14 * 3_600_000, zone);
   return first === middle && middle === last ? first : null;
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { addDays, daysBetween } from '../../src/plan/days.js';
+import { addDays, dayNumber, daysBetween, dayText, weekday } from '../../src/plan/days.js';
 
 /** What luxon's calendar says, the yardstick the plain arithmetic must agree with. */
 const luxonDay = (day: string, n: number) => DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: n }).toISODate();
@@ -35,6 +35,19 @@ describe('calendar days', () => {
       ['9999-12-31', 1, luxonDay('9999-12-31', 1)],
     ] as const)
       expect(addDays(day, n)).toBe(expected);
+  });
+
+  it('numbers days and names their weekday as luxon does, the years 1–99 included (the status page places windows by them)', () => {
+    fc.assert(
+      fc.property(anyDay, (day) => {
+        const luxon = DateTime.fromISO(day, { zone: 'UTC' });
+        expect(dayNumber(day)).toBe(Math.round(luxon.toMillis() / 86_400_000));
+        expect(dayText(dayNumber(day))).toBe(day);
+        expect(weekday(day)).toBe(luxon.weekday - 1);
+      }),
+      { numRuns: 2000 },
+    );
+    expect([dayNumber('1970-01-02'), weekday('1970-01-05'), weekday('0050-03-01')]).toEqual([1, 0, 1]);
   });
 
   it('refuses a text that is not a calendar day instead of planning from it', () => {

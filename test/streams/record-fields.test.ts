@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRecords } from '../../src/pipeline/load-span.js';
+import { normalizeRecords } from '../../src/pipeline/record-rows.js';
 import { normalizeAccount } from '../../src/streams/accounts.js';
 import { postingNormalizer } from '../../src/streams/loyalty-postings.js';
 import { surveyNormalizer } from '../../src/streams/surveys.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRecords } from '../../src/pipeline/load-span.js';
+import { normalizeRecords } from '../../src/pipeline/record-rows.js';
 import { loyaltyStatusStream } from '../../src/streams/loyalty-status.js';
 import type { StreamContext, StreamDefinition } from '../../src/streams/stream.js';
 import { vouchersStream } from '../../src/streams/vouchers.js';

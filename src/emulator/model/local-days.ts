@@ -1,7 +1,6 @@
 import { formatDay } from './calendar.js';
-import type { ZoneClock } from './zone-clock.js';
+import { DAY_MS, type ZoneClock } from './zone-clock.js';
 
-const DAY_MS = 86_400_000;
 const CACHED_DAYS = 20_000;
 
 /**

@@ -4,9 +4,7 @@ import type { LoyaltyState } from './loyalty-summary.js';
 import { BRANDS } from './name-pools.js';
 import { type Random, Stream, randomFor, roundTo } from './random.js';
 import { renderTimestamp } from './rendering.js';
-import { isoUtc } from './zone-clock.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, isoUtc } from './zone-clock.js';
 
 /** What the program issues, and what each is worth. */
 const KINDS = [

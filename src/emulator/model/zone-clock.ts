@@ -1,6 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a UTC day. */
+export const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /**

@@ -10,13 +10,15 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { AnalystsPolicy } from '../../plan/job-plan.js';
 import { exportSelectList, exportedColumns, holdKey, keyCheckOf } from './export-policy.js';
 import { qualified, quoteIdent, quoteLiteral } from '../warehouse/identifiers.js';
-import type { SqlConnection } from '../warehouse/sql-connection.js';
 import { ExportPathError } from '../warehouse/warehouse-errors.js';
+import { copyThroughDuckDb, duckdbTypeOf, type ExportConnection } from './postgres-to-parquet.js';
 import { NEVER_FOR_ANALYSTS } from '../catalog/warehouse-catalog.js';
+
+export { duckdbTypeOf, type ExportConnection } from './postgres-to-parquet.js';
 
 /**
  * The columns that partition a data table by month, first present wins: a day or instant every row has and that
@@ -30,9 +32,6 @@ const PARTITION_TYPES = new Set(['TIMESTAMP WITH TIME ZONE', 'DATE']);
 
 /** What the in-memory DuckDB that writes PostgreSQL's rows may hold before it spills to disk. */
 const SCRATCH_MEMORY = '256MB';
-
-/** Rows read from PostgreSQL per fetch: memory holds one batch, whatever the size of a partition. */
-const PG_BATCH_ROWS = 5000;
 
 /** The folder name of a partition whose month column is NULL, as Hive and Spark spell it. */
 const NULL_MONTH = '__HIVE_DEFAULT_PARTITION__';
@@ -76,9 +75,6 @@ export interface ExportResult {
   skipped: number;
   deleted: number;
 }
-
-/** The statements an export runs on the warehouse. */
-export type ExportConnection = Pick<SqlConnection, 'run' | 'all'>;
 
 /** A warehouse as the export reads it: its tables, and one read-only snapshot of them. */
 export interface ExportSource {
@@ -336,88 +332,4 @@ function monthFilter(column: string, byDay: boolean, month: string | null): stri
   const next = m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
   const start = (m: string) => quoteLiteral(byDay ? `${m}-01` : `${m}-01 00:00:00+00`);
   return `${c} >= ${start(month)} AND ${c} < ${start(next)}`;
-}
-
-/**
- * The DuckDB (and so Parquet) type of a PostgreSQL column, as `format_type` names it: instants stay
- * TIMESTAMPTZ, amounts DECIMAL(18,4), days DATE; text and JSON are strings.
- */
-export function duckdbTypeOf(pgType: string): string {
-  const types = new Map<string, string>([
-    ['timestamp with time zone', 'TIMESTAMP WITH TIME ZONE'],
-    ['timestamp without time zone', 'TIMESTAMP'],
-    ['date', 'DATE'],
-    ['integer', 'INTEGER'],
-    ['smallint', 'SMALLINT'],
-    ['bigint', 'BIGINT'],
-    ['boolean', 'BOOLEAN'],
-    ['double precision', 'DOUBLE'],
-    ['real', 'FLOAT'],
-    ['text', 'VARCHAR'],
-    ['character varying', 'VARCHAR'],
-    ['character', 'VARCHAR'],
-    ['json', 'JSON'],
-    ['jsonb', 'JSON'],
-    ['uuid', 'UUID'],
-  ]);
-  const decimal = /^numeric\((\d+),(\d+)\)$/.exec(pgType);
-  // the warehouse's amounts are numeric(18,4); a bare numeric has no fixed scale, and its text keeps it exactly
-  if (decimal) return Number(decimal[1]) <= 38 ? `DECIMAL(${decimal[1]},${decimal[2]})` : 'VARCHAR';
-  if (pgType === 'numeric') return 'VARCHAR';
-  const type = types.get(pgType.toLowerCase().replace(/\(\d+\)$/, ''));
-  if (!type) throw new Error(`export: no Parquet type for the PostgreSQL type ${pgType}`);
-  return type;
-}
-
-/**
- * Writes the rows of `select` (on PostgreSQL) to a Parquet file: read through a cursor in bounded batches, appended
- * to a DuckDB table of the same column types in memory, then copied out. DuckDB casts PostgreSQL's text of each
- * value (instants with their offset, decimals, days) to the column's type, so no value passes through a JS number.
- */
-async function copyThroughDuckDb(
-  conn: ExportConnection,
-  scratch: DuckDBConnection,
-  select: string,
-  columns: Array<{ name: string; type: string }>,
-  file: string,
-): Promise<void> {
-  await scratch.run(
-    `CREATE OR REPLACE TABLE part (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
-  );
-  const names = columns.map((c) => c.name);
-  await conn.run(`DECLARE export_rows NO SCROLL CURSOR FOR ${select}`);
-  try {
-    for (;;) {
-      const rows = await conn.all<Record<string, unknown>>(`FETCH ${PG_BATCH_ROWS} FROM export_rows`);
-      if (rows.length === 0) break;
-      for (let i = 0; i < rows.length; i += 200) await insertRows(scratch, rows.slice(i, i + 200), names, columns);
-    }
-  } finally {
-    await conn.run('CLOSE export_rows');
-  }
-  await scratch.run(`COPY part TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`);
-  await scratch.run('DROP TABLE part');
-}
-
-async function insertRows(
-  scratch: DuckDBConnection,
-  rows: Array<Record<string, unknown>>,
-  names: string[],
-  columns: Array<{ name: string; type: string }>,
-): Promise<void> {
-  const params: Array<string | null> = [];
-  const tuples = rows.map((row) => {
-    const cells = names.map((name, i) => {
-      params.push(textOf(row[name]));
-      return `CAST($${params.length} AS ${columns[i]!.type})`;
-    });
-    return `(${cells.join(', ')})`;
-  });
-  await scratch.run(`INSERT INTO part VALUES ${tuples.join(', ')}`, params);
-}
-
-function textOf(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
 }

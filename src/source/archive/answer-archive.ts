@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { constants, createGunzip } from 'node:zlib';
+import { DAY_MS } from '../../plan/days.js';
 import type { SourceAnswer } from '../http-client.js';
 import type { CustomerIdentity } from '../loyalty-api.js';
 import { SpanArchive, streamFolder, type ArchiveLine, type SpanHeader } from './span-archive.js';
@@ -111,7 +112,7 @@ export class AnswerArchive {
     const { keepDays, maxBytes } = this.retention;
     if (keepDays === undefined && maxBytes === undefined) return 0;
     const all = await this.allFiles();
-    const cutoff = keepDays === undefined ? '' : compact(new Date(now.getTime() - keepDays * 86_400_000));
+    const cutoff = keepDays === undefined ? '' : compact(new Date(now.getTime() - keepDays * DAY_MS));
     let total = all.reduce((sum, f) => sum + f.bytes, 0);
     let deleted = 0;
     for (const f of all) {
