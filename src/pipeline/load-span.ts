@@ -153,7 +153,7 @@ async function loadOpenedSpan(
     const unlisted: UnlistedFields = { seen: staged.unlisted.sightings(windows.map((w) => w.start)), fresh: [] };
     // an answer counted as loaded is in the archive: the span's file is durable before the transaction
     await archived?.seal();
-    const counts = await commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter.requests, unlisted);
+    const counts = await commitWindows(load, ledger, windows, staged.extracted, ctx.api.counter, unlisted);
     await archived
       ?.committed()
       .catch((e: unknown) =>
@@ -233,10 +233,11 @@ export function commitWindows(
   ledger: SpanLedger,
   windows: Window[],
   extracted: Map<Day, number>,
-  requests: number,
+  sent: number | { requests: number; retries?: number },
   unlisted: UnlistedFields = { seen: [], fresh: [] },
 ): Promise<WindowCounts[]> {
   const { job, stream, runId } = ledger;
+  const { requests, retries = 0 } = typeof sent === 'number' ? { requests: sent } : sent;
   return load.commit(windows, async (conn, merge) => {
     if (ledger.claimedBy !== undefined) await assertClaimed(conn, job, stream, windows, ledger.claimedBy);
     const starts = new Set(windows.map((w) => w.start));
@@ -257,7 +258,9 @@ export function commitWindows(
       loaded: (merged.loaded.get(window.start) ?? 0) + (kept.get(window.start) ?? 0),
       rejected: merged.rejected.get(window.start) ?? 0,
       fieldsRejected: merged.fieldsRejected.get(window.start) ?? 0,
-      requests: i === 0 ? requests : 0, // the span's requests are recorded on its first window
+      // the span's requests are recorded on its first window
+      requests: i === 0 ? requests : 0,
+      retries: i === 0 ? retries : 0,
     }));
     await recordWindowsDone(conn, job, stream, runId, merged.loadedAt, counts, { backfillId: ledger.backfillId });
     await advanceWatermark(conn, job, stream, ledger.firstDay, runId, merged.loadedAt);

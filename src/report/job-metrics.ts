@@ -16,7 +16,7 @@ export interface RunOfThisProcess {
 
 /**
  * The job's metrics in Prometheus' text format, read from the warehouse alone (what `status --json` reads), in a
- * registry of their own: `loyalty_etl_*` per stream (rows, rejects, windows by status, lag, requests) and per job
+ * registry of their own: `loyalty_etl_*` per stream (rows, rejects, windows by status, lag, requests and retries) and per job
  * (the last run's outcome, duration, requests and retries, and the last success of each command). Every value is a
  * gauge: the warehouse holds the totals, so a scrape reads them rather than counting events.
  *
@@ -48,6 +48,10 @@ export async function jobMetrics(
     'job',
     'stream',
   ]);
+  const retries = gauge('retries', 'Of the requests of the windows of the stream, those tried again after a failure.', [
+    'job',
+    'stream',
+  ]);
   for (const s of status.streams) {
     const labels = { job, stream: s.stream };
     rows.set(labels, s.rowsLoaded);
@@ -58,6 +62,7 @@ export async function jobMetrics(
     windows.set({ ...labels, status: 'pending' }, s.windowsPending);
     if (s.lagDays !== null) lag.set(labels, s.lagDays);
     requests.set(labels, s.requests);
+    retries.set(labels, s.retries);
   }
 
   const last = await lastRun(conn, job, request.run?.runId, status.runs[0]);

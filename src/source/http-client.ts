@@ -18,6 +18,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedText, ResponseTooLargeError } fr
 /** Counts the requests of one piece of work (a span) on a client shared by many, and can call them off. */
 export interface RequestCounter {
   requests: number;
+  /** Of those, the requests tried again after a failure. */
+  retries?: number;
   /** When aborted, the work's requests still queued never leave, and those in flight or waiting to retry stop. */
   signal?: AbortSignal;
   /** Receives every answer the work's requests got that is not retried: what the raw archive keeps. */
@@ -213,6 +215,7 @@ export class HttpClient {
         const wait = this.waitBefore(attempt + 1, error);
         if (error.retryAfterSeconds !== undefined) this.limiter.holdUntil(performance.now() + wait);
         this.retried++;
+        if (counter) counter.retries = (counter.retries ?? 0) + 1;
         logger.warn(
           { endpoint: label, attempt, waitMs: Math.round(wait), reason: error.message },
           'retrying source request',

@@ -18,6 +18,8 @@ export interface WindowCounts {
   /** Fields loaded as NULL because their value could not be read (`_etl_field_rejects`). */
   fieldsRejected?: number;
   requests: number;
+  /** Of the requests, those tried again after a failure. */
+  retries?: number;
 }
 
 /** What a window's commit knows about the claim it was loaded under. */
@@ -43,16 +45,16 @@ export async function recordWindowsDone(
   for (let i = 0; i < counts.length; i += LEDGER_BATCH) {
     const rows = counts
       .slice(i, i + LEDGER_BATCH)
-      .map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests]);
-    const list = columnLists(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
+      .map((c) => [c.window.start, c.window.end, c.extracted, c.loaded, c.rejected, c.requests, c.retries ?? 0]);
+    const list = columnLists(rows, ['DATE', 'DATE', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT'], 6);
     await conn.run(
       `INSERT INTO ${conn.schemaSql}._etl_windows (job, stream, window_start, window_end, status, rows_extracted, rows_loaded, rows_rejected, requests,
-                                                 run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
-       SELECT $1, $2, v.s, v.e, 'done', v.x, v.l, v.r, v.q, $3, CAST($4 AS TIMESTAMPTZ), NULL, NULL, NULL, $5
-         FROM ${list.sql} v (s, e, x, l, r, q)
+                                                 retries, run_id, finished_at, error, claimed_by, claimed_at, backfill_id)
+       SELECT $1, $2, v.s, v.e, 'done', v.x, v.l, v.r, v.q, v.t, $3, CAST($4 AS TIMESTAMPTZ), NULL, NULL, NULL, $5
+         FROM ${list.sql} v (s, e, x, l, r, q, t)
        ON CONFLICT (job, stream, window_start) DO UPDATE
           SET window_end = excluded.window_end, status = 'done', rows_extracted = excluded.rows_extracted, rows_loaded = excluded.rows_loaded,
-              rows_rejected = excluded.rows_rejected, requests = excluded.requests, run_id = excluded.run_id, finished_at = excluded.finished_at,
+              rows_rejected = excluded.rows_rejected, requests = excluded.requests, retries = excluded.retries, run_id = excluded.run_id, finished_at = excluded.finished_at,
               error = NULL, claimed_by = NULL, claimed_at = NULL${backfill}`,
       [job, stream, runId, finishedAt, mark.backfillId ?? null, ...list.params],
     );

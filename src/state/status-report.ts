@@ -29,6 +29,8 @@ export interface StreamStatus {
   /** Fields loaded as NULL because their value could not be read, kept in `_etl_field_rejects`. */
   fieldRejects: number;
   requests: number;
+  /** Of the requests, those tried again after a failure. */
+  retries: number;
 }
 
 export interface RunSummary {
@@ -165,8 +167,9 @@ async function readStreams(
     n: string | number;
     rows: string | number;
     requests: string | number;
+    retries: string | number;
   }>(
-    `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,
+    `SELECT stream, status, COUNT(*) AS n, COALESCE(SUM(rows_loaded), 0) AS rows, COALESCE(SUM(requests), 0) AS requests, COALESCE(SUM(retries), 0) AS retries FROM ${q(conn)}._etl_windows WHERE job = $1 GROUP BY stream, status`,
     [job],
   );
   const rejects = await conn.all<{ stream: string; n: string | number }>(
@@ -192,6 +195,7 @@ async function readStreams(
       rejects: Number(rejects.find((r) => r.stream === stream)?.n ?? 0),
       fieldRejects: Number(fieldRejects.find((r) => r.stream === stream)?.n ?? 0),
       requests: mine.reduce((sum, w) => sum + Number(w.requests), 0),
+      retries: mine.reduce((sum, w) => sum + Number(w.retries), 0),
     };
   });
 }

@@ -70,10 +70,13 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
   }
 
   it('writes the metrics file a textfile collector reads, agreeing with status --json', async () => {
-    const file = await jobsFile();
+    const file = await jobsFile({ retries: 5, backoff_base_ms: 1, backoff_max_ms: 5 });
     const metrics = join(testTempDir('metrics-'), 'loyalty.prom');
+    // a flaky service: some requests answer 500 and are tried again, which the retries count
+    emulator.faults.set({ serverErrorRate: 0.05 });
     const run = await runCli(['run', '--config', file, '--until', END, '--metrics-file', metrics]);
-    expect(run.code).toBe(0);
+    emulator.faults.set({ serverErrorRate: 0 });
+    expect(run.code, run.stderr.slice(-600)).toBe(0);
     const status = await runCli(['status', '--config', file, '--json']);
     const { job, streams, runs } = JSON.parse(status.stdout) as JobStatus;
     const value = readMetrics(metrics);
@@ -87,6 +90,7 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
       expect(value('loyalty_etl_windows', { ...labels, status: 'pending' })).toBe(s.windowsPending);
       expect(value('loyalty_etl_lag_days', labels)).toBe(s.lagDays);
       expect(value('loyalty_etl_requests', labels)).toBe(s.requests);
+      expect(value('loyalty_etl_retries', labels)).toBe(s.retries);
     }
     expect(streams.map((s) => s.stream)).toEqual(STREAMS);
     const last = runs[0]!;
@@ -95,6 +99,9 @@ describe.each(testDestinations)('the operator’s night, into $name', (target) =
     expect(value('loyalty_etl_last_run_outcome', { ...labels, outcome: 'failed' })).toBe(0);
     expect(value('loyalty_etl_last_run_requests', labels)).toBe(last.requests);
     expect(value('loyalty_etl_last_run_retries', labels)).toBe(last.retries);
+    const streamRetries = streams.reduce((sum, s) => sum + s.retries, 0);
+    expect(streamRetries).toBeGreaterThan(0);
+    expect(streamRetries).toBeLessThanOrEqual(last.retries!);
     expect(value('loyalty_etl_last_run_rows_loaded', labels)).toBe(last.rowsLoaded);
     expect(value('loyalty_etl_last_run_duration_seconds', labels)).toBe(last.durationSeconds);
     expect(value('loyalty_etl_last_success_timestamp_seconds', labels)).toBe(

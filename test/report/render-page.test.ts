@@ -19,6 +19,7 @@ function stream(name: string, windows: ReportWindow[], extra: Partial<StreamRepo
     rejects: 1,
     fieldRejects: 0,
     requests: 4,
+    retries: 0,
     windows,
     gaps: countGaps(windows),
     ...extra,

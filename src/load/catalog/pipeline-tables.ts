@@ -22,6 +22,7 @@ export const LEDGER_TABLES: readonly TableDoc[] = [
       ['rows_loaded', 'Rows written.'],
       ['rows_rejected', 'Records rejected into _etl_rejects.'],
       ['requests', 'Requests the window took.'],
+      ['retries', 'Of those, the requests tried again after a failure (429, 5xx, a time-out, a dropped connection).'],
       ['finished_at', 'When it finished (UTC).'],
       ['error', 'Why it failed.'],
       ['claimed_by', 'The run working it now.'],

@@ -35,6 +35,7 @@ export interface LedgerTables {
     rows_loaded: number;
     rows_rejected: number;
     requests: number;
+    retries: number;
     run_id: string;
     finished_at: string | null;
     error: string | null;
