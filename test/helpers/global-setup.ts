@@ -36,7 +36,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const prefix = `t_${randomBytes(4).toString('hex')}_`;
   const tempRoot = mkdtempSync(join(tmpdir(), 'loyalty-test-'));
   project.provide('tempRoot', tempRoot);
-  const external = process.env.PG_TEST_URL;
+  const external = process.env.PG_TEST_URL || undefined;
   const [server, cli] = await Promise.all([external ? undefined : startThrowawayServer(), buildCliForTests()]);
   project.provide('cliEntry', cli.entry);
   project.provide('cliHost', cli.host);
