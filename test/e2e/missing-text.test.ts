@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { readAccounts, withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-02-01';
@@ -11,19 +11,15 @@ const END = '2024-02-05';
 describe.each(testDestinations)(
   'a service that spells the text NULL in other cases and spacing, into $name',
   (target) => {
-    let emulator: Emulator;
-    beforeAll(async () => {
-      emulator = await startEmulator({
-        seed: 12,
-        accounts: 40,
-        startDate: START,
-        endDate: END,
-        timezone: TZ,
-        port: 0,
-        readings: { missingText: 'varied' },
-      });
+    const emulator = useEmulator({
+      seed: 12,
+      accounts: 40,
+      startDate: START,
+      endDate: END,
+      timezone: TZ,
+      port: 0,
+      readings: { missingText: 'varied' },
     });
-    afterAll(async () => emulator.close());
 
     it('loads every such value as NULL, equal to the ground truth, with no field reject', async () => {
       // the service does send them

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { withWarehouse } from '../helpers/warehouse-reader.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const START = '2024-02-01';
@@ -16,21 +16,17 @@ const dayOf = (instant: string) =>
     .toISODate()!;
 
 describe.each(testDestinations)('an export serving current profiles for past windows, into $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    // some records carry a profileSet that cannot be read: the source then gives no day for their version
-    emulator = await startEmulator({
-      seed: 5,
-      accounts: 40,
-      startDate: START,
-      endDate: END,
-      timezone: TZ,
-      port: 0,
-      badRecordRate: 0.3,
-      readings: { accountsListing: 'current' },
-    });
+  // some records carry a profileSet that cannot be read: the source then gives no day for their version
+  const emulator = useEmulator({
+    seed: 5,
+    accounts: 40,
+    startDate: START,
+    endDate: END,
+    timezone: TZ,
+    port: 0,
+    badRecordRate: 0.3,
+    readings: { accountsListing: 'current' },
   });
-  afterAll(async () => emulator.close());
 
   it('never starts a version before the day its profileSet names, and says loudly, window by window, what it cannot date or did not see', async () => {
     const { config } = await target.fresh();

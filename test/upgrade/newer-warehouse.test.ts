@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/commands/exit-codes.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RELEASE } from '../../src/load/warehouse/package-root.js';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { rawSql } from '../helpers/raw-warehouse.js';
 import { testTempDir } from '../helpers/temp-dir.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -39,11 +39,7 @@ async function fingerprint(config: DestinationSettings): Promise<string> {
 }
 
 describe.each(testDestinations)('a warehouse of a newer release, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 5, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 5, accounts: 30, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
 
   async function loadedWarehouse() {
     const made = await target.fresh();

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { rawSql } from '../helpers/raw-warehouse.js';
 import { testTempDir } from '../helpers/temp-dir.js';
+import { useEmulator } from '../helpers/suite-emulator.js';
 
 const TZ = 'Europe/Athens';
 const FROM = '2024-05-01';
@@ -35,11 +35,7 @@ function filesUnder(dir: string): Buffer[] {
 }
 
 describe.each(testDestinations)('the key of personal data, with no setting, on $name', (target) => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 8, accounts: 25, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
-  });
-  afterAll(async () => emulator.close());
+  const emulator = useEmulator({ seed: 8, accounts: 25, startDate: FROM, endDate: TO, timezone: TZ, port: 0 });
 
   it('is made at first use, kept, never shown to analysts or exported; a later LOYALTY_PII_SALT that differs is said', async () => {
     const { config } = await target.empty();
