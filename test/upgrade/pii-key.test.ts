@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DestinationSettings } from '../../src/plan/job-plan.js';
 import { emulatorJobs, runCli } from '../helpers/cli.js';
+import { asAnalyst } from '../helpers/analyst-reader.js';
 import { testDestinations } from '../helpers/destinations.js';
 import { rawSql } from '../helpers/raw-warehouse.js';
 import { testTempDir } from '../helpers/temp-dir.js';
@@ -15,9 +16,7 @@ const NO_SALT = { LOYALTY_PII_SALT: undefined };
 
 /** Rows of `sql` on what analysts read: the published DuckDB copy, or PostgreSQL's analysts' schema. */
 function analystRows(config: DestinationSettings, sql: string): Promise<Array<Record<string, unknown>>> {
-  return config.type === 'duckdb'
-    ? rawSql({ file: join(dirname(config.path), 'warehouse.published.duckdb') }, [sql], { readOnly: true })
-    : rawSql(config, [sql], { searchPath: 'public_analysts' });
+  return asAnalyst(config, (conn) => conn.all(sql));
 }
 
 /** The pipeline's own row of `_etl_pii_key`, read past the pipeline. */
